@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { webHostOf } from './metadata/repository.js';
+
+/** Typed, validated configuration; built once by `loadConfig` in the composition root. */
+export interface Config {
+  port: number;
+  host: string;
+  /** HMAC key for Flux's generic-hmac Provider, byte for byte. */
+  webhookKey: Buffer;
+  githubToken: string;
+  githubApiUrl: string;
+  /** Web host that repository URLs (labels, annotations) must name: github.com or the GHES host. */
+  githubHost: string;
+  kubeconfig?: string;
+  clusterName: string;
+  environment?: string;
+  environmentUrl?: string;
+  logUrlTemplate?: string;
+  description: string;
+  databasePath: string;
+  resyncIntervalMs: number;
+  watchNamespaces: string[];
+  logLevel: string;
+  registryInsecureHosts: string[];
+  reconcileConcurrency: number;
+}
+
+/** Thrown with every problem found, so a person fixes them all at once. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** Parses `30s`, `5m`, `1h`, `250ms` or plain seconds into milliseconds. */
+export function parseDuration(value: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!m) return undefined;
+  const ms = Number(m[1]) * UNITS[m[2] ?? 's']!;
+  return ms > 0 ? ms : undefined;
+}
+
+const list = (v: string | undefined): string[] => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+/** Reads and validates configuration from environment variables; reports every problem at once. */
+export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => Buffer = readFileSync): Config {
+  const problems: string[] = [];
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const v = str(name);
+    if (v === undefined) return def;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name}="${v}" must be a whole number from ${min} to ${max}`);
+    return n;
+  };
+  const url = (name: string, v: string | undefined, protocols: string[]): void => {
+    if (v === undefined) return;
+    try {
+      const u = new URL(v.replace(/\{[a-zA-Z]+\}/g, 'x'));
+      if (!protocols.includes(u.protocol)) problems.push(`${name}="${v}" must be an ${protocols.join(' or ')} URL`);
+    } catch {
+      problems.push(`${name}="${v}" is not an absolute URL`);
+    }
+  };
+
+  let webhookKey: Buffer = Buffer.alloc(0);
+  const token = env.WEBHOOK_TOKEN;
+  const tokenFile = str('WEBHOOK_TOKEN_FILE');
+  if (token && tokenFile) problems.push('set only one of WEBHOOK_TOKEN and WEBHOOK_TOKEN_FILE');
+  else if (token) webhookKey = Buffer.from(token, 'utf8');
+  else if (tokenFile) {
+    try {
+      webhookKey = readFile(tokenFile);
+    } catch (err) {
+      problems.push(`WEBHOOK_TOKEN_FILE="${tokenFile}" cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (webhookKey.length === 0 && !problems.some((p) => p.includes('WEBHOOK_TOKEN'))) {
+    problems.push('WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required: the HMAC key of the Flux generic-hmac Provider');
+  }
+
+  const githubToken = str('GITHUB_TOKEN') ?? '';
+  if (!githubToken) problems.push('GITHUB_TOKEN is required: a token with Deployments read & write on the reported repositories');
+  const githubApiUrl = (str('GITHUB_API_URL') ?? 'https://api.github.com').replace(/\/+$/, '');
+  url('GITHUB_API_URL', githubApiUrl, ['https:', 'http:']);
+  const serverUrl = str('GITHUB_SERVER_URL');
+  url('GITHUB_SERVER_URL', serverUrl, ['https:', 'http:']);
+  let githubHost = 'github.com';
+  try {
+    githubHost = serverUrl ? new URL(serverUrl).hostname : webHostOf(githubApiUrl);
+  } catch {
+    // reported above
+  }
+  const clusterName = str('CLUSTER_NAME') ?? '';
+  if (!clusterName) problems.push('CLUSTER_NAME is required: the name sent as payload.cluster');
+  const environmentUrl = str('ENVIRONMENT_URL');
+  const logUrlTemplate = str('LOG_URL_TEMPLATE');
+  url('ENVIRONMENT_URL', environmentUrl, ['https:']);
+  url('LOG_URL_TEMPLATE', logUrlTemplate, ['https:']);
+  const resyncText = str('RESYNC_INTERVAL') ?? '5m';
+  const resyncIntervalMs = parseDuration(resyncText) ?? 0;
+  if (!resyncIntervalMs) problems.push(`RESYNC_INTERVAL="${resyncText}" must be a duration such as 30s, 5m, 1h or plain seconds`);
+  const logLevel = str('LOG_LEVEL') ?? 'info';
+  if (!LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LEVELS.join(', ')}`);
+
+  const config: Config = {
+    port: int('PORT', 8080, 0, 65535),
+    host: str('HOST') ?? '0.0.0.0',
+    webhookKey,
+    githubToken,
+    githubApiUrl,
+    githubHost,
+    ...(str('KUBECONFIG') ? { kubeconfig: str('KUBECONFIG')! } : {}),
+    clusterName,
+    ...(str('ENVIRONMENT') ? { environment: str('ENVIRONMENT')! } : {}),
+    ...(environmentUrl ? { environmentUrl } : {}),
+    ...(logUrlTemplate ? { logUrlTemplate } : {}),
+    description: str('DESCRIPTION') ?? 'Deployed by Flux',
+    databasePath: str('DATABASE_PATH') ?? './data/github-deployment-bridge.db',
+    resyncIntervalMs,
+    watchNamespaces: list(env.WATCH_NAMESPACES),
+    logLevel,
+    registryInsecureHosts: list(env.REGISTRY_INSECURE_HOSTS),
+    reconcileConcurrency: int('RECONCILE_CONCURRENCY', 4, 1, 64),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

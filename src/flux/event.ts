@@ -1,0 +1,53 @@
+import type { FluxKind } from '../kube/types.js';
+
+/** A Flux notification-controller event as POSTed by a generic / generic-hmac Provider. */
+export interface FluxEvent {
+  involvedObject: { kind: string; name: string; namespace: string; apiVersion?: string; uid?: string };
+  severity: string;
+  reason: string;
+  message: string;
+  timestamp: string;
+  metadata?: Record<string, string>;
+  reportingController?: string;
+}
+
+/** Longest string accepted in any event field: Flux messages are short; this bounds what we keep. */
+export const MAX_FIELD_CHARS = 32 * 1024;
+
+export type EventParse = { ok: true; event: FluxEvent } | { ok: false; error: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function requireString(obj: Record<string, unknown>, key: string, path: string, errors: string[], nonEmpty = true): void {
+  const v = obj[key];
+  if (typeof v !== 'string') errors.push(`${path}${key} must be a string`);
+  else if (nonEmpty && v.length === 0) errors.push(`${path}${key} must not be empty`);
+  else if (v.length > MAX_FIELD_CHARS) errors.push(`${path}${key} is longer than ${MAX_FIELD_CHARS} characters`);
+}
+
+/** Validates a parsed JSON value against the Flux event schema; lists every problem found. */
+export function parseFluxEvent(value: unknown): EventParse {
+  if (!isObject(value)) return { ok: false, error: 'event must be a JSON object' };
+  const errors: string[] = [];
+  const io = value.involvedObject;
+  if (!isObject(io)) errors.push('involvedObject must be an object');
+  else for (const k of ['kind', 'name', 'namespace']) requireString(io, k, 'involvedObject.', errors);
+  for (const k of ['severity', 'reason', 'timestamp']) requireString(value, k, '', errors);
+  requireString(value, 'message', '', errors, false);
+  if (typeof value.timestamp === 'string' && Number.isNaN(Date.parse(value.timestamp))) {
+    errors.push('timestamp must be an RFC 3339 date-time');
+  }
+  if (value.metadata !== undefined) {
+    if (!isObject(value.metadata)) errors.push('metadata must be an object');
+    else for (const [k, v] of Object.entries(value.metadata)) {
+      if (typeof v !== 'string') errors.push(`metadata.${k} must be a string`);
+    }
+  }
+  if (errors.length > 0) return { ok: false, error: errors.join('; ') };
+  return { ok: true, event: value as unknown as FluxEvent };
+}
+
+/** The Flux kinds the bridge acts on; any other involvedObject kind is accepted and ignored. */
+export function reportableKind(kind: string): FluxKind | undefined {
+  return kind === 'Kustomization' || kind === 'HelmRelease' ? kind : undefined;
+}

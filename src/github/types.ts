@@ -1,0 +1,51 @@
+/** The subset of a GitHub deployment the bridge reads back. */
+export interface GhDeployment {
+  id: number;
+  sha: string;
+  ref: string;
+  task: string;
+  environment: string;
+  payload: Record<string, unknown> | string;
+  created_at: string;
+}
+
+export type StatusState = 'queued' | 'in_progress' | 'success' | 'failure' | 'error' | 'inactive';
+
+export interface GhStatus {
+  id: number;
+  state: StatusState | 'pending';
+  created_at: string;
+}
+
+export interface CreateDeploymentBody {
+  ref: string;
+  task?: string;
+  environment: string;
+  description: string;
+  auto_merge: false;
+  required_contexts: string[];
+  payload: Record<string, unknown>;
+  production_environment: boolean;
+  transient_environment: boolean;
+}
+
+export interface CreateStatusBody {
+  state: StatusState;
+  description?: string;
+  environment_url?: string;
+  log_url?: string;
+  auto_inactive?: boolean;
+}
+
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+/** The GitHub deployment endpoints the bridge uses; octokit behind it in production, the simulator in tests. */
+export interface DeploymentsPort {
+  listDeployments(repo: RepoRef, query: { sha: string; environment: string; task?: string }): Promise<GhDeployment[]>;
+  createDeployment(repo: RepoRef, body: CreateDeploymentBody): Promise<GhDeployment>;
+  listStatuses(repo: RepoRef, deploymentId: number): Promise<GhStatus[]>;
+  createStatus(repo: RepoRef, deploymentId: number, body: CreateStatusBody): Promise<void>;
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { parseFluxEvent, reportableKind } from '../flux/event.js';
+import type { Metrics } from '../metrics.js';
+import type { QueueStore } from '../store/queue.js';
+import { verifySignature } from './hmac.js';
+
+/** Largest webhook body accepted; Flux events are a few hundred bytes to a few KiB. */
+export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;
+/** Webhook requests allowed per client address per minute before 429. */
+export const WEBHOOK_RATE_PER_MINUTE = 1_200;
+
+export interface WebhookDeps {
+  webhookKey: Buffer;
+  queue: QueueStore;
+  metrics: Metrics;
+  log: Logger;
+  now: () => number;
+  /** New work was recorded: wake the worker. */
+  onEnqueued: () => void;
+  isShuttingDown: () => boolean;
+}
+
+/**
+ * `POST /webhook`: verify the HMAC over the raw bytes, then parse and validate the Flux event, then
+ * record its source durably before answering 202. Never waits for Kubernetes or GitHub.
+ */
+export async function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): Promise<void> {
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+
+  app.post('/webhook', { config: { rateLimit: { max: WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } } }, async (req, reply) => {
+    const reject = (code: number, kind: string, result: string, error: string) => {
+      deps.metrics.events.inc({ kind, result });
+      deps.log.warn({ result, reason: error, remote: req.ip }, 'webhook rejected');
+      return reply.code(code).send({ error });
+    };
+    if (deps.isShuttingDown()) return reject(503, 'unknown', 'shutting_down', 'shutting down: retry later');
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const sig = req.headers['x-signature'];
+    const check = verifySignature(deps.webhookKey, raw, Array.isArray(sig) ? sig[0] : sig);
+    if (!check.ok) return reject(401, 'unknown', 'bad_signature', check.reason);
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return reject(400, 'unknown', 'bad_json', 'body is not valid JSON');
+    }
+    const parsed = parseFluxEvent(value);
+    if (!parsed.ok) return reject(400, 'unknown', 'invalid_event', `not a Flux event: ${parsed.error}`);
+    const { involvedObject: io } = parsed.event;
+    const kind = reportableKind(io.kind);
+    if (!kind) {
+      deps.metrics.events.inc({ kind: 'other', result: 'ignored' });
+      return reply.code(202).send({ status: 'ignored', reason: `${io.kind} events are not reported` });
+    }
+    const now = deps.now();
+    deps.queue.enqueue({ kind, namespace: io.namespace, name: io.name }, now, now);
+    deps.metrics.events.inc({ kind, result: 'accepted' });
+    deps.log.debug({ source: `${kind}/${io.namespace}/${io.name}`, reason: parsed.event.reason }, 'event queued');
+    deps.onEnqueued();
+    return reply.code(202).send({ status: 'queued' });
+  });
+}

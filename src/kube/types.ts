@@ -1,0 +1,52 @@
+/** Structural view of the Kubernetes objects the bridge reads (plain JSON as served by the API). */
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  annotations?: Record<string, string>;
+  labels?: Record<string, string>;
+  ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid?: string; controller?: boolean }>;
+  deletionTimestamp?: string;
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  observedGeneration?: number;
+  lastTransitionTime?: string;
+}
+
+export interface K8sObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+/** The two Flux kinds whose reconciliations the bridge reports. */
+export type FluxKind = 'Kustomization' | 'HelmRelease';
+
+/** Identifies one Flux object: the unit of work of the queue. */
+export interface SourceRef {
+  kind: FluxKind;
+  namespace: string;
+  name: string;
+}
+
+/** Workload kinds the bridge reads from an inventory. */
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'ReplicaSet';
+
+/** The few Kubernetes reads the bridge needs; tests swap in the fake API server behind the real client. */
+export interface KubeReader {
+  /** The Flux object, or null when it does not exist (404). */
+  getFluxObject(ref: SourceRef): Promise<K8sObject | null>;
+  /** Every object of a Flux kind in the given namespaces (all namespaces when the list is empty). */
+  listFluxObjects(kind: FluxKind, namespaces: readonly string[]): Promise<K8sObject[]>;
+  /** An apps/v1 workload, or null when it does not exist (404). */
+  getWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<K8sObject | null>;
+}

@@ -1,0 +1,35 @@
+import type { ReportTarget } from '../metadata/resolve.js';
+
+/** Payload fields that, with owner/repo/environment/sha, identify one deployment. */
+const IDENTITY_FIELDS = ['cluster', 'namespace', 'sourceNamespace', 'kustomization', 'helmRelease', 'deploymentName', 'image'];
+
+/** The cache key of a target: (owner, repo, environment, sha, deploymentName). */
+export function identityKey(t: Pick<ReportTarget, 'owner' | 'repo' | 'environment' | 'sha' | 'deploymentName'>): string {
+  return [t.owner.toLowerCase(), t.repo.toLowerCase(), t.environment, t.sha, t.deploymentName].join('|');
+}
+
+function asObject(payload: unknown): Record<string, unknown> | undefined {
+  if (typeof payload === 'string') {
+    try {
+      payload = JSON.parse(payload);
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : undefined;
+}
+
+/**
+ * True when an existing GitHub deployment's payload was written for this target: the identity fields
+ * match (controllerVersion and extras are ignored, so an upgrade never duplicates). The legacy shape
+ * (namespace = the Flux object's namespace, no sourceNamespace) matches too.
+ */
+export function payloadMatches(existing: unknown, target: ReportTarget): boolean {
+  const p = asObject(existing);
+  if (!p) return false;
+  const want = target.payload;
+  const same = (k: string) => (p[k] ?? null) === (want[k] ?? null);
+  if (IDENTITY_FIELDS.every(same)) return true;
+  const legacy = p.sourceNamespace === undefined && p.namespace === want.sourceNamespace;
+  return legacy && IDENTITY_FIELDS.filter((k) => k !== 'namespace' && k !== 'sourceNamespace').every(same);
+}

@@ -1,0 +1,51 @@
+import type { StatusState } from '../github/types.js';
+
+/** What Flux (and later the workload's rollout) says about one deployment now. */
+export type DesiredState = 'in_progress' | 'success' | 'failure';
+
+/**
+ * The statuses to send so GitHub shows `desired`, given the last status GitHub has (`null`: none yet).
+ * Pure: the whole lifecycle in one table.
+ *
+ * - First sight in progress: `queued` then `in_progress`. First sight terminal (catch-up): the terminal
+ *   state only.
+ * - `success` is final; only `inactive` (supersession) may follow it.
+ * - `failure` is not final: a retry of the same commit that succeeds reports `success` on the same
+ *   deployment. Flux's retry loop (failure → reconciling → failure) is not echoed, to spare writes.
+ * - `inactive` (superseded) comes back to `success` only when that commit runs again (a rollback).
+ * - `error` (the bridge's own fault) yields to whatever Flux says next.
+ * - Never the same state twice in a row.
+ */
+export function planStatuses(current: StatusState | null, desired: DesiredState): StatusState[] {
+  if (current === desired) return [];
+  switch (current) {
+    case null:
+      return desired === 'in_progress' ? ['queued', 'in_progress'] : [desired];
+    case 'queued':
+      return [desired];
+    case 'in_progress':
+      return [desired];
+    case 'success':
+      return [];
+    case 'failure':
+      return desired === 'success' ? ['success'] : [];
+    case 'inactive':
+      return desired === 'success' ? ['success'] : [];
+    case 'error':
+      return [desired];
+  }
+}
+
+/** States of an older deployment that a newer success of the same identity turns `inactive`. */
+export function isSupersedable(state: StatusState | null): boolean {
+  return state === 'success' || state === 'queued' || state === 'in_progress' || state === 'error';
+}
+
+/** GitHub's limit on a status description. */
+export const MAX_DESCRIPTION_CHARS = 140;
+
+/** Shortens text to GitHub's 140-character description limit, on one line. */
+export function statusDescription(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= MAX_DESCRIPTION_CHARS ? line : `${line.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
+}

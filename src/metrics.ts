@@ -1,0 +1,23 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Every metric the bridge exports, on its own registry (no global state). */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'gdb_process_' });
+  const registers = [registry];
+  return {
+    registry,
+    events: new Counter({ name: 'gdb_events_total', help: 'Webhook requests by involved kind and result', labelNames: ['kind', 'result'], registers }),
+    reconciles: new Counter({ name: 'gdb_reconciles_total', help: 'Source reconciles by outcome', labelNames: ['outcome'], registers }),
+    reconcileSeconds: new Histogram({ name: 'gdb_reconcile_duration_seconds', help: 'Time to reconcile one Flux source', registers, buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60] }),
+    github: new Counter({ name: 'gdb_github_requests_total', help: 'GitHub requests by endpoint and status', labelNames: ['endpoint', 'status'], registers }),
+    registryRequests: new Counter({ name: 'gdb_registry_lookups_total', help: 'Image metadata look-ups by outcome', labelNames: ['outcome'], registers }),
+    skips: new Counter({ name: 'gdb_skips_total', help: 'Workload containers not reported, by reason class', labelNames: ['reason'], registers }),
+    statuses: new Counter({ name: 'gdb_statuses_sent_total', help: 'Deployment statuses sent by state', labelNames: ['state'], registers }),
+    eventToStatus: new Histogram({ name: 'gdb_event_to_status_seconds', help: 'Time from a webhook event to the GitHub status it caused', registers, buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300] }),
+    queueDepth: new Gauge({ name: 'gdb_queue_depth', help: 'Queued Flux sources by state', labelNames: ['state'], registers }),
+    deploymentsByState: new Gauge({ name: 'gdb_deployments', help: 'Cached deployments by last status', labelNames: ['state'], registers }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,124 @@
+/**
+ * One registry GET on Node's fetch: timeout combined with the caller's signal, bounded body,
+ * redirects followed by hand so `Authorization` never leaves the origin it was meant for, and
+ * transport failures sorted into RegistryError kinds.
+ */
+import { RegistryError } from '../errors.js';
+
+/** Redirect hops followed before giving up (registries redirect blobs once, to storage). */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const TLS_CODES = new Set([
+  'EPROTO',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'HOSTNAME_MISMATCH',
+]);
+
+/** Per-call transport settings. */
+export interface HttpSettings {
+  /** Whole-request budget (all redirect hops and the body), in milliseconds. */
+  timeoutMs: number;
+  /** `host[:port]` values that may be reached over plain HTTP. */
+  insecureHosts: ReadonlySet<string>;
+  /** The caller's cancellation; its reason is rethrown as is. */
+  signal?: AbortSignal;
+}
+
+/** A buffered response. */
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+}
+
+function errorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e !== null && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isTlsCode(code: string): boolean {
+  return TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code.includes('CERT');
+}
+
+function transportError(err: unknown, url: URL, settings: HttpSettings, timeout: AbortSignal): unknown {
+  if (err instanceof RegistryError) return err;
+  if (settings.signal?.aborted) return settings.signal.reason;
+  if (timeout.aborted) {
+    return new RegistryError('timeout', `${url.host} did not answer within ${settings.timeoutMs} ms`, { cause: err });
+  }
+  const code = errorCode(err);
+  if (code !== undefined && isTlsCode(code)) {
+    return new RegistryError('tls', `TLS to ${url.host} failed (${code}); if it serves plain HTTP, list it in insecureHosts`, { cause: err });
+  }
+  const detail = code ?? (err instanceof Error ? err.message : String(err));
+  return new RegistryError('unavailable', `${url.host} is unreachable (${detail})`, { cause: err });
+}
+
+async function readBody(res: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (res.body === null) return new Uint8Array(0);
+  if (declared > maxBytes) {
+    await res.body.cancel();
+    throw new RegistryError('invalid', `${url.host} sent ${declared} bytes for ${url.pathname}, more than the ${maxBytes} allowed`);
+  }
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new RegistryError('invalid', `${url.host} sent more than ${maxBytes} bytes for ${url.pathname}`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+function checkScheme(url: URL, settings: HttpSettings): void {
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && settings.insecureHosts.has(url.host.toLowerCase())) return;
+  throw new RegistryError('tls', `refusing ${url.protocol}//${url.host}: only HTTPS, or plain HTTP for hosts listed in insecureHosts`);
+}
+
+/**
+ * GETs `url`, following redirects; the `authorization` header is dropped as soon as a hop
+ * leaves the original origin (blob storage must not see registry credentials).
+ * Statuses are returned, not thrown; transport failures throw RegistryError.
+ */
+export async function httpGet(url: URL, headers: Record<string, string>, maxBytes: number, settings: HttpSettings): Promise<HttpResult> {
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
+  const signal = settings.signal ? AbortSignal.any([timeout, settings.signal]) : timeout;
+  const origin = url.origin;
+  let current = url;
+  let sent: Record<string, string> = { ...headers };
+  try {
+    for (let hop = 0; ; hop++) {
+      checkScheme(current, settings);
+      const res = await fetch(current, { headers: sent, redirect: 'manual', signal });
+      const location = res.headers.get('location');
+      if (!REDIRECT_STATUSES.has(res.status) || location === null) {
+        return { status: res.status, headers: res.headers, body: await readBody(res, maxBytes, current) };
+      }
+      await res.body?.cancel();
+      if (hop >= MAX_REDIRECTS) throw new RegistryError('invalid', `${url.host}: more than ${MAX_REDIRECTS} redirects for ${url.pathname}`);
+      current = new URL(location, current);
+      if (current.origin !== origin) sent = withoutAuthorization(sent);
+    }
+  } catch (err) {
+    throw transportError(err, current, settings, timeout);
+  }
+}
+
+function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'authorization'));
+}

@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import { errorMessage } from './errors.js';
+import type { FluxKind, KubeReader } from './kube/types.js';
+import type { QueueStore } from './store/queue.js';
+
+const KINDS: FluxKind[] = ['Kustomization', 'HelmRelease'];
+
+export interface ResyncOptions {
+  kube: KubeReader;
+  queue: QueueStore;
+  namespaces: readonly string[];
+  intervalMs: number;
+  log: Logger;
+  now: () => number;
+  /** Called after each pass that enqueued something. */
+  onEnqueued: () => void;
+}
+
+/**
+ * The resync loop: every interval, list every Kustomization and HelmRelease and enqueue them, so the
+ * bridge is right even when Flux dropped events. Passes are awaited and never overlap.
+ */
+export class Resync {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private current: Promise<unknown> | undefined;
+
+  constructor(private readonly o: ResyncOptions) {}
+
+  /** Starts the loop with an immediate first pass. */
+  start(): void {
+    this.stopped = false;
+    this.loop();
+  }
+
+  private loop(): void {
+    if (this.stopped) return;
+    this.current = this.pass().finally(() => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => this.loop(), this.o.intervalMs);
+      this.timer.unref();
+    });
+  }
+
+  /** One pass: list all sources and enqueue them. Failures are logged; the next pass tries again. */
+  async pass(): Promise<number> {
+    let count = 0;
+    for (const kind of KINDS) {
+      try {
+        const objects = await this.o.kube.listFluxObjects(kind, this.o.namespaces);
+        for (const o of objects) {
+          if (!o.metadata.namespace) continue;
+          this.o.queue.enqueue({ kind, namespace: o.metadata.namespace, name: o.metadata.name }, this.o.now());
+          count++;
+        }
+      } catch (err) {
+        this.o.log.warn({ kind, err: errorMessage(err) }, 'resync could not list Flux objects');
+      }
+    }
+    if (count > 0) this.o.onEnqueued();
+    this.o.log.debug({ sources: count }, 'resync pass done');
+    return count;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.current?.catch(() => undefined);
+  }
+}

@@ -1,0 +1,71 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type Db = Database.Database;
+
+/** Schema migrations, applied in order; `PRAGMA user_version` records how many ran. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE queue (
+     kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+     state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'active')),
+     dirty INTEGER NOT NULL DEFAULT 0,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     not_before INTEGER NOT NULL,
+     enqueued_at INTEGER NOT NULL,
+     first_event_at INTEGER,
+     last_error TEXT,
+     PRIMARY KEY (kind, namespace, name)
+   ) WITHOUT ROWID;
+   CREATE TABLE deployments (
+     owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, sha TEXT NOT NULL,
+     deployment_name TEXT NOT NULL,
+     deployment_id INTEGER,
+     state TEXT,
+     pending_state TEXT,
+     source_kind TEXT NOT NULL, source_namespace TEXT NOT NULL, source_name TEXT NOT NULL,
+     workload_kind TEXT NOT NULL, workload_namespace TEXT NOT NULL, workload_name TEXT NOT NULL,
+     container TEXT NOT NULL, image TEXT NOT NULL,
+     description TEXT,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (owner, repo, environment, sha, deployment_name)
+   );
+   CREATE INDEX deployments_lineage ON deployments (owner, repo, environment, deployment_name);
+   CREATE TABLE sources (
+     kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+     phase TEXT, reason TEXT, message TEXT, revision TEXT,
+     last_seen INTEGER NOT NULL, last_error TEXT,
+     PRIMARY KEY (kind, namespace, name)
+   ) WITHOUT ROWID;
+   CREATE TABLE skips (
+     source_kind TEXT NOT NULL, source_namespace TEXT NOT NULL, source_name TEXT NOT NULL,
+     workload_kind TEXT NOT NULL, workload_namespace TEXT NOT NULL, workload_name TEXT NOT NULL,
+     container TEXT NOT NULL, reason TEXT NOT NULL, since INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container)
+   ) WITHOUT ROWID;`,
+];
+
+/** Opens (creating if missing) the SQLite database and brings its schema up to date. */
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // FULL: a 202 answered to Flux means the queue row survives even a power loss.
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`database schema version ${current} is newer than this bridge knows (${MIGRATIONS.length}): upgrade the bridge`);
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

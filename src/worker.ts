@@ -1,0 +1,104 @@
+import type { Logger } from 'pino';
+import { errorMessage } from './errors.js';
+import type { SourceRef } from './kube/types.js';
+import type { QueueItem, QueueStore } from './store/queue.js';
+
+/** First retry delay of a failed reconcile, doubled per attempt up to the cap (with ±25 % jitter). */
+export const RETRY_BASE_MS = 2_000;
+export const RETRY_CAP_MS = 5 * 60_000;
+
+/** Delay before retry number `attempts + 1`. */
+export function retryDelay(attempts: number, random: () => number = Math.random): number {
+  const base = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.min(attempts, 20));
+  return Math.round(base * (0.75 + random() * 0.5));
+}
+
+export interface WorkerOptions {
+  queue: QueueStore;
+  /** Runs one source; throws to retry it later. Returns how many GitHub statuses it sent. */
+  run: (item: QueueItem) => Promise<void>;
+  concurrency: number;
+  log: Logger;
+  now: () => number;
+}
+
+const key = (r: SourceRef) => `${r.kind}/${r.namespace}/${r.name}`;
+
+/**
+ * Drains the durable queue with bounded concurrency. A source is never run twice at once (the queue
+ * row is `active` while it runs); failures go back with backoff; `notify()` wakes it for new work.
+ */
+export class Worker {
+  private readonly inflight = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private pumping = false;
+
+  constructor(private readonly o: WorkerOptions) {}
+
+  start(): void {
+    this.o.queue.recover();
+    this.running = true;
+    this.notify();
+  }
+
+  /** New or due work may exist: look now. */
+  notify(): void {
+    if (!this.running || this.pumping) return;
+    this.pumping = true;
+    try {
+      this.pump();
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private pump(): void {
+    const free = this.o.concurrency - this.inflight.size;
+    if (free > 0) {
+      for (const item of this.o.queue.claim(this.o.now(), free)) {
+        const p = this.runOne(item).finally(() => {
+          this.inflight.delete(key(item));
+          setImmediate(() => this.notify());
+        });
+        this.inflight.set(key(item), p);
+      }
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    const due = this.o.queue.nextDue();
+    if (due === null || !this.running) return;
+    this.timer = setTimeout(() => this.notify(), Math.max(0, due - this.o.now()));
+    this.timer.unref();
+  }
+
+  private async runOne(item: QueueItem): Promise<void> {
+    try {
+      await this.o.run(item);
+      this.o.queue.complete(item, this.o.now());
+    } catch (err) {
+      const delay = retryDelay(item.attempts);
+      this.o.log.warn({ source: key(item), attempt: item.attempts + 1, retryInMs: delay, err: errorMessage(err) }, 'reconcile failed; will retry');
+      this.o.queue.fail(item, this.o.now() + delay, errorMessage(err));
+    }
+  }
+
+  /** Stops taking work and waits (bounded) for what runs now. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inflight.values()]),
+      new Promise((r) => { timer = setTimeout(r, timeoutMs); }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  get active(): number {
+    return this.inflight.size;
+  }
+}

@@ -1,0 +1,121 @@
+/** Starts the real bridge process (dist/src/main.js) for end-to-end tests, the demo and benchmarks. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { signBody } from '../../src/http/hmac.js';
+
+/** Repository root, from test/harness/ (tap, tsx) or dist/test/harness/ (compiled demo). */
+export const REPO_ROOT = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return here.includes(`${join('dist', 'test')}`) ? join(here, '..', '..', '..') : join(here, '..', '..');
+})();
+
+export const MAIN_JS = join(REPO_ROOT, 'dist', 'src', 'main.js');
+
+export interface BridgeProcess {
+  url: string;
+  child: ChildProcess;
+  /** Every JSON log line the process printed, parsed. */
+  logs: Array<Record<string, unknown>>;
+  /** Raw stderr (configuration errors land here). */
+  stderr(): string;
+  /** POSTs a JSON body signed with `key` (or with the given signature header). */
+  post(body: string | object, opts?: { key?: string; signature?: string | null; contentType?: string }): Promise<{ status: number; body: unknown }>;
+  get(path: string): Promise<{ status: number; body: any }>;
+  /** Polls until `check` returns a truthy value; throws with the last state after `timeoutMs`. */
+  waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs?: number): Promise<T>;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface BridgeOptions {
+  env: Record<string, string>;
+  webhookKey: string;
+  /** Wait for the HTTP server; false returns as soon as the process exits or listens. */
+  waitReady?: boolean;
+}
+
+/** Spawns `node dist/src/main.js` with only the given environment (plus PATH) and waits until it listens. */
+export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
+  const child = spawn(process.execPath, [MAIN_JS], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...o.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  let buf = '';
+  let resolveAddress: (a: string) => void;
+  const address = new Promise<string>((r) => { resolveAddress = r; });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buf += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      try {
+        const rec = JSON.parse(line) as Record<string, unknown>;
+        logs.push(rec);
+        if (rec.msg === 'github-deployment-bridge started') resolveAddress(String(rec.address));
+      } catch {
+        stderr += `${line}\n`;
+      }
+    }
+  });
+  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const first = await Promise.race([address, exited.then(() => null)]);
+  if (first === null) throw new Error(`bridge exited before listening:\n${stderr}`);
+  const url = first.replace('0.0.0.0', '127.0.0.1');
+
+  const bridge: BridgeProcess = {
+    url, child, logs,
+    stderr: () => stderr,
+    async post(body, opts = {}) {
+      const raw = typeof body === 'string' ? body : JSON.stringify(body);
+      const headers: Record<string, string> = { 'content-type': opts.contentType ?? 'application/json' };
+      const sig = opts.signature === undefined ? signBody(opts.key ?? o.webhookKey, raw) : opts.signature;
+      if (sig !== null) headers['x-signature'] = sig;
+      const res = await fetch(`${url}/webhook`, { method: 'POST', headers, body: raw, signal: AbortSignal.timeout(10_000) });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async get(path) {
+      const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try { parsed = JSON.parse(text); } catch { /* metrics are text */ }
+      return { status: res.status, body: parsed };
+    },
+    async waitFor(what, check, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const v = await check();
+        if (v) return v as never;
+        if (Date.now() > deadline) {
+          const state = await bridge.get('/state').catch((e: Error) => ({ body: e.message }));
+          throw new Error(`timed out waiting for ${what}; /state: ${JSON.stringify(state.body).slice(0, 3000)}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+  return bridge;
+}
+
+/** A Flux event body as notification-controller's generic-hmac Provider sends it (compact JSON, Go field order). */
+export function fluxEvent(kind: string, namespace: string, name: string, o: { reason?: string; severity?: string; message?: string; revision?: string } = {}): string {
+  return JSON.stringify({
+    involvedObject: { kind, namespace, name, uid: '351d7dcc-a14b-4a58-b32b-c2e47a0d751d', apiVersion: kind === 'HelmRelease' ? 'helm.toolkit.fluxcd.io/v2' : 'kustomize.toolkit.fluxcd.io/v1', resourceVersion: '19516' },
+    severity: o.severity ?? 'info',
+    timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    message: o.message ?? 'Deployment/apps/web configured',
+    reason: o.reason ?? 'Progressing',
+    metadata: { revision: o.revision ?? 'main@sha1:07a684d59d1bc9a58e0c0d07ed480812b2b9a29e' },
+    reportingController: kind === 'HelmRelease' ? 'helm-controller' : 'kustomize-controller',
+    reportingInstance: 'kustomize-controller-6bc5d5b96-j9lw6',
+  });
+}

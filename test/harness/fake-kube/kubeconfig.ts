@@ -1,0 +1,36 @@
+/** Writes a kubeconfig that points the real client at the fake server. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Writes `<dir>/kubeconfig` with one cluster (server url), one token user and a current context,
+ * and returns its path. The fake speaks plain http, which @kubernetes/client-node only accepts
+ * with insecure-skip-tls-verify set.
+ */
+export function writeKubeconfig(dir: string, url: string, token: string): string {
+  const q = (s: string) => JSON.stringify(s); // a JSON string is a valid YAML double-quoted scalar
+  const yaml = [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: fake',
+    '  cluster:',
+    `    server: ${q(url)}`,
+    '    insecure-skip-tls-verify: true',
+    'users:',
+    '- name: bridge',
+    '  user:',
+    `    token: ${q(token)}`,
+    'contexts:',
+    '- name: fake',
+    '  context:',
+    '    cluster: fake',
+    '    user: bridge',
+    '    namespace: flux-system',
+    'current-context: fake',
+    '',
+  ].join('\n');
+  const path = join(dir, 'kubeconfig');
+  writeFileSync(path, yaml, { mode: 0o600 });
+  return path;
+}

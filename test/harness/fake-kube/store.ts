@@ -1,0 +1,138 @@
+/** The fake server's object store: what etcd plus the API server's metadata handling would keep. */
+import { randomUUID } from 'node:crypto';
+import type { K8sObject, ObjectMeta } from '../../../src/kube/types.js';
+import { kubeTime } from '../kube-meta.js';
+import { apiVersionOf, typeByKind, type ResourceType } from './resources.js';
+
+/** An object as stored and served: apiVersion and kind always set, any other top-level fields kept. */
+export type KubeObject = K8sObject & { apiVersion: string; kind: string; [key: string]: unknown };
+
+/** What a test hands to put(): any object with apiVersion, kind and metadata.name. */
+export interface KubeObjectInput {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta & { creationTimestamp?: string };
+}
+
+/** JSON with sorted keys, so that "spec changed" ignores key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** RFC 7386 JSON merge patch: objects merge, null deletes, everything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+export class ObjectStore {
+  private readonly objects = new Map<string, KubeObject>();
+  private revision = 1000;
+
+  /** The current resourceVersion of the whole store (what a list reports). */
+  get resourceVersion(): string {
+    return String(this.revision);
+  }
+
+  private key(t: ResourceType, namespace: string | undefined, name: string): string {
+    return `${t.plural}.${t.group}/${t.namespaced ? namespace ?? '' : ''}/${name}`;
+  }
+
+  private typeAndKey(apiVersion: string, kind: string, namespace: string | undefined, name: string) {
+    const t = typeByKind(apiVersion, kind);
+    return { t, key: this.key(t, namespace, name) };
+  }
+
+  /**
+   * Creates or replaces an object. On create: uid, creationTimestamp and generation 1 (unless given).
+   * On replace: uid and creationTimestamp kept; generation +1 when spec changed (unless given).
+   * Every write bumps metadata.resourceVersion.
+   */
+  put<T extends KubeObjectInput>(input: T): KubeObject {
+    const obj = structuredClone(input) as unknown as KubeObject;
+    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name) {
+      throw new Error('fake-kube: put() needs apiVersion, kind and metadata.name');
+    }
+    const t = typeByKind(obj.apiVersion, obj.kind);
+    if (t.namespaced && !obj.metadata.namespace) throw new Error(`fake-kube: ${obj.kind} needs metadata.namespace`);
+    if (!t.namespaced) delete obj.metadata.namespace;
+    const key = this.key(t, obj.metadata.namespace, obj.metadata.name);
+    const prev = this.objects.get(key);
+    const meta = obj.metadata as ObjectMeta & { creationTimestamp?: string };
+    if (prev) {
+      const prevMeta = prev.metadata as ObjectMeta & { creationTimestamp?: string };
+      meta.uid = prevMeta.uid;
+      meta.creationTimestamp = prevMeta.creationTimestamp;
+      if (t.generation && meta.generation === undefined) {
+        const changed = canonical(prev.spec) !== canonical(obj.spec);
+        meta.generation = (prevMeta.generation ?? 1) + (changed ? 1 : 0);
+      }
+    } else {
+      meta.uid ??= randomUUID();
+      meta.creationTimestamp ??= kubeTime();
+      if (t.generation) meta.generation ??= 1;
+    }
+    if (!t.generation) delete meta.generation;
+    meta.resourceVersion = String(++this.revision);
+    this.objects.set(key, obj);
+    return structuredClone(obj);
+  }
+
+  /** Merge-patches .status only (like the /status subresource): no generation bump. */
+  patchStatus(apiVersion: string, kind: string, namespace: string | undefined, name: string, status: unknown): KubeObject {
+    const { key } = this.typeAndKey(apiVersion, kind, namespace, name);
+    const obj = this.objects.get(key);
+    if (!obj) throw new Error(`fake-kube: patchStatus: ${kind} ${namespace ?? ''}/${name} does not exist`);
+    obj.status = mergePatch(obj.status, status) as Record<string, unknown>;
+    obj.metadata.resourceVersion = String(++this.revision);
+    return structuredClone(obj);
+  }
+
+  /** Removes an object; true when it existed. */
+  delete(apiVersion: string, kind: string, namespace: string | undefined, name: string): boolean {
+    const { key } = this.typeAndKey(apiVersion, kind, namespace, name);
+    const existed = this.objects.delete(key);
+    if (existed) this.revision++;
+    return existed;
+  }
+
+  /** A copy of the stored object, or undefined. */
+  get(apiVersion: string, kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
+    const { key } = this.typeAndKey(apiVersion, kind, namespace, name);
+    const obj = this.objects.get(key);
+    return obj && structuredClone(obj);
+  }
+
+  /** The stored object of a type by name (for the HTTP side). */
+  find(t: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+    const obj = this.objects.get(this.key(t, namespace, name));
+    return obj && structuredClone(obj);
+  }
+
+  /** Objects of a type, in one namespace or all, ordered like etcd keys (namespace, then name). */
+  list(t: ResourceType, namespace?: string): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (const obj of this.objects.values()) {
+      if (obj.apiVersion !== apiVersionOf(t) || obj.kind !== t.kind) continue;
+      if (namespace !== undefined && obj.metadata.namespace !== namespace) continue;
+      out.push(structuredClone(obj));
+    }
+    const sortKey = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    return out.sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+  }
+
+  clear(): void {
+    this.objects.clear();
+  }
+}
