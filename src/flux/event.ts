@@ -41,6 +41,7 @@ export function parseFluxEvent(value: unknown): EventParse {
     if (!isObject(value.metadata)) errors.push('metadata must be an object');
     else for (const [k, v] of Object.entries(value.metadata)) {
       if (typeof v !== 'string') errors.push(`metadata.${k} must be a string`);
+      else if (v.length > MAX_FIELD_CHARS) errors.push(`metadata.${k} is longer than ${MAX_FIELD_CHARS} characters`);
     }
   }
   if (errors.length > 0) return { ok: false, error: errors.join('; ') };

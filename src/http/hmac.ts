@@ -17,8 +17,9 @@ export function verifySignature(key: Buffer, body: Buffer, header: string | unde
   if (!ALGORITHMS.has(alg)) return { ok: false, reason: 'X-Signature must be <sha256|sha384|sha512>=<hex>' };
   if (!/^[0-9a-fA-F]+$/.test(hex)) return { ok: false, reason: 'X-Signature digest is not hex' };
   const expected = createHmac(alg, key).update(body).digest();
+  if (hex.length !== expected.length * 2) return { ok: false, reason: 'X-Signature does not match the body' };
   const given = Buffer.from(hex, 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (!timingSafeEqual(given, expected)) {
     return { ok: false, reason: 'X-Signature does not match the body' };
   }
   return { ok: true };

@@ -46,6 +46,6 @@ export const MAX_DESCRIPTION_CHARS = 140;
 
 /** Shortens text to GitHub's 140-character description limit, on one line. */
 export function statusDescription(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= MAX_DESCRIPTION_CHARS ? line : `${line.slice(0, MAX_DESCRIPTION_CHARS - 1)}…`;
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim()); // code points: never split a surrogate pair
+  return chars.length <= MAX_DESCRIPTION_CHARS ? chars.join('') : `${chars.slice(0, MAX_DESCRIPTION_CHARS - 1).join('')}…`;
 }

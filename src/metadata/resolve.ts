@@ -66,13 +66,16 @@ const EXTRAS: Record<string, string> = {
   owner: 'owner', release: 'release', tag: 'tag',
 };
 
+const nonBlank = (a: Record<string, string>) => Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+
 /** The bridge's annotations of a workload; the pod template's fill in keys the workload lacks. */
 export function bridgeAnnotations(workload: K8sObject): Record<string, string> {
   const template = (workload.spec?.template as K8sObject | undefined)?.metadata?.annotations ?? {};
   const own = workload.metadata.annotations ?? {};
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...template, ...own })) {
-    if (k.startsWith(ANNOTATION_PREFIX) && typeof v === 'string') out[k.slice(ANNOTATION_PREFIX.length)] = v;
+  for (const [k, v] of Object.entries({ ...template, ...nonBlank(own) })) {
+    // A blank value (a Helm chart rendering an unset value as "") counts as absent.
+    if (k.startsWith(ANNOTATION_PREFIX) && typeof v === 'string' && v.trim() !== '') out[k.slice(ANNOTATION_PREFIX.length)] = v.trim();
   }
   return out;
 }
@@ -95,7 +98,7 @@ export function resolveTarget(
   source: SourceRef, workload: WorkloadInfo, container: { name: string; image: string },
   facts: ImageFacts | undefined, defaults: Defaults,
 ): Resolution {
-  const a = workload.annotations;
+  const a = nonBlank(workload.annotations);
   const labels = facts?.labels ?? {};
   const repoValue = a.repository ?? labels[LABEL_SOURCE];
   if (!repoValue) return { code: 'no_repository', skip: `image ${container.image} has no ${LABEL_SOURCE} label: set annotation ${ANNOTATION_PREFIX}repository` };

@@ -118,7 +118,7 @@ t.test('latencyMs delays every answer', async (t) => {
   const { sim, gh } = await setup(t, { latencyMs: 300 });
   t.match(await failure(gh.rest.repos.listDeployments({ ...repo, request: { signal: AbortSignal.timeout(20) } })), { message: /abort/i }, 'a client that waits less times out');
   t.equal((await gh.rest.repos.listDeployments(repo)).status, 200, 'a patient client gets the answer');
-  t.equal(sim.requests.length, 2);
+  t.equal(sim.requests.at(-1)?.status, 200);
 });
 
 t.test('reset() drops armed faults', async (t) => {
