@@ -66,7 +66,7 @@ export class Publisher {
       sent.push(state);
     }
     // Also after a crash mid-supersession: any success re-checks its lineage (a local query).
-    const superseded = deployments.get(id)!.state === 'success' ? await this.supersede(id) : [];
+    const superseded = deployments.get(id)!.state === 'success' ? await this.supersede(target, id) : [];
     return { deploymentId, sent, superseded, created };
   }
 
@@ -116,8 +116,13 @@ export class Publisher {
     log.info({ deploymentId, state: body.state, sha: id.sha }, 'deployment status sent');
   }
 
-  /** Older commits of the lineage that were live (or never finished) become inactive. */
-  private async supersede(id: Identity): Promise<number[]> {
+  /**
+   * Older commits of the lineage that were live (or never finished) become inactive. Where GitHub's
+   * auto_inactive already deactivated an older success (non-production, auto_inactive not turned off),
+   * the cache just records it: sending it again would be a duplicate status and a wasted write.
+   */
+  private async supersede(target: ReportTarget, id: Identity): Promise<number[]> {
+    const githubDeactivates = target.autoInactive && !target.productionEnvironment;
     const out: number[] = [];
     for (let older of this.deps.deployments.lineage(id)) {
       if (older.pendingState !== null) {
@@ -125,8 +130,13 @@ export class Publisher {
         older = this.deps.deployments.get(older)!;
       }
       if (!isSupersedable(older.state)) continue;
+      const description = statusDescription(`Superseded by ${id.sha.slice(0, 7)}`);
+      if (older.state === 'success' && githubDeactivates) {
+        this.deps.deployments.setState(older, 'inactive', `${description} (GitHub auto_inactive)`, this.deps.now());
+        continue;
+      }
       await this.sendStatus(older, older.deploymentId!, {
-        state: 'inactive', description: statusDescription(`Superseded by ${id.sha.slice(0, 7)}`),
+        state: 'inactive', description,
       });
       out.push(older.deploymentId!);
     }

@@ -26,7 +26,8 @@ export interface WebhookDeps {
  * record its source durably before answering 202. Never waits for Kubernetes or GitHub.
  */
 export async function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): Promise<void> {
-  app.removeContentTypeParser(['application/json']);
+  // Only JSON, as raw bytes: the HMAC is over the exact body. Anything else is 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
 
   app.post('/webhook', { config: { rateLimit: { max: WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } } }, async (req, reply) => {

@@ -100,11 +100,16 @@ t.test('a new commit supersedes the previous one', async (t) => {
   await bridge.waitFor('b in progress', () => world.github.deployments('acme', 'shop').some((d) => d.sha === b && states(d).includes('in_progress')));
   putKustomization(world, 'shop', ['shop'], READY, 2);
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'shop', { reason: 'ReconciliationSucceeded' }));
-  await bridge.waitFor('a inactive', () => world.github.deployments('acme', 'shop').some((d) => d.sha === a && states(d).includes('inactive')));
+  await bridge.waitFor('a inactive', () => world.github.deployments('acme', 'shop').some((d) => d.sha === a && d.statuses.some((s) => s.state === 'inactive')));
 
   const [da, db] = world.github.deployments('acme', 'shop');
-  t.same(states(da!), ['success', 'inactive']);
+  t.same(da!.statuses.map((s) => `${s.state}/${s.addedBy}`), ['success/client', 'inactive/github'], 'GitHub auto_inactive deactivated A; the bridge did not repeat it');
   t.same(states(db!), ['queued', 'in_progress', 'success']);
-  t.equal(world.github.writes().length, 2 + 1 + 3 + 1, 'two creates, four statuses for the lifecycles... and one inactive');
+  t.equal(world.github.writes().length, 2 + 1 + 3, 'two creates and four statuses: nothing more');
+  const state = await bridge.waitFor('cache settled', async () => {
+    const s = (await bridge.get('/state')).body;
+    return s.queue.pending + s.queue.active + s.queue.running === 0 && s;
+  });
+  t.same(state.deployments.map((d: { sha: string; state: string }) => `${d.sha.slice(0, 7)}:${d.state}`).sort(), [`${a.slice(0, 7)}:inactive`, `${b.slice(0, 7)}:success`].sort());
   t.same(world.github.violations, []);
 });

@@ -10,6 +10,9 @@ export const REPO_ROOT = (() => {
   return here.includes(`${join('dist', 'test')}`) ? join(here, '..', '..', '..') : join(here, '..', '..');
 })();
 
+/** How long the process may take to start listening. */
+const START_TIMEOUT_MS = 20_000;
+
 export const MAIN_JS = join(REPO_ROOT, 'dist', 'src', 'main.js');
 
 export interface BridgeProcess {
@@ -62,7 +65,14 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
   });
   child.stderr!.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const first = await Promise.race([address, exited.then(() => null)]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), START_TIMEOUT_MS); });
+  const first = await Promise.race([address, exited.then(() => null), timeout]);
+  clearTimeout(timer);
+  if (first === 'timeout') {
+    child.kill('SIGKILL');
+    throw new Error(`bridge did not log its address within ${START_TIMEOUT_MS} ms (LOG_LEVEL must be info or lower):\n${stderr}`);
+  }
   if (first === null) throw new Error(`bridge exited before listening:\n${stderr}`);
   const url = first.replace('0.0.0.0', '127.0.0.1');
 

@@ -175,6 +175,8 @@ t.test('not found: unlisted repo, unknown or foreign deployment, unknown route',
   t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ repo: 'secret' }))), { status: 404, response: { data: { message: 'Not Found' } } });
   const d = await create(gh, { owner: 'ACME' });
   t.ok(d.id > 0, 'repository names are case-insensitive');
+  t.equal((await gh.rest.repos.getDeployment({ ...repo, deployment_id: d.id })).data.id, d.id);
+  t.match(await failure(gh.rest.repos.getDeployment({ owner: 'acme', repo: 'api', deployment_id: d.id })), { status: 404 }, 'ids are per repository');
   t.match(await failure(gh.rest.repos.createDeploymentStatus({ owner: 'acme', repo: 'api', deployment_id: d.id, state: 'success' })), { status: 404 });
   t.match(await failure(gh.rest.repos.listDeploymentStatuses({ ...repo, deployment_id: 999999 })), { status: 404 });
   t.match(await failure(gh.request('GET /repos/{owner}/{repo}/pulls', repo)), { status: 404, response: { data: { message: 'Not Found', documentation_url: /docs\.github\.com/ } } });
@@ -227,6 +229,7 @@ t.test('status checks (409) and auto-merge (202) unless the body opts out', asyn
   t.match(merged.data, { message: /^Auto-merged .* into topic/ });
   t.equal((await gh.request('POST /repos/{owner}/{repo}/deployments', body({ ref: 'topic' }))).status, 201, 'auto_merge: false deploys as is');
   t.equal(sim.deployments('acme', 'web').length, 2);
+  t.same(sim.violations, [], 'the 202 body matches the spec');
 });
 
 t.test('delete: only inactive deployments unless alone in the environment', async (t) => {
@@ -240,6 +243,7 @@ t.test('delete: only inactive deployments unless alone in the environment', asyn
   t.match(await failure(gh.rest.repos.deleteDeployment({ ...repo, deployment_id: b })), { status: 404 });
   t.same(sim.deployments('acme', 'web'), []);
   t.equal(sim.writes().filter((w) => w.method === 'DELETE').length, 2);
+  t.same(sim.violations, [], 'the 422 body matches the spec');
 });
 
 t.test('GitHub Enterprise Server path prefix', async (t) => {

@@ -17,6 +17,11 @@ async function failure(p: Promise<unknown>): Promise<unknown> {
   return p.then(() => undefined, (err: unknown) => err);
 }
 
+/** Resolves once the simulator has recorded `n` requests. */
+async function arrived(sim: GitHubSimulator, n: number): Promise<void> {
+  while (sim.requests.length < n) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
 const createDeployment = (gh: Octokit, signal?: AbortSignal) =>
   gh.request('POST /repos/{owner}/{repo}/deployments', { ...createBody, request: { signal: signal ?? AbortSignal.timeout(5000) } });
 
@@ -59,12 +64,16 @@ t.test('afterWork fault: the write happens, the answer is lost', async (t) => {
 t.test('hang fault: no answer until the client gives up; close() releases it', async (t) => {
   const { sim, gh } = await setup(t);
   sim.inject({ path: '/deployments', hang: true });
-  t.match(await failure(createDeployment(gh, AbortSignal.timeout(50))), { message: /abort/i });
-  t.equal(sim.requests[0]?.status, undefined, 'never answered');
+  const giveUp = new AbortController();
+  const first = failure(createDeployment(gh, giveUp.signal));
+  await arrived(sim, 1);
+  giveUp.abort();
+  t.match(await first, { message: /abort/i });
+  t.match(sim.requests[0], { method: 'POST', status: undefined, fault: { hang: true } }, 'never answered');
   t.equal(sim.deployments('acme', 'web').length, 0);
   sim.inject({ hang: true });
   const pending = failure(gh.rest.repos.listDeployments({ ...repo, request: { signal: AbortSignal.timeout(5000) } }));
-  while (sim.requests.length < 2) await new Promise((r) => setTimeout(r, 2));
+  await arrived(sim, 2);
   await sim.close();
   t.ok(await pending, 'closing the simulator ends the hanging request');
 });
@@ -115,8 +124,12 @@ t.test('writesPerMinute: a secondary rate limit on writes only', async (t) => {
 });
 
 t.test('latencyMs delays every answer', async (t) => {
-  const { sim, gh } = await setup(t, { latencyMs: 300 });
-  t.match(await failure(gh.rest.repos.listDeployments({ ...repo, request: { signal: AbortSignal.timeout(20) } })), { message: /abort/i }, 'a client that waits less times out');
+  const { sim, gh } = await setup(t, { latencyMs: 400 });
+  const giveUp = new AbortController();
+  const impatient = failure(gh.rest.repos.listDeployments({ ...repo, request: { signal: giveUp.signal } }));
+  await arrived(sim, 1);
+  giveUp.abort();
+  t.match(await impatient, { message: /abort/i }, 'no answer yet when the request has arrived');
   t.equal((await gh.rest.repos.listDeployments(repo)).status, 200, 'a patient client gets the answer');
   t.equal(sim.requests.at(-1)?.status, 200);
 });

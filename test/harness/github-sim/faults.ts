@@ -70,11 +70,6 @@ export class FaultQueue {
     fault.left += 1;
   }
 
-  /** Faults not yet used up. */
-  get pending(): number {
-    return this.armed.filter((a) => a.left > 0).length;
-  }
-
   clear(): void {
     this.armed = [];
   }

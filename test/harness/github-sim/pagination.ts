@@ -3,8 +3,8 @@
  * `Link` header with rel="next"/"last" (and "prev"/"first" past page 1).
  */
 
-export const DEFAULT_PER_PAGE = 30;
-export const MAX_PER_PAGE = 100;
+const DEFAULT_PER_PAGE = 30;
+const MAX_PER_PAGE = 100;
 
 function positiveInt(raw: string | undefined, fallback: number): number {
   const n = raw === undefined ? NaN : Number.parseInt(raw, 10);

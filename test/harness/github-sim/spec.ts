@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
-export const FIXTURE_FILE = 'github-openapi-deployments.json';
+const FIXTURE_FILE = 'github-openapi-deployments.json';
 
 export type EndpointKey =
   | 'POST /repos/{owner}/{repo}/deployments'
@@ -37,7 +37,7 @@ export interface DeploymentsFixture {
 }
 
 /** `<repo root>/../shared/fixtures/…`, the repo root being the nearest folder above this module with a package.json. */
-export function defaultFixturePath(): string {
+function defaultFixturePath(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return resolve(dir, '..', 'shared', 'fixtures', FIXTURE_FILE);
@@ -81,7 +81,7 @@ function where(e: ErrorObject): string {
 }
 
 /** GitHub's wording for schema failures: `"ref" wasn't supplied.`, `For 'properties/task', 5 is not a string.` */
-export function describeErrors(errors: ErrorObject[], data: unknown): string[] {
+function describeErrors(errors: ErrorObject[], data: unknown): string[] {
   const oneOfAt = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
   const valueAt = (path: string): unknown =>
     path.split('/').filter(Boolean).reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], data);

@@ -26,7 +26,7 @@ export interface NewStatus {
 }
 
 /** The account GitHub itself writes as (auto_inactive statuses). */
-export const GITHUB_ACTOR: SimUser = { login: 'github', id: 9919, node_id: 'MDEyOk9yZ2FuaXphdGlvbjk5MTk=', type: 'Organization', site_admin: false };
+const GITHUB_ACTOR: SimUser = { login: 'github', id: 9919, node_id: 'MDEyOk9yZ2FuaXphdGlvbjk5MTk=', type: 'Organization', site_admin: false };
 
 interface Stored {
   repoKey: string;
