@@ -69,7 +69,7 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
     const read = await readWorkload(kube, wref);
     if ('ignored' in read) continue;
     if ('missing' in read) {
-      skips.push({ source: ref, workload: wref, container: '', reason: read.missing });
+      skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason: read.missing });
       continue;
     }
     for (const c of await workloadCandidates(deps, ref, read.workload, skips, retry)) {
@@ -89,11 +89,12 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
       for (const s of r.sent) deps.metrics.statuses.inc({ state: s });
     } catch (err) {
       if (isRetryable(err)) retry.push(err);
-      else skips.push({ ...origin, source: ref, reason: githubSkipReason(err, target) });
+      else skips.push({ ...origin, source: ref, code: 'github_rejected', reason: githubSkipReason(err, target) });
     }
   }
 
   for (const s of sources.replaceSkips(ref, skips, now())) {
+    deps.metrics.skips.inc({ reason: s.code });
     log.warn({ workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`, container: s.container, reason: s.reason }, 'workload not reported');
   }
   if (retry.length > 0) throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(retry[0])}`, { cause: retry[0] });
@@ -107,10 +108,7 @@ async function workloadCandidates(
   const meta = w.object.metadata;
   const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
   const annotations = bridgeAnnotations(w.object);
-  if (!isOptedIn(annotations)) {
-    deps.metrics.skips.inc({ reason: 'not_opted_in' });
-    return [];
-  }
+  if (!isOptedIn(annotations)) return [];
   const info = { ...workload, annotations, containers: templateContainers(w.object) };
   const found: Candidate[] = [];
   const failed: Skip[] = [];
@@ -123,9 +121,8 @@ async function workloadCandidates(
       } catch (err) {
         const failure = err instanceof RegistryError ? err.failure : 'error';
         deps.metrics.registryRequests.inc({ outcome: failure });
-        deps.metrics.skips.inc({ reason: `registry_${failure}` });
         if (isRetryable(err)) retry.push(err);
-        failed.push({ source: ref, workload, container: container.name, reason: errorMessage(err) });
+        failed.push({ source: ref, workload, container: container.name, code: `registry_${failure}`, reason: errorMessage(err) });
         continue;
       }
     }
@@ -133,8 +130,7 @@ async function workloadCandidates(
     if ('target' in r) {
       found.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
     } else {
-      deps.metrics.skips.inc({ reason: r.code });
-      failed.push({ source: ref, workload, container: container.name, reason: r.skip });
+      failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
     }
   }
   // A sidecar without usable metadata is dropped silently when another container reported.

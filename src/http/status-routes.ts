@@ -42,7 +42,7 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
       skipped: deps.sources.listSkips().map((s) => ({
         source: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
         workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`,
-        container: s.container || null, reason: s.reason, since: iso(s.since),
+        container: s.container || null, code: s.code, reason: s.reason, since: iso(s.since),
       })),
       sources: deps.sources.list().map((s) => ({ ...s, lastSeen: iso(s.lastSeen) })),
       queue: {
@@ -60,6 +60,8 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
     deps.metrics.queueDepth.set({ state: 'active' }, counts.active);
     deps.metrics.deploymentsByState.reset();
     for (const { state, count } of deps.deployments.countsByState()) deps.metrics.deploymentsByState.set({ state }, count);
+    deps.metrics.skipped.reset();
+    for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 }

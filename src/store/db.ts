@@ -40,7 +40,7 @@ const MIGRATIONS: string[] = [
    CREATE TABLE skips (
      source_kind TEXT NOT NULL, source_namespace TEXT NOT NULL, source_name TEXT NOT NULL,
      workload_kind TEXT NOT NULL, workload_namespace TEXT NOT NULL, workload_name TEXT NOT NULL,
-     container TEXT NOT NULL, reason TEXT NOT NULL, since INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     container TEXT NOT NULL, code TEXT NOT NULL, reason TEXT NOT NULL, since INTEGER NOT NULL, updated_at INTEGER NOT NULL,
      PRIMARY KEY (source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container)
    ) WITHOUT ROWID;`,
 ];

@@ -16,12 +16,14 @@ export interface Skip {
   source: SourceRef;
   workload: { kind: string; namespace: string; name: string };
   container: string;
+  /** Low-cardinality class of the reason, for metrics (`no_repository`, `registry_denied`, ...). */
+  code: string;
   reason: string;
 }
 
 interface SkipRaw {
   source_kind: SourceRef['kind']; source_namespace: string; source_name: string;
-  workload_kind: string; workload_namespace: string; workload_name: string; container: string; reason: string; since: number;
+  workload_kind: string; workload_namespace: string; workload_name: string; container: string; code: string; reason: string; since: number;
 }
 
 /** Flux sources as last read, and the skip reasons of their workloads. */
@@ -60,16 +62,21 @@ export class SourceStore {
           .map((r) => [`${r.workload_kind}/${r.workload_namespace}/${r.workload_name}/${r.container}`, r]),
       );
       this.db.prepare(`DELETE FROM skips WHERE source_kind = ? AND source_namespace = ? AND source_name = ?`).run(...key);
-      const insert = this.db.prepare(`INSERT OR REPLACE INTO skips VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      const insert = this.db.prepare(`INSERT OR REPLACE INTO skips VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       const fresh: Skip[] = [];
       for (const s of skips) {
         const old = before.get(`${s.workload.kind}/${s.workload.namespace}/${s.workload.name}/${s.container}`);
         const same = old?.reason === s.reason;
         if (!same) fresh.push(s);
-        insert.run(...key, s.workload.kind, s.workload.namespace, s.workload.name, s.container, s.reason, same ? old.since : now, now);
+        insert.run(...key, s.workload.kind, s.workload.namespace, s.workload.name, s.container, s.code, s.reason, same ? old.since : now, now);
       }
       return fresh;
     })();
+  }
+
+  /** How many workload containers are skipped now, by reason class. */
+  skipCounts(): Array<{ code: string; count: number }> {
+    return this.db.prepare(`SELECT code, COUNT(*) AS count FROM skips GROUP BY code`).all() as Array<{ code: string; count: number }>;
   }
 
   listSkips(limit = 500): Array<Skip & { since: number }> {
@@ -77,7 +84,7 @@ export class SourceStore {
       .map((r) => ({
         source: { kind: r.source_kind, namespace: r.source_namespace, name: r.source_name },
         workload: { kind: r.workload_kind, namespace: r.workload_namespace, name: r.workload_name },
-        container: r.container, reason: r.reason, since: r.since,
+        container: r.container, code: r.code, reason: r.reason, since: r.since,
       }));
   }
 }

@@ -36,8 +36,9 @@ t.test('opt-out, missing labels and annotation-only workloads in one source', as
   t.match(annotated, { environment: 'production', production_environment: true });
   t.same(world.github.deployments('acme', 'legacy'), []);
   const metrics = (await bridge.get('/metrics')).body as string;
-  t.match(metrics, /gdb_skips_total\{reason="no_repository"\} 1/);
-  t.match(metrics, /gdb_skips_total\{reason="not_opted_in"\} 1/);
+  t.match(metrics, /gdb_skips_total\{reason="no_repository"\} 1\n/, 'counted once, however often the source is reconciled');
+  t.match(metrics, /gdb_skipped_workloads\{reason="no_repository"\} 1\n/);
+  t.notMatch(metrics, /not_opted_in/, 'opted-out workloads are not skips');
   t.equal(bridge.logs.filter((l) => l.msg === 'workload not reported').length, 1);
 
   // The same skip again is not logged again.

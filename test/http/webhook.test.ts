@@ -208,7 +208,7 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
   const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'my-app-kustomization' };
   const workload = { kind: 'Deployment', namespace: 'my-app', name: 'my-app' };
   s.sources.record({ ...source, phase: 'in_progress', reason: 'Progressing', message: 'applying', revision: 'main@sha1:07a684d', lastSeen: NOW });
-  s.sources.replaceSkips(source, [{ source, workload, container: 'sidecar', reason: 'image has no label' }], NOW);
+  s.sources.replaceSkips(source, [{ source, workload, container: 'sidecar', code: 'no_repository', reason: 'image has no label' }], NOW);
   s.deployments.insertProvisional(
     { owner: 'acme', repo: 'my-app', environment: 'staging', sha: '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e', deploymentName: 'my-app' },
     { source, workload, container: 'app', image: 'ghcr.io/acme/my-app:1.0.0' }, NOW);
@@ -222,7 +222,7 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
   }]);
   t.same(state.skipped, [{
     source: 'Kustomization/flux-system/my-app-kustomization', workload: 'Deployment/my-app/my-app',
-    container: 'sidecar', reason: 'image has no label', since: new Date(NOW).toISOString(),
+    container: 'sidecar', code: 'no_repository', reason: 'image has no label', since: new Date(NOW).toISOString(),
   }]);
   t.match(state.sources, [{ ...source, phase: 'in_progress', lastSeen: new Date(NOW).toISOString() }]);
   t.match(state.queue, { pending: 1, active: 0, running: 0 });

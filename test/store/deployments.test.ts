@@ -115,7 +115,7 @@ t.test('list is newest first and survives reopening', async (t) => {
 });
 
 const skip = (name: string, reason: string, container = 'app'): Skip => ({
-  source: apps, workload: { kind: 'Deployment', namespace: 'apps', name }, container, reason,
+  source: apps, workload: { kind: 'Deployment', namespace: 'apps', name }, container, code: 'no_repository', reason,
 });
 
 t.test('SourceStore.replaceSkips reports each reason once', async (t) => {
