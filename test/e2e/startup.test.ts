@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import t from 'tap';
+import { MAIN_JS } from '../harness/bridge-process.js';
+import { startWorld } from '../harness/world.js';
+
+t.test('bad configuration: every problem reported at once, exit status 2', async (t) => {
+  const child = spawn(process.execPath, [MAIN_JS], {
+    env: { PATH: process.env.PATH ?? '', RESYNC_INTERVAL: 'soon', LOG_LEVEL: 'loud', GITHUB_API_URL: 'not a url' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  t.equal(code, 2);
+  for (const name of ['WEBHOOK_TOKEN', 'GITHUB_TOKEN', 'CLUSTER_NAME', 'RESYNC_INTERVAL="soon"', 'LOG_LEVEL="loud"', 'GITHUB_API_URL="not a url"']) {
+    t.match(stderr, name, `names ${name}`);
+  }
+});
+
+t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usable', async (t) => {
+  const world = await startWorld();
+  t.teardown(() => world.close());
+  const bridge = await world.bridge();
+  t.equal((await bridge.get('/healthz')).status, 200);
+  t.equal(await bridge.kill('SIGTERM'), 0);
+  t.ok(bridge.logs.some((l) => l.msg === 'stopped'));
+  const again = await world.bridge();
+  const ready = await again.waitFor('ready', async () => {
+    const r = await again.get('/readyz');
+    return r.status === 200 && r.body;
+  });
+  t.same(ready, { ready: true, reasons: [] }, 'ready again on the same database once the Kubernetes API answered');
+});
