@@ -11,7 +11,7 @@ export const REPO_ROOT = (() => {
 })();
 
 /** How long the process may take to start listening. */
-const START_TIMEOUT_MS = 20_000;
+const START_TIMEOUT_MS = 60_000;
 
 export const MAIN_JS = join(REPO_ROOT, 'dist', 'src', 'main.js');
 

@@ -1,0 +1,41 @@
+# github-deployment-bridge container: build with dev dependencies, run with production ones only.
+#   buildah bud --build-arg VERSION=$(node -p "require('./package.json').version") \
+#     --build-arg REVISION=$(git rev-parse HEAD) -t github-deployment-bridge:dev .
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# better-sqlite3 compiles its native addon when no prebuilt binary fits.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json \
+ && npm prune --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE}
+ARG VERSION=0.0.0-dev
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="github-deployment-bridge" \
+      org.opencontainers.image.description="Turns Flux CD reconciliations into GitHub Deployments" \
+      org.opencontainers.image.source="https://github.com/github-deployment-bridge/github-deployment-bridge" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENV NODE_ENV=production \
+    DATABASE_PATH=/data/github-deployment-bridge.db
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+# The only writable path: the database volume. The root filesystem can be read-only.
+RUN mkdir -p /data && chown 65532:65532 /data
+VOLUME ["/data"]
+USER 65532:65532
+EXPOSE 8080
+# main.ts handles SIGTERM: 503 to new events, in-flight GitHub writes finish, database closed.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "dist/src/main.js"]
