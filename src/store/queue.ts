@@ -41,6 +41,13 @@ export class QueueStore {
     this.upsert.run({ ...ref, now, eventAt });
   }
 
+  /** Records many sources in one transaction (one fsync): the webhook's group commit. */
+  enqueueMany(items: ReadonlyArray<{ ref: SourceRef; now: number; eventAt: number | null }>): void {
+    this.db.transaction(() => {
+      for (const i of items) this.upsert.run({ ...i.ref, now: i.now, eventAt: i.eventAt });
+    })();
+  }
+
   /** Takes up to `limit` due sources and marks them active. */
   claim(now: number, limit: number): QueueItem[] {
     return this.db.transaction(() => {
