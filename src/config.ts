@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
+import type { GitHubAuth } from './github/client.js';
+import { parseAppPrivateKey } from './github/app-jwt.js';
 import { webHostOf } from './metadata/repository.js';
+import { parseRepositoryPatterns, type RepositoryPattern, type RepositorySource } from './metadata/trust.js';
+import { parseDockerConfigJson } from './oci/docker-config.js';
+import { DEFAULT_PLATFORM, parsePlatform, type Platform } from './oci/platform.js';
 
 /** Typed, validated configuration; built once by `loadConfig` in the composition root. */
 export interface Config {
@@ -7,7 +12,8 @@ export interface Config {
   host: string;
   /** HMAC key for Flux's generic-hmac Provider, byte for byte. */
   webhookKey: Buffer;
-  githubToken: string;
+  /** `GITHUB_TOKEN`, or a GitHub App (`GITHUB_APP_ID` + private key, optional installation id). */
+  githubAuth: GitHubAuth;
   githubApiUrl: string;
   /** Web host that repository URLs (labels, annotations) must name: github.com or the GHES host. */
   githubHost: string;
@@ -22,7 +28,15 @@ export interface Config {
   watchNamespaces: string[];
   logLevel: string;
   registryInsecureHosts: string[];
+  /** Docker config file with controller-wide registry credentials (after workloads' imagePullSecrets). */
+  registryAuthFile?: string;
+  /** Platform picked from multi-arch image indexes. */
+  registryPlatform: Platform;
   reconcileConcurrency: number;
+  /** `ALLOWED_REPOSITORIES`: only these repositories are written to (empty: all). */
+  allowedRepositories: RepositoryPattern[];
+  /** `REPOSITORY_SOURCE`: `annotation` trusts only the repository annotation. */
+  repositorySource: RepositorySource;
 }
 
 /** Thrown with every problem found, so a person fixes them all at once. */
@@ -86,8 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
     problems.push('WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required: the HMAC key of the Flux generic-hmac Provider');
   }
 
-  const githubToken = str('GITHUB_TOKEN') ?? '';
-  if (!githubToken) problems.push('GITHUB_TOKEN is required: a token with Deployments read & write on the reported repositories');
+  const githubAuth = githubAuthFrom(str, readFile, problems);
   const githubApiUrl = (str('GITHUB_API_URL') ?? 'https://api.github.com').replace(/\/+$/, '');
   url('GITHUB_API_URL', githubApiUrl, ['https:', 'http:']);
   const serverUrl = str('GITHUB_SERVER_URL');
@@ -110,11 +123,37 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
   const logLevel = str('LOG_LEVEL') ?? 'info';
   if (!LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL="${logLevel}" must be one of ${LEVELS.join(', ')}`);
 
+  const registryAuthFile = str('REGISTRY_AUTH_FILE');
+  if (registryAuthFile) {
+    try {
+      parseDockerConfigJson(readFile(registryAuthFile).toString('utf8'), `REGISTRY_AUTH_FILE="${registryAuthFile}"`);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      problems.push(code ? `REGISTRY_AUTH_FILE="${registryAuthFile}" cannot be read (${code})` : `${(err as Error).message}: expected a docker config.json`);
+    }
+  }
+  let registryPlatform: Platform = DEFAULT_PLATFORM;
+  const platformText = str('REGISTRY_PLATFORM');
+  if (platformText) {
+    try {
+      registryPlatform = parsePlatform(platformText);
+    } catch {
+      problems.push(`REGISTRY_PLATFORM="${platformText}" must be os/arch[/variant], e.g. linux/amd64 or linux/arm64/v8`);
+    }
+  }
+
+  const allowed = parseRepositoryPatterns(str('ALLOWED_REPOSITORIES') ?? '');
+  for (const e of allowed.errors) problems.push(`ALLOWED_REPOSITORIES: ${e}`);
+  const allowedRepositories = allowed.patterns;
+  if (str('ALLOWED_REPOSITORIES') && allowedRepositories.length === 0 && allowed.errors.length === 0) problems.push('ALLOWED_REPOSITORIES is empty');
+  const repositorySource = (str('REPOSITORY_SOURCE') ?? 'any').toLowerCase();
+  if (repositorySource !== 'any' && repositorySource !== 'annotation') problems.push(`REPOSITORY_SOURCE="${str('REPOSITORY_SOURCE')}" must be annotation or any`);
+
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
     host: str('HOST') ?? '0.0.0.0',
     webhookKey,
-    githubToken,
+    githubAuth,
     githubApiUrl,
     githubHost,
     ...(str('KUBECONFIG') ? { kubeconfig: str('KUBECONFIG')! } : {}),
@@ -128,8 +167,55 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
     watchNamespaces: list(env.WATCH_NAMESPACES),
     logLevel,
     registryInsecureHosts: list(env.REGISTRY_INSECURE_HOSTS),
+    ...(registryAuthFile ? { registryAuthFile } : {}),
+    registryPlatform,
     reconcileConcurrency: int('RECONCILE_CONCURRENCY', 4, 1, 64),
+    allowedRepositories,
+    repositorySource: repositorySource as RepositorySource,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+const POSITIVE_INT = /^[1-9]\d{0,15}$/;
+
+/** Exactly one of `GITHUB_TOKEN` or a GitHub App (`GITHUB_APP_ID` + `GITHUB_APP_PRIVATE_KEY` or `_PATH`). */
+function githubAuthFrom(
+  str: (name: string) => string | undefined, readFile: (path: string) => Buffer, problems: string[],
+): GitHubAuth {
+  const token = str('GITHUB_TOKEN');
+  const appId = str('GITHUB_APP_ID');
+  const keyText = str('GITHUB_APP_PRIVATE_KEY');
+  const keyPath = str('GITHUB_APP_PRIVATE_KEY_PATH');
+  const installation = str('GITHUB_APP_INSTALLATION_ID');
+  const appish = appId !== undefined || keyText !== undefined || keyPath !== undefined || installation !== undefined;
+  if (token !== undefined && appish) {
+    problems.push('set either GITHUB_TOKEN or a GitHub App (GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH), not both');
+    return { kind: 'token', token };
+  }
+  if (token !== undefined) return { kind: 'token', token };
+  if (!appish) {
+    problems.push('GitHub credentials are required: GITHUB_TOKEN (Deployments read & write on the reported repositories), or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH');
+    return { kind: 'token', token: '' };
+  }
+  if (appId === undefined) problems.push('GITHUB_APP_ID is required with a GitHub App private key');
+  else if (!POSITIVE_INT.test(appId)) problems.push(`GITHUB_APP_ID="${appId}" must be the App's numeric id`);
+  if (installation !== undefined && !POSITIVE_INT.test(installation)) problems.push(`GITHUB_APP_INSTALLATION_ID="${installation}" must be a numeric installation id`);
+  let privateKey = '';
+  if (keyText !== undefined && keyPath !== undefined) problems.push('set only one of GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_PATH');
+  else if (keyText === undefined && keyPath === undefined) problems.push('GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID');
+  else {
+    const name = keyText !== undefined ? 'GITHUB_APP_PRIVATE_KEY' : `GITHUB_APP_PRIVATE_KEY_PATH="${keyPath}"`;
+    try {
+      privateKey = keyText ?? readFile(keyPath!).toString('utf8');
+      parseAppPrivateKey(privateKey);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      problems.push(code && !code.startsWith('ERR_') ? `${name} cannot be read (${code})` : `${name} is not a PEM private key of the App (${(err as Error).message})`);
+    }
+  }
+  return {
+    kind: 'app', appId: Number(appId ?? 0), privateKey,
+    ...(installation !== undefined && POSITIVE_INT.test(installation) ? { installationId: Number(installation) } : {}),
+  };
 }

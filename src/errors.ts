@@ -29,22 +29,30 @@ export class KubeError extends Error {
 }
 
 export class GitHubError extends Error {
-  override readonly name = 'GitHubError';
+  override readonly name: string = 'GitHubError';
+  /** Set for rate limits: GitHub asks for no request before this time (epoch milliseconds). */
+  readonly retryAt: number | undefined;
   constructor(
     message: string,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAt?: number },
   ) {
     super(message, options);
+    this.retryAt = options?.retryAt;
   }
 }
 
 /** True when trying the same work again later may succeed (outages, timeouts, 5xx, rate limits). */
 export function isRetryable(err: unknown): boolean {
   if (err instanceof RegistryError) return err.failure === 'unavailable' || err.failure === 'timeout';
-  if (err instanceof KubeError || err instanceof GitHubError) {
+  if (err instanceof GitHubError) {
+    // 401: credentials are refreshed or fixed, then the work runs; 403 is transient only as a rate limit.
     const s = err.status;
-    return s === undefined || s === 408 || s === 429 || s >= 500 || (err instanceof GitHubError && s === 403);
+    return s === undefined || s === 401 || s === 408 || s === 429 || s >= 500 || err.retryAt !== undefined;
+  }
+  if (err instanceof KubeError) {
+    const s = err.status;
+    return s === undefined || s === 408 || s === 429 || s >= 500;
   }
   return false;
 }

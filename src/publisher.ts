@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { definitelyRefused } from './github/call-error.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, StatusState } from './github/types.js';
 import { payloadMatches } from './lifecycle/identity.js';
 import { isSupersedable, planStatuses, statusDescription, type DesiredState } from './lifecycle/plan.js';
@@ -111,7 +112,13 @@ export class Publisher {
   private async sendStatus(id: Identity, deploymentId: number, body: CreateStatusBody): Promise<void> {
     const { github, deployments, now, log } = this.deps;
     deployments.setPending(id, body.state, now());
-    await github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, body);
+    try {
+      await github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, body);
+    } catch (err) {
+      // Never sent (paused) or answered with a 4xx: GitHub has no such status, so nothing is left to settle.
+      if (definitelyRefused(err)) deployments.setPending(id, null, now());
+      throw err;
+    }
     deployments.setState(id, body.state, body.description ?? null, now());
     log.info({ deploymentId, state: body.state, sha: id.sha }, 'deployment status sent');
   }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { GitHubError, RegistryError, errorMessage, isRetryable } from './errors.js';
+import { GitHubError, KubeError, RegistryError, errorMessage, isRetryable } from './errors.js';
 import { workloadsFromInventory } from './flux/inventory.js';
 import { derivePhase, type Phase } from './flux/phase.js';
 import type { KubeReader, SourceRef } from './kube/types.js';
@@ -8,16 +8,19 @@ import {
   bridgeAnnotations, isOptedIn, needsLabels, resolveTarget, type Defaults, type ImageFacts, type ReportTarget,
 } from './metadata/resolve.js';
 import type { Metrics } from './metrics.js';
-import type { LabelSource } from './oci/types.js';
+import type { ImageFactsSource } from './images/image-facts.js';
 import type { Publisher } from './publisher.js';
+import { RefusedByGitHub } from './refusals.js';
 import type { Origin } from './store/deployments.js';
 import type { Skip, SourceStore } from './store/sources.js';
 import { readWorkload, templateContainers, type ReadWorkload } from './workloads.js';
 
 export interface ReconcileDeps {
   kube: KubeReader;
-  labels: LabelSource;
-  publisher: Publisher;
+  /** Running digests (from pods) and OCI labels (from registries, with the workload's credentials). */
+  images: ImageFactsSource;
+  /** The publisher, behind the guard that remembers GitHub's refusals. */
+  publisher: Pick<Publisher, 'publish'>;
   sources: SourceStore;
   defaults: Defaults;
   log: Logger;
@@ -89,6 +92,7 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
       for (const s of r.sent) deps.metrics.statuses.inc({ state: s });
     } catch (err) {
       if (isRetryable(err)) retry.push(err);
+      else if (err instanceof RefusedByGitHub) skips.push({ ...origin, source: ref, code: err.refusal.code, reason: err.message });
       else skips.push({ ...origin, source: ref, code: 'github_rejected', reason: githubSkipReason(err, target) });
     }
   }
@@ -112,19 +116,21 @@ async function workloadCandidates(
   const info = { ...workload, annotations, containers: templateContainers(w.object) };
   const found: Candidate[] = [];
   const failed: Skip[] = [];
+  const images = deps.images.forWorkload(w.object);
+  const labelsNeeded = needsLabels(annotations);
   for (const container of info.containers) {
     let facts: ImageFacts | undefined;
-    if (needsLabels(annotations)) {
-      try {
-        facts = await deps.labels.imageMetadata(container.image);
-        deps.metrics.registryRequests.inc({ outcome: 'ok' });
-      } catch (err) {
-        const failure = err instanceof RegistryError ? err.failure : 'error';
-        deps.metrics.registryRequests.inc({ outcome: failure });
-        if (isRetryable(err)) retry.push(err);
-        failed.push({ source: ref, workload, container: container.name, code: `registry_${failure}`, reason: errorMessage(err) });
-        continue;
-      }
+    try {
+      // The running digest is recorded even when annotations make the registry unnecessary.
+      facts = await images.facts(container, labelsNeeded);
+      if (labelsNeeded) deps.metrics.registryRequests.inc({ outcome: 'ok' });
+    } catch (err) {
+      const failure = err instanceof RegistryError ? err.failure : 'error';
+      if (labelsNeeded) deps.metrics.registryRequests.inc({ outcome: failure });
+      if (isRetryable(err)) retry.push(err);
+      const code = err instanceof KubeError ? 'kube_error' : `registry_${failure}`;
+      failed.push({ source: ref, workload, container: container.name, code, reason: errorMessage(err) });
+      continue;
     }
     const r = resolveTarget(ref, info, container, facts, deps.defaults);
     if ('target' in r) {

@@ -20,6 +20,8 @@ export interface WorkerOptions {
   concurrency: number;
   log: Logger;
   now: () => number;
+  /** Until when no work may start (GitHub rate limit or rejected credentials), or null. */
+  pausedUntil?: () => number | null;
 }
 
 const key = (r: SourceRef) => `${r.kind}/${r.namespace}/${r.name}`;
@@ -54,6 +56,14 @@ export class Worker {
   }
 
   private pump(): void {
+    const paused = this.pausedUntil();
+    if (paused !== null) {
+      // Nothing starts while GitHub work is paused; the queue keeps every source for when it ends.
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.notify(), paused - this.o.now());
+      this.timer.unref();
+      return;
+    }
     const free = this.o.concurrency - this.inflight.size;
     if (free > 0) {
       for (const item of this.o.queue.claim(this.o.now(), free)) {
@@ -65,6 +75,11 @@ export class Worker {
       }
     }
     this.schedule();
+  }
+
+  private pausedUntil(): number | null {
+    const until = this.o.pausedUntil?.() ?? null;
+    return until !== null && until > this.o.now() ? until : null;
   }
 
   private schedule(): void {
@@ -80,9 +95,11 @@ export class Worker {
       await this.o.run(item);
       this.o.queue.complete(item, this.o.now());
     } catch (err) {
-      const delay = retryDelay(item.attempts);
-      this.o.log.warn({ source: key(item), attempt: item.attempts + 1, retryInMs: delay, err: errorMessage(err) }, 'reconcile failed; will retry');
-      this.o.queue.fail(item, this.o.now() + delay, errorMessage(err));
+      // Failed during a pause (a rate limit, rejected credentials): due again when the pause ends, not before.
+      const now = this.o.now();
+      const retryAt = this.pausedUntil() ?? now + retryDelay(item.attempts);
+      this.o.log.warn({ source: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) }, 'reconcile failed; will retry');
+      this.o.queue.fail(item, retryAt, errorMessage(err));
     }
   }
 

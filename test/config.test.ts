@@ -21,7 +21,7 @@ function problemsOf(t: Test, env: NodeJS.ProcessEnv, readFile?: (p: string) => B
 t.test('minimal valid env and defaults', async (t) => {
   const c = loadConfig({ ...MINIMAL });
   t.match(c, {
-    port: 8080, host: '0.0.0.0', githubToken: 'ghp_test', githubApiUrl: 'https://api.github.com', githubHost: 'github.com',
+    port: 8080, host: '0.0.0.0', githubAuth: { kind: 'token', token: 'ghp_test' }, githubApiUrl: 'https://api.github.com', githubHost: 'github.com',
     clusterName: 'prod-eu-1', description: 'Deployed by Flux', databasePath: './data/github-deployment-bridge.db',
     resyncIntervalMs: 300_000, watchNamespaces: [], logLevel: 'info', registryInsecureHosts: [], reconcileConcurrency: 4,
   });
@@ -59,7 +59,7 @@ t.test('every invalid value is reported at once', async (t) => {
   });
   const expected: RegExp[] = [
     /^WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required/,
-    /^GITHUB_TOKEN is required/,
+    /^GitHub credentials are required: GITHUB_TOKEN/,
     /^CLUSTER_NAME is required/,
     /^PORT="70000" must be a whole number from 0 to 65535/,
     /^GITHUB_API_URL="ftp:\/\/example.com" must be an https: or http: URL/,

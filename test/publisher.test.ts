@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Octokit } from 'octokit';
 import { pino } from 'pino';
-import { createDeploymentsPort, createOctokit } from '../src/github/octokit.js';
+import { GitHubHealth } from '../src/github/health.js';
+import { createDeploymentsPort, createOctokit, staticToken } from '../src/github/octokit.js';
 import type { DeploymentsPort, StatusState } from '../src/github/types.js';
 import type { DesiredState } from '../src/lifecycle/plan.js';
 import { resolveTarget, type ReportTarget } from '../src/metadata/resolve.js';
@@ -186,7 +187,10 @@ t.test('the lifecycle through createOctokit (throttled, as in production)', asyn
   const metrics = createMetrics();
   const r = await run(t, {
     flavour: 'production',
-    port: (sim) => createDeploymentsPort(createOctokit({ token: TOKEN, baseUrl: sim.url, userAgent: 'gdb-test', metrics, log })),
+    port: (sim) => createDeploymentsPort(createOctokit({
+      credentials: staticToken(TOKEN), baseUrl: sim.url, userAgent: 'gdb-test', metrics, log, scope: 'token',
+      health: new GitHubHealth({ auth: 'token', now: Date.now }),
+    })),
   });
   assertGitHub(t, r.sim);
   t.same(r.total, BASELINE, 'two lists, two creates, five statuses, no status reads');

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { GitHubHealth } from '../github/health.js';
 import type { Metrics } from '../metrics.js';
 import type { DeploymentStore } from '../store/deployments.js';
 import type { QueueStore } from '../store/queue.js';
+import type { RefusalStore } from '../store/refusals.js';
 import type { SourceStore } from '../store/sources.js';
 
 /** Why the bridge is or is not ready to do its work. */
@@ -17,6 +19,22 @@ export interface StatusDeps {
   metrics: Metrics;
   readiness: () => Readiness;
   activeReconciles: () => number;
+  /** The GitHub side: credentials, rate-limit pause and budget; refusals waiting for their late retry. */
+  github?: { health: GitHubHealth; refusals: RefusalStore; now: () => number };
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The `github` section of /state. */
+function githubState(g: NonNullable<StatusDeps['github']>) {
+  const h = g.health.snapshot();
+  return {
+    auth: h.auth,
+    credentials: { ...h.credentials, checkedAt: iso(h.credentials.checkedAt), nextCheckAt: iso(h.credentials.nextCheckAt) },
+    paused: h.pause === null ? null : { kind: h.pause.kind, reason: h.pause.reason, since: iso(h.pause.since), until: iso(h.pause.until) },
+    budgets: h.budgets.map((b) => ({ ...b, resetAt: iso(b.resetAt), observedAt: iso(b.observedAt) })),
+    refusals: g.refusals.list().map((r) => ({ ...r, since: iso(r.since), retryAt: iso(r.retryAt), waiting: r.retryAt > g.now() })),
+  };
 }
 
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
@@ -29,7 +47,6 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
   });
 
   app.get('/state', async () => {
-    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
     return {
       deployments: deps.deployments.list().map((d) => ({
         owner: d.owner, repo: d.repo, environment: d.environment, sha: d.sha, deploymentName: d.deploymentName,
@@ -51,6 +68,7 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
         items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
       },
       readiness: deps.readiness(),
+      ...(deps.github ? { github: githubState(deps.github) } : {}),
     };
   });
 
@@ -62,6 +80,18 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
     for (const { state, count } of deps.deployments.countsByState()) deps.metrics.deploymentsByState.set({ state }, count);
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
+    if (deps.github) githubGauges(deps.metrics, deps.github);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
+}
+
+/** GitHub gauges, set at scrape time from the health tracker and the refusal store. */
+function githubGauges(m: Metrics, g: NonNullable<StatusDeps['github']>): void {
+  const h = g.health.snapshot();
+  m.githubPausedUntil.set(h.pause === null ? 0 : Math.ceil(h.pause.until / 1000));
+  m.githubCredentialsOk.set(h.credentials.state === 'rejected' ? 0 : 1);
+  m.githubRemaining.reset();
+  for (const b of h.budgets) m.githubRemaining.set({ scope: b.scope, resource: b.resource }, b.remaining);
+  m.githubRefusals.reset();
+  for (const { code, count } of g.refusals.counts(g.now())) m.githubRefusals.set({ code }, count);
 }

@@ -1,10 +1,12 @@
 /**
  * The Kubernetes adapter: the few reads of KubeReader over @kubernetes/client-node 1.x.
  * Flux objects and apps/v1 workloads alike go through CustomObjectsApi (plain JSON, no model
- * classes). Every HTTP request carries its own timeout signal; failures become KubeError.
+ * classes); the core/v1 reads for image credentials and running digests go through CoreV1Api
+ * (core-reads.ts). Every HTTP request carries its own timeout signal; failures become KubeError.
  */
 import {
   ApiException,
+  CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
   Observable,
@@ -12,6 +14,7 @@ import {
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
 import { KubeError, errorMessage } from '../errors.js';
+import { coreReads } from './core-reads.js';
 import type { FluxKind, K8sObject, KubeReader, SourceRef, WorkloadKind } from './types.js';
 
 /** Per-request timeout when none is configured. */
@@ -108,7 +111,9 @@ function isObjectWithName(v: unknown): v is K8sObject {
 export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new Error(`kube timeout must be positive, got ${timeoutMs}`);
-  const api = loadKubeConfig(opts).makeApiClient(CustomObjectsApi);
+  const kc = loadKubeConfig(opts);
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const core = kc.makeApiClient(CoreV1Api);
 
   /** Runs one request with its own timeout and turns any failure into a KubeError. */
   async function call<T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>): Promise<T> {
@@ -167,6 +172,7 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
   }
 
   return {
+    ...coreReads(core, call),
     getFluxObject: (ref: SourceRef) => getObject(FLUX_RESOURCES[ref.kind], ref.namespace, ref.name),
     getWorkload: (kind: WorkloadKind, namespace: string, name: string) =>
       getObject(WORKLOAD_RESOURCES[kind], namespace, name),

@@ -26,6 +26,9 @@ export function withHealth(inner: KubeReader, now: () => number): { reader: Kube
       getFluxObject: track(inner.getFluxObject.bind(inner)),
       listFluxObjects: track(inner.listFluxObjects.bind(inner)),
       getWorkload: track(inner.getWorkload.bind(inner)),
+      getSecret: track(inner.getSecret.bind(inner)),
+      getServiceAccountPullSecrets: track(inner.getServiceAccountPullSecrets.bind(inner)),
+      listPods: track(inner.listPods.bind(inner)),
     },
     health: () => ({ ...state }),
   };

@@ -41,6 +41,25 @@ export interface SourceRef {
 /** Workload kinds the bridge reads from an inventory. */
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'ReplicaSet';
 
+/** The parts of a v1 Secret the bridge reads (only Secrets named by an opted-in workload). */
+export interface SecretView {
+  type: string;
+  /** Values base64-encoded, as the API serves them. */
+  data: Record<string, string>;
+}
+
+/** The parts of a v1 Pod the bridge reads: which image each container runs. */
+export interface PodView {
+  name: string;
+  /** creationTimestamp in ms since the epoch; 0 when absent. */
+  createdAt: number;
+  /** deletionTimestamp is set. */
+  terminating: boolean;
+  containers: Array<{ name: string; image: string }>;
+  /** `status.containerStatuses`: imageID is '' until the image is pulled. */
+  containerStatuses: Array<{ name: string; imageID: string }>;
+}
+
 /** The few Kubernetes reads the bridge needs; tests swap in the fake API server behind the real client. */
 export interface KubeReader {
   /** The Flux object, or null when it does not exist (404). */
@@ -49,4 +68,10 @@ export interface KubeReader {
   listFluxObjects(kind: FluxKind, namespaces: readonly string[]): Promise<K8sObject[]>;
   /** An apps/v1 workload, or null when it does not exist (404). */
   getWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<K8sObject | null>;
+  /** A Secret, or null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError. */
+  getSecret(namespace: string, name: string): Promise<SecretView | null>;
+  /** The names in a ServiceAccount's `imagePullSecrets`, or null when it does not exist (404). */
+  getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null>;
+  /** Pods of a namespace matching a label selector (`a=b,c in (d)`). */
+  listPods(namespace: string, labelSelector: string): Promise<PodView[]>;
 }

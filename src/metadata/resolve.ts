@@ -1,6 +1,7 @@
 import type { K8sObject, SourceRef } from '../kube/types.js';
 import { parseCommit, parseRepository } from './repository.js';
 import { expandUrl } from './template.js';
+import { pickRepository, repositoryAllowed, type RepositoryPattern, type RepositorySource } from './trust.js';
 
 /** Prefix of every annotation the bridge reads. */
 export const ANNOTATION_PREFIX = 'github-deployment-bridge.io/';
@@ -18,6 +19,10 @@ export interface Defaults {
   /** GitHub web host that repository URLs must name (github.com or the GHES host). */
   githubHost: string;
   controllerVersion: string;
+  /** `REPOSITORY_SOURCE`: `annotation` ignores the image's source label (default `any`). */
+  repositorySource?: RepositorySource;
+  /** `ALLOWED_REPOSITORIES`: targets outside are skipped, never written (empty: all allowed). */
+  allowedRepositories?: readonly RepositoryPattern[];
 }
 
 /** A workload after its annotations are merged (workload wins over pod template). */
@@ -57,7 +62,7 @@ export interface ReportTarget {
 }
 
 /** Low-cardinality class of a skip reason, for metrics. */
-export type SkipCode = 'no_repository' | 'bad_repository' | 'no_commit' | 'bad_commit' | 'no_environment';
+export type SkipCode = 'no_repository' | 'bad_repository' | 'repository_not_allowed' | 'no_commit' | 'bad_commit' | 'no_environment';
 
 export type Resolution = { target: ReportTarget } | { skip: string; code: SkipCode };
 
@@ -100,10 +105,18 @@ export function resolveTarget(
 ): Resolution {
   const a = nonBlank(workload.annotations);
   const labels = facts?.labels ?? {};
-  const repoValue = a.repository ?? labels[LABEL_SOURCE];
-  if (!repoValue) return { code: 'no_repository', skip: `image ${container.image} has no ${LABEL_SOURCE} label: set annotation ${ANNOTATION_PREFIX}repository` };
-  const repo = parseRepository(repoValue, defaults.githubHost);
-  if ('error' in repo) return { code: 'bad_repository', skip: `repository ${repo.error}: fix the ${a.repository ? `${ANNOTATION_PREFIX}repository annotation` : `${LABEL_SOURCE} label`}` };
+  const picked = pickRepository(a.repository, labels[LABEL_SOURCE], defaults.repositorySource ?? 'any');
+  if (!picked) {
+    return defaults.repositorySource === 'annotation'
+      ? { code: 'no_repository', skip: `no ${ANNOTATION_PREFIX}repository annotation: REPOSITORY_SOURCE=annotation does not take the repository from image labels` }
+      : { code: 'no_repository', skip: `image ${container.image} has no ${LABEL_SOURCE} label: set annotation ${ANNOTATION_PREFIX}repository` };
+  }
+  const origin = picked.from === 'annotation' ? `${ANNOTATION_PREFIX}repository annotation` : `${LABEL_SOURCE} label`;
+  const repo = parseRepository(picked.value, defaults.githubHost);
+  if ('error' in repo) return { code: 'bad_repository', skip: `repository ${repo.error}: fix the ${origin}` };
+  if (!repositoryAllowed(defaults.allowedRepositories ?? [], repo.owner, repo.repo)) {
+    return { code: 'repository_not_allowed', skip: `${repo.owner}/${repo.repo} (from the ${origin}) is not in ALLOWED_REPOSITORIES` };
+  }
   const commitValue = a.commit ?? labels[LABEL_REVISION];
   if (!commitValue) return { code: 'no_commit', skip: `image ${container.image} has no ${LABEL_REVISION} label: set annotation ${ANNOTATION_PREFIX}commit` };
   const sha = parseCommit(commitValue);

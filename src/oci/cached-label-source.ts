@@ -1,80 +1,101 @@
 /**
- * In-memory cache in front of a LabelSource: a digest's labels never change, so digest
- * references are answered from memory for good; tags move, so a tag's answer is kept for a TTL.
- * Permanent failures (denied, not found, invalid) are remembered briefly so a broken image does
- * not cost one registry round-trip per workload per reconcile.
+ * The label cache in front of the registry client. A digest's labels never change, so they are
+ * kept for good (per platform, as an index resolves per platform); a tag is resolved to a digest
+ * with one HEAD, reused for a short TTL. Both live in a persistent store, so a restart costs
+ * nothing. In steady state a digest reference makes no request and a tag one HEAD per TTL.
+ * Permanent failures are remembered briefly in memory, per credentials: an anonymous "denied"
+ * never hides an image that a workload's credentials can read.
  */
 import { RegistryError } from '../errors.js';
 import { formatReference, parseImageReference } from './reference.js';
-import type { ImageMetadata, LabelSource } from './types.js';
+import { credentialsFingerprint, type Credentials } from './registry-auth.js';
+import type { ImageMetadata, LabelSource, LookupOptions, RegistryClient } from './types.js';
 
-/** How long a tag's answer is reused by default: 5 minutes. */
+/** How long a tag → digest answer is reused by default: 5 minutes. */
 export const DEFAULT_TAG_TTL_MS = 5 * 60_000;
-/** How long a permanent failure is reused by default: 30 seconds. */
+/** How long a permanent failure (denied, not found, invalid) is reused by default: 30 seconds. */
 const DEFAULT_FAILURE_TTL_MS = 30_000;
-/** Entries kept per map before the oldest are evicted. */
-const DEFAULT_MAX_ENTRIES = 2000;
+/** Failures remembered before the oldest are dropped. */
+const MAX_FAILURES = 2000;
+
+/** Where the cache keeps what it learnt (SQLite in production: src/store/image-cache.ts). */
+export interface ImageCacheStore {
+  /** Labels of `digest` as read for `platform`, if known. */
+  getImage(digest: string, platform: string): ImageMetadata | undefined;
+  putImage(platform: string, meta: ImageMetadata, now: number): void;
+  /** The digest a reference (`host/repo:tag`) pointed to, and when that was checked. */
+  getTag(reference: string): { digest: string; checkedAt: number } | undefined;
+  putTag(reference: string, digest: string, now: number): void;
+}
 
 /** Options of createCachedLabelSource. */
 export interface LabelCacheOptions {
-  /** Tag → answer lifetime in ms; default 5 min. */
+  /** Tag → digest lifetime in ms; default 5 min. */
   tagTtlMs?: number;
   /** Lifetime of denied/not_found/invalid failures in ms; default 30 s; 0 disables. */
   failureTtlMs?: number;
-  /** Bound of each map (digests, tags); default 2000. */
-  maxEntries?: number;
   /** Clock; default Date.now. */
   now?: () => number;
 }
 
-type TagEntry = { expiresAt: number } & ({ ok: ImageMetadata } | { error: RegistryError });
+const isPermanent = (err: unknown): err is RegistryError =>
+  err instanceof RegistryError && (err.failure === 'denied' || err.failure === 'not_found' || err.failure === 'invalid');
 
-/** Insert into an insertion-ordered map, evicting the oldest entry beyond `max`. */
-function put<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > max) map.delete(map.keys().next().value as string);
-}
-
-/** Wraps `inner` with the digest/tag cache described above. */
-export function createCachedLabelSource(inner: LabelSource, options: LabelCacheOptions = {}): LabelSource {
+/** A LabelSource answering from `store` when it can and asking `client` when it must. */
+export function createCachedLabelSource(client: RegistryClient, store: ImageCacheStore, options: LabelCacheOptions = {}): LabelSource {
   const tagTtlMs = options.tagTtlMs ?? DEFAULT_TAG_TTL_MS;
   const failureTtlMs = options.failureTtlMs ?? DEFAULT_FAILURE_TTL_MS;
-  const max = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const now = options.now ?? Date.now;
-  const byDigest = new Map<string, ImageMetadata>();
-  /** Tag answers, and recent permanent failures of any reference. */
-  const byTag = new Map<string, TagEntry>();
+  const failures = new Map<string, { error: RegistryError; expiresAt: number }>();
 
-  function copy(m: ImageMetadata): ImageMetadata {
-    return { digest: m.digest, labels: { ...m.labels } };
-  }
-
-  async function imageMetadata(image: string, signal?: AbortSignal): Promise<ImageMetadata> {
-    const ref = parseImageReference(image);
-    const key = ref.digest ?? formatReference(ref);
-    const known = ref.digest === undefined ? undefined : byDigest.get(ref.digest);
-    if (known !== undefined) return copy(known);
-    const hit = byTag.get(key);
-    if (hit !== undefined && hit.expiresAt > now()) {
-      if ('error' in hit) throw hit.error;
-      return copy(hit.ok);
-    }
-    if (hit !== undefined) byTag.delete(key);
-    let result: ImageMetadata;
+  /** Runs `ask` unless the same question with the same credentials failed for good recently. */
+  async function guarded<T>(key: string, ask: () => Promise<T>): Promise<T> {
+    const hit = failures.get(key);
+    if (hit !== undefined && hit.expiresAt > now()) throw hit.error;
+    failures.delete(key);
     try {
-      result = copy(await inner.imageMetadata(image, signal));
+      return await ask();
     } catch (err) {
-      const permanent = err instanceof RegistryError && (err.failure === 'denied' || err.failure === 'not_found' || err.failure === 'invalid');
-      if (permanent && failureTtlMs > 0) {
-        put(byTag, key, { error: err, expiresAt: now() + failureTtlMs }, max);
+      if (isPermanent(err) && failureTtlMs > 0) {
+        if (failures.size >= MAX_FAILURES) failures.delete(failures.keys().next().value as string);
+        failures.set(key, { error: err, expiresAt: now() + failureTtlMs });
       }
       throw err;
     }
-    put(byDigest, result.digest, result, max);
-    if (ref.digest !== undefined) put(byDigest, ref.digest, result, max);
-    else put(byTag, key, { ok: result, expiresAt: now() + tagTtlMs }, max);
-    return copy(result);
+  }
+
+  async function imageMetadata(image: string, lookup: LookupOptions = {}): Promise<ImageMetadata> {
+    const ref = parseImageReference(image);
+    let credentials: Promise<Credentials | undefined> | undefined;
+    const resolveCredentials = (): Promise<Credentials | undefined> =>
+      (credentials ??= Promise.resolve(lookup.credentials?.(ref.registry, ref.repository)));
+    /** The client is handed the credentials already looked up, so they are looked up once. */
+    const ask = async (): Promise<{ key: string; options: LookupOptions }> => {
+      const c = await resolveCredentials();
+      const o: LookupOptions = { credentials: () => c };
+      if (lookup.signal) o.signal = lookup.signal;
+      return { key: lookup.credentials ? credentialsFingerprint(c) : 'default', options: o };
+    };
+
+    let digest = ref.digest;
+    if (digest === undefined) {
+      const name = formatReference(ref);
+      const known = store.getTag(name);
+      if (known !== undefined && now() - known.checkedAt < tagTtlMs && known.checkedAt <= now()) {
+        digest = known.digest;
+      } else {
+        const { key, options } = await ask();
+        digest = await guarded(`${name} ${key}`, () => client.resolveTag(ref, options));
+        store.putTag(name, digest, now());
+      }
+    }
+    const cached = store.getImage(digest, client.platform);
+    if (cached !== undefined) return cached;
+    const { key, options } = await ask();
+    const pinned = { ...ref, digest };
+    const meta = await guarded(`${formatReference(pinned)} ${key}`, () => client.readDigest(pinned, options));
+    store.putImage(client.platform, meta, now());
+    return meta;
   }
 
   return { imageMetadata };

@@ -1,8 +1,10 @@
 /**
  * Answers registry auth challenges and remembers the answers: Bearer tokens from the realm
  * (anonymous, or Basic credentials when the caller has some) until `expires_in`, and Basic
- * headers per host+scope, so one image costs one challenge round-trip at most.
+ * headers per host+scope+credentials, so one image costs one challenge round-trip at most and
+ * an answer obtained with one workload's credentials never serves a pull made with others.
  */
+import { createHash } from 'node:crypto';
 import { RegistryError } from '../errors.js';
 import type { AuthChallenge } from './challenge.js';
 import { httpGet, type HttpSettings } from './registry-http.js';
@@ -33,6 +35,8 @@ export interface AuthTarget {
   repository: string;
   /** `repository:<name>:pull`. */
   scope: string;
+  /** What this pull authenticates with; none → anonymous. */
+  credentials?: Credentials;
 }
 
 /** Thrown-on-failure challenge answering with a per host+scope cache. */
@@ -45,13 +49,16 @@ export interface Authenticator {
   answer(challenge: AuthChallenge, target: AuthTarget, http: HttpSettings): Promise<string | undefined>;
 }
 
+/** A short, non-reversible name of a credential pair ('anonymous' without), for cache keys. */
+export function credentialsFingerprint(c: Credentials | undefined): string {
+  if (c === undefined) return 'anonymous';
+  return createHash('sha256').update(`${c.username}\0${c.password}`).digest('hex').slice(0, 16);
+}
+
 /** Builds an Authenticator; `now` is injectable so token expiry is testable. */
-export function createAuthenticator(
-  credentialsFor: (registry: string) => Credentials | undefined,
-  now: () => number,
-): Authenticator {
+export function createAuthenticator(now: () => number): Authenticator {
   const answers = new Map<string, CachedAnswer>();
-  const keyOf = (t: AuthTarget): string => `${t.registry} ${t.scope}`;
+  const keyOf = (t: AuthTarget): string => `${t.registry} ${t.scope} ${credentialsFingerprint(t.credentials)}`;
 
   function remember(target: AuthTarget, header: string, expiresAt: number): void {
     if (answers.size >= MAX_CACHED_ANSWERS) {
@@ -71,7 +78,7 @@ export function createAuthenticator(
     }
     if (challenge.service !== undefined) realm.searchParams.set('service', challenge.service);
     realm.searchParams.set('scope', target.scope);
-    const creds = credentialsFor(target.registry);
+    const creds = target.credentials;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (creds) headers.authorization = basicHeader(creds);
     const res = await httpGet(realm, headers, MAX_TOKEN_BYTES, http);
@@ -110,7 +117,7 @@ export function createAuthenticator(
     },
     async answer(challenge, target, http) {
       if (challenge.scheme === 'bearer') return fetchToken(challenge, target, http);
-      const creds = credentialsFor(target.registry);
+      const creds = target.credentials;
       if (creds === undefined) return undefined;
       const header = basicHeader(creds);
       remember(target, header, Number.POSITIVE_INFINITY);

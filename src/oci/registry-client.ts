@@ -1,6 +1,7 @@
 /**
  * Registry client: image reference → manifest (index → platform manifest) → config blob →
- * `config.Labels`, over the OCI distribution HTTP API with Basic or Bearer-token auth.
+ * `config.Labels`, over the OCI distribution HTTP API with Basic or Bearer-token auth; and a tag →
+ * digest resolution with one HEAD, for the cache in front of it.
  */
 import { createHash } from 'node:crypto';
 import { RegistryError } from '../errors.js';
@@ -10,7 +11,7 @@ import { DEFAULT_PLATFORM, formatPlatform, selectManifest, type Platform } from 
 import { formatReference, manifestReference, parseImageReference, type ImageReference } from './reference.js';
 import { createAuthenticator, deniedMessage, type AuthTarget, type Credentials } from './registry-auth.js';
 import { httpGet, type HttpResult, type HttpSettings } from './registry-http.js';
-import type { ImageMetadata, LabelSource } from './types.js';
+import type { ImageMetadata, LookupOptions, RegistryClient } from './types.js';
 
 export type { Credentials } from './registry-auth.js';
 
@@ -20,11 +21,13 @@ export const DEFAULT_REGISTRY_TIMEOUT_MS = 10_000;
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 /** Largest image config blob accepted. */
 const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
+/** A `Docker-Content-Digest` value worth trusting. */
+const DIGEST_HEADER = /^sha256:[a-f0-9]{64}$|^sha512:[a-f0-9]{128}$/;
 
 /** Options of createRegistryClient. */
 export interface RegistryClientOptions {
-  /** Credentials for a registry (`docker.io` for Docker Hub, else `host[:port]` as written); none → anonymous. */
-  credentialsFor?: (registry: string) => Credentials | undefined;
+  /** Default credentials, used when a call brings none of its own (`docker.io` for Docker Hub, else `host[:port]`). */
+  credentialsFor?: (registry: string, repository: string) => Credentials | undefined;
   /** `host[:port]` spoken to over plain HTTP; exact match, so list `localhost:5000` or `127.0.0.1:5000` explicitly. */
   insecureHosts?: readonly string[];
   /** Platform picked from multi-arch indexes; default linux/amd64. */
@@ -33,6 +36,8 @@ export interface RegistryClientOptions {
   timeoutMs?: number;
   /** Clock for token expiry; default Date.now. */
   now?: () => number;
+  /** Told of every HTTP exchange (registries and token services), for metrics; status 0 = no answer. */
+  onResponse?: (method: string, status: number) => void;
 }
 
 interface Pull {
@@ -43,28 +48,40 @@ interface Pull {
 }
 
 /**
- * A LabelSource that asks registries directly. Tokens are cached per registry+scope; nothing
- * else is cached (wrap it with createCachedLabelSource for that).
+ * A RegistryClient that asks registries directly. Tokens are cached per registry+scope+credentials;
+ * nothing else is cached (createCachedLabelSource does that).
  */
-export function createRegistryClient(options: RegistryClientOptions = {}): LabelSource {
+export function createRegistryClient(options: RegistryClientOptions = {}): RegistryClient {
   const insecureHosts = new Set((options.insecureHosts ?? []).map((h) => h.toLowerCase()));
   const timeoutMs = options.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS;
   const platform = options.platform ?? DEFAULT_PLATFORM;
-  const auth = createAuthenticator(options.credentialsFor ?? (() => undefined), options.now ?? Date.now);
+  const auth = createAuthenticator(options.now ?? Date.now);
 
-  /** GET with cached auth; on 401 answer the challenge once and retry. Maps 401/403/404/5xx. */
-  async function get(pull: Pull, path: string, accept: string, maxBytes: number, what: string): Promise<HttpResult> {
+  async function pullFor(ref: ImageReference, lookup: LookupOptions): Promise<Pull> {
+    const own = lookup.credentials ? await lookup.credentials(ref.registry, ref.repository) : undefined;
+    const credentials = own ?? options.credentialsFor?.(ref.registry, ref.repository);
+    const scheme = insecureHosts.has(ref.apiHost) || insecureHosts.has(ref.registry) ? 'http' : 'https';
+    const http: HttpSettings = { timeoutMs, insecureHosts };
+    if (lookup.signal) http.signal = lookup.signal;
+    if (options.onResponse) http.onResponse = options.onResponse;
+    const target: AuthTarget = { registry: ref.registry, repository: ref.repository, scope: `repository:${ref.repository}:pull` };
+    if (credentials) target.credentials = credentials;
+    return { ref, target, base: `${scheme}://${ref.apiHost}`, http };
+  }
+
+  /** One request with cached auth; on 401 answer the challenge once and retry. Maps 401/403/404/5xx. */
+  async function request(pull: Pull, method: 'GET' | 'HEAD', path: string, accept: string, maxBytes: number, what: string): Promise<HttpResult> {
     const url = new URL(`${pull.base}/v2/${pull.ref.repository}/${path}`);
     const headers: Record<string, string> = { accept };
     const cached = auth.cached(pull.target);
     if (cached !== undefined) headers.authorization = cached;
-    let res = await httpGet(url, headers, maxBytes, pull.http);
+    let res = await httpGet(url, headers, maxBytes, pull.http, method);
     if (res.status === 401) {
       if (cached !== undefined) auth.forget(pull.target);
       const challenge = pickChallenge(res.headers.get('www-authenticate'));
       const answer = challenge ? await auth.answer(challenge, pull.target, pull.http) : undefined;
       if (answer === undefined) throw new RegistryError('denied', deniedMessage(pull.target));
-      res = await httpGet(url, { ...headers, authorization: answer }, maxBytes, pull.http);
+      res = await httpGet(url, { ...headers, authorization: answer }, maxBytes, pull.http, method);
     }
     if (res.status === 200) return res;
     if (res.status === 401 || res.status === 403) {
@@ -83,34 +100,55 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Label
     if (expected?.startsWith('sha256:') && expected !== computed) {
       throw new RegistryError('invalid', `${what}: content does not match digest ${expected}`);
     }
-    return expected ?? res.headers.get('docker-content-digest') ?? computed;
+    return expected ?? computed;
   }
 
-  async function imageMetadata(image: string, signal?: AbortSignal): Promise<ImageMetadata> {
-    const ref = parseImageReference(image);
-    const scheme = insecureHosts.has(ref.apiHost) || insecureHosts.has(ref.registry) ? 'http' : 'https';
-    const http: HttpSettings = signal ? { timeoutMs, insecureHosts, signal } : { timeoutMs, insecureHosts };
-    const target: AuthTarget = { registry: ref.registry, repository: ref.repository, scope: `repository:${ref.repository}:pull` };
-    const pull: Pull = { ref, target, base: `${scheme}://${ref.apiHost}`, http };
-    const name = formatReference(ref);
-
-    let res = await get(pull, `manifests/${manifestReference(ref)}`, MANIFEST_ACCEPT, MAX_MANIFEST_BYTES, name);
-    let digest = digestOf(res, ref.digest, name);
+  /** Manifest at `reference` → (platform manifest) → config labels. */
+  async function readFrom(pull: Pull, reference: string, expected: string | undefined, name: string): Promise<ImageMetadata> {
+    let res = await request(pull, 'GET', `manifests/${reference}`, MANIFEST_ACCEPT, MAX_MANIFEST_BYTES, name);
+    const digest = digestOf(res, expected, name);
     let manifest = parseManifest(res.body, res.headers.get('content-type'), name);
+    let platformDigest: string | undefined;
     if (manifest.kind === 'index') {
       const entry = selectManifest(manifest.manifests, platform);
       if (entry === undefined) throw new RegistryError('invalid', `${name} is an index without any runnable image (wanted ${formatPlatform(platform)})`);
       const what = `${name} (${entry.digest})`;
-      res = await get(pull, `manifests/${entry.digest}`, MANIFEST_ACCEPT, MAX_MANIFEST_BYTES, what);
-      digest = digestOf(res, entry.digest, what);
+      res = await request(pull, 'GET', `manifests/${entry.digest}`, MANIFEST_ACCEPT, MAX_MANIFEST_BYTES, what);
+      platformDigest = digestOf(res, entry.digest, what);
       manifest = parseManifest(res.body, res.headers.get('content-type'), what);
       if (manifest.kind !== 'image') throw new RegistryError('invalid', `${what}: nested image indexes are not supported`);
     }
     const configWhat = `config blob ${manifest.config.digest} of ${name}`;
-    const blob = await get(pull, `blobs/${manifest.config.digest}`, `${manifest.config.mediaType}, */*`, MAX_CONFIG_BYTES, configWhat);
+    const blob = await request(pull, 'GET', `blobs/${manifest.config.digest}`, `${manifest.config.mediaType}, */*`, MAX_CONFIG_BYTES, configWhat);
     digestOf(blob, manifest.config.digest, configWhat);
-    return { digest, labels: parseConfigLabels(blob.body, configWhat) };
+    const labels = parseConfigLabels(blob.body, configWhat);
+    return platformDigest === undefined ? { digest, labels } : { digest, platformDigest, labels };
   }
 
-  return { imageMetadata };
+  return {
+    platform: formatPlatform(platform),
+    async imageMetadata(image, lookup = {}) {
+      const ref = parseImageReference(image);
+      return readFrom(await pullFor(ref, lookup), manifestReference(ref), ref.digest, formatReference(ref));
+    },
+    async readDigest(ref, lookup = {}) {
+      if (ref.digest === undefined) throw new RegistryError('invalid', `readDigest needs a digest reference, got ${formatReference(ref)}`);
+      return readFrom(await pullFor(ref, lookup), ref.digest, ref.digest, formatReference(ref));
+    },
+    async resolveTag(ref, lookup = {}) {
+      const tag = ref.tag ?? 'latest';
+      const name = `${ref.registry}/${ref.repository}:${tag}`;
+      const pull = await pullFor(ref, lookup);
+      try {
+        const head = await request(pull, 'HEAD', `manifests/${tag}`, MANIFEST_ACCEPT, 0, name);
+        const header = head.headers.get('docker-content-digest')?.trim();
+        if (header !== undefined && DIGEST_HEADER.test(header)) return header;
+      } catch (err) {
+        // A registry that refuses HEAD (405 and the like) is asked with GET; anything else stands.
+        if (!(err instanceof RegistryError && err.failure === 'invalid')) throw err;
+      }
+      const res = await request(pull, 'GET', `manifests/${tag}`, MANIFEST_ACCEPT, MAX_MANIFEST_BYTES, name);
+      return digestOf(res, undefined, name);
+    },
+  };
 }

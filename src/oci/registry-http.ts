@@ -1,5 +1,5 @@
 /**
- * One registry GET on Node's fetch: timeout combined with the caller's signal, bounded body,
+ * One registry GET (or HEAD) on Node's fetch: timeout combined with the caller's signal, bounded body,
  * redirects followed by hand so `Authorization` never leaves the origin it was meant for, and
  * transport failures sorted into RegistryError kinds.
  */
@@ -24,6 +24,8 @@ export interface HttpSettings {
   insecureHosts: ReadonlySet<string>;
   /** The caller's cancellation; its reason is rethrown as is. */
   signal?: AbortSignal;
+  /** Told of every HTTP exchange (each redirect hop): method and status, 0 for a transport failure. */
+  onResponse?: (method: string, status: number) => void;
 }
 
 /** A buffered response. */
@@ -91,11 +93,13 @@ function checkScheme(url: URL, settings: HttpSettings): void {
 }
 
 /**
- * GETs `url`, following redirects; the `authorization` header is dropped as soon as a hop
- * leaves the original origin (blob storage must not see registry credentials).
+ * GETs (or HEADs) `url`, following redirects; the `authorization` header is dropped as soon as a
+ * hop leaves the original origin (blob storage must not see registry credentials).
  * Statuses are returned, not thrown; transport failures throw RegistryError.
  */
-export async function httpGet(url: URL, headers: Record<string, string>, maxBytes: number, settings: HttpSettings): Promise<HttpResult> {
+export async function httpGet(
+  url: URL, headers: Record<string, string>, maxBytes: number, settings: HttpSettings, method: 'GET' | 'HEAD' = 'GET',
+): Promise<HttpResult> {
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const signal = settings.signal ? AbortSignal.any([timeout, settings.signal]) : timeout;
   const origin = url.origin;
@@ -104,7 +108,14 @@ export async function httpGet(url: URL, headers: Record<string, string>, maxByte
   try {
     for (let hop = 0; ; hop++) {
       checkScheme(current, settings);
-      const res = await fetch(current, { headers: sent, redirect: 'manual', signal });
+      let res: Response;
+      try {
+        res = await fetch(current, { method, headers: sent, redirect: 'manual', signal });
+      } catch (err) {
+        settings.onResponse?.(method, 0);
+        throw err;
+      }
+      settings.onResponse?.(method, res.status);
       const location = res.headers.get('location');
       if (!REDIRECT_STATUSES.has(res.status) || location === null) {
         return { status: res.status, headers: res.headers, body: await readBody(res, maxBytes, current) };

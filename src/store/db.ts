@@ -43,6 +43,23 @@ const MIGRATIONS: string[] = [
      container TEXT NOT NULL, code TEXT NOT NULL, reason TEXT NOT NULL, since INTEGER NOT NULL, updated_at INTEGER NOT NULL,
      PRIMARY KEY (source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container)
    ) WITHOUT ROWID;`,
+  // Registry cache: labels by digest (per platform picked from an index), tag → digest with its check time.
+  `CREATE TABLE image_labels (
+     digest TEXT NOT NULL, platform TEXT NOT NULL,
+     platform_digest TEXT, labels TEXT NOT NULL, stored_at INTEGER NOT NULL,
+     PRIMARY KEY (digest, platform)
+   ) WITHOUT ROWID;
+   CREATE TABLE image_tags (
+     reference TEXT PRIMARY KEY, digest TEXT NOT NULL, checked_at INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
+  // GitHub: App installation per repository owner (with its look-up time), and refusals not to repeat before retry_at.
+  `CREATE TABLE github_installations (
+     owner TEXT PRIMARY KEY, installation_id INTEGER NOT NULL, resolved_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE github_refusals (
+     key TEXT PRIMARY KEY, code TEXT NOT NULL, reason TEXT NOT NULL, status INTEGER,
+     since INTEGER NOT NULL, retry_at INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
 ];
 
 /** Opens (creating if missing) the SQLite database and brings its schema up to date. */

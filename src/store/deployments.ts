@@ -94,6 +94,11 @@ export class DeploymentStore {
       .run({ ...identityParams(id), state, description, now });
   }
 
+  /** Drops a provisional row (GitHub refused the creation); the next attempt starts with a fresh find-or-create. */
+  removeProvisional(id: Identity): void {
+    this.db.prepare(`DELETE FROM deployments WHERE ${KEY} AND deployment_id IS NULL`).run(identityParams(id));
+  }
+
   /** Other commits of the same lineage (owner, repo, environment, deploymentName) that have a deployment. */
   lineage(id: Identity): DeploymentRow[] {
     return (this.db.prepare(`SELECT * FROM deployments WHERE owner = @owner AND repo = @repo AND environment = @environment

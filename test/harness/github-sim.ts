@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SimApp, type SimAppOptions } from './github-sim/app.js';
 import { FaultQueue, faultBuilders, type Fault, type FaultBuilders, type FaultKind } from './github-sim/faults.js';
 import { PrimaryLimit, WriteWindow } from './github-sim/limits.js';
 import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from './github-sim/routes.js';
@@ -17,6 +18,7 @@ import { PARSE_ERROR, parseJson, readBody } from './github-sim/wire.js';
 export { faults, type Fault, type FaultKind, type FaultBuilders } from './github-sim/faults.js';
 export type { Violation, StatusCheck } from './github-sim/routes.js';
 export type { Deployment, DeploymentStatus, SimDeployment, SimStatus } from './github-sim/wire-types.js';
+export type { SimAppOptions, SimInstallation } from './github-sim/app.js';
 
 export interface GitHubSimulatorOptions extends RepoFacts {
   /** Accepted tokens (`Authorization: token X` or `Bearer X`); when omitted any token is accepted, none still gets 401. */
@@ -35,6 +37,8 @@ export interface GitHubSimulatorOptions extends RepoFacts {
   login?: string;
   /** Path of github-openapi-deployments.json; default <repo>/../shared/fixtures/. */
   fixturePath?: string;
+  /** A GitHub App: JWTs verified with its public key, installations, installation tokens. */
+  app?: SimAppOptions;
 }
 
 /** One request as the simulator saw it; `path` is without the prefix and query. */
@@ -51,6 +55,9 @@ export interface RecordedRequest {
   didWork: boolean;
   /** The fault applied to this request, if any. */
   fault?: FaultKind;
+  /** How it authenticated: a token, the App's JWT, an installation token (with its installation), or nothing. */
+  credential?: 'none' | 'token' | 'jwt' | 'installation';
+  installationId?: number;
 }
 
 /** A running simulator. */
@@ -62,6 +69,8 @@ export interface GitHubSimulator {
   readonly violations: readonly Violation[];
   /** Rate-limit fault builders over this simulator's fixture. */
   readonly faults: FaultBuilders;
+  /** The App side (issued installation tokens, revocation), when the `app` option is set. */
+  readonly app: SimApp | undefined;
   /** Arms a fault for the next matching request(s). */
   inject(fault: Fault): void;
   /** Client POST/DELETE requests that changed state (GitHub's own auto_inactive statuses are not requests). */
@@ -79,6 +88,7 @@ class Simulator implements GitHubSimulator {
   readonly requests: RecordedRequest[] = [];
   readonly violations: Violation[] = [];
   readonly faults: FaultBuilders;
+  readonly app: SimApp | undefined;
   private readonly queue = new FaultQueue();
   private readonly state = new SimState(() => this.url);
   private readonly spec: SpecValidators;
@@ -94,6 +104,7 @@ class Simulator implements GitHubSimulator {
   constructor(private readonly options: GitHubSimulatorOptions) {
     this.spec = compileSpec(loadFixture(options.fixturePath));
     this.faults = faultBuilders(this.spec.fixture);
+    this.app = options.app === undefined ? undefined : new SimApp(options.app);
     this.primary = new PrimaryLimit(options.requestsPerHour ?? 5000);
     this.window = options.writesPerMinute === undefined ? undefined : new WriteWindow(options.writesPerMinute);
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
@@ -185,15 +196,24 @@ class Simulator implements GitHubSimulator {
 
   /** Auth, existence, rate limits, then the endpoint itself. */
   private handle(req: IncomingMessage, rec: RecordedRequest, u: URL): Reply {
-    if (rec.method === 'GET' && rec.path === '/rate_limit') return { status: 200, body: this.primary.body() };
-    const token = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (token === undefined || (this.options.tokens !== undefined && !this.options.tokens.includes(token))) {
-      return { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' } };
-    }
+    const allowed = this.options.repos?.map((r) => r.toLowerCase());
+    const exists = (owner: string, repo: string) => allowed === undefined || allowed.includes(repoKey(owner, repo));
+    const credential = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const presented = this.app?.identify(credential) ?? (credential === undefined ? { kind: 'none' as const } : { kind: 'token' as const, token: credential });
+    rec.credential = presented.kind;
+    if (presented.kind === 'installation') rec.installationId = presented.installation.id;
+    const badCredentials: Reply = { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' } };
+    const tokenOk = presented.kind === 'token' && (this.options.tokens === undefined || this.options.tokens.includes(presented.token));
+    const installationOk = presented.kind === 'installation' && !presented.expired;
+    // /rate_limit costs nothing; without credentials it answers the anonymous budget, with bad ones 401.
+    if (rec.method === 'GET' && rec.path === '/rate_limit') return presented.kind === 'none' || tokenOk || installationOk ? { status: 200, body: this.primary.body() } : badCredentials;
+    const appReply = this.app?.answer(rec.method, rec.path, presented, rec.body, exists);
+    if (appReply !== undefined) return appReply;
+    if (!tokenOk && !installationOk) return badCredentials;
     if (!this.primary.take()) return { ...this.faults.primaryRateLimit(0), headers: this.primary.headers() };
     const route = matchRoute(rec.method, rec.path);
-    const allowed = this.options.repos?.map((r) => r.toLowerCase());
-    if (route === undefined || (allowed !== undefined && !allowed.includes(repoKey(route.owner, route.repo)))) return notFound();
+    if (route === undefined || !exists(route.owner, route.repo)) return notFound();
+    if (presented.kind === 'installation' && !this.app!.canAccess(presented.installation, route.owner, route.repo)) return notFound();
     if (this.window !== undefined && (rec.method === 'POST' || rec.method === 'DELETE')) {
       const slot = this.window.take();
       if (!slot.ok) return this.faults.secondaryRateLimit(slot.retryAfterSeconds);

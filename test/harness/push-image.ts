@@ -8,11 +8,8 @@ import { gzipSync } from 'node:zlib';
 /** Budget of one push request. */
 const PUSH_TIMEOUT_MS = 10_000;
 
-/** Basic credentials for an htpasswd registry. */
-export interface PushAuth {
-  username: string;
-  password: string;
-}
+/** Basic credentials for an htpasswd registry, or a token (with push scope) for a token registry. */
+export type PushAuth = { username: string; password: string } | { bearer: string };
 
 export interface Descriptor {
   mediaType: string;
@@ -34,6 +31,7 @@ const sha256 = (b: Uint8Array): string => `sha256:${createHash('sha256').update(
 
 function headers(auth: PushAuth | undefined, extra: Record<string, string>): Record<string, string> {
   if (!auth) return extra;
+  if ('bearer' in auth) return { ...extra, authorization: `Bearer ${auth.bearer}` };
   return { ...extra, authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` };
 }
 

@@ -2,6 +2,8 @@
  * Launches the real Debian `docker-registry` (distribution 2.8) on 127.0.0.1 with a private
  * temp config and storage, for tests, bench and demo. Needs the Debian packages
  * `docker-registry`, and `apache2-utils` (htpasswd, for bcrypt) when auth is 'htpasswd'.
+ * Auth 'token' also starts the harness token service (token-server.ts) and makes the registry
+ * trust its certificate.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startTokenServer, type TokenServer } from './token-server.js';
 
 /** How long the registry may take to listen and answer `/v2/`. */
 const START_TIMEOUT_MS = 15_000;
@@ -19,14 +22,20 @@ const PROBE_TIMEOUT_MS = 1_000;
 /** stderr lines kept for error messages. */
 const LOG_TAIL_LINES = 40;
 
-/** How the registry authenticates pulls and pushes. A 'token' mode can be added later. */
-export type RegistryAuthMode = 'none' | 'htpasswd';
+/** How the registry authenticates pulls and pushes. */
+export type RegistryAuthMode = 'none' | 'htpasswd' | 'token';
+
+/** Service and issuer names of 'token' mode (the `service` of the Bearer challenge). */
+export const TOKEN_SERVICE = 'test-registry';
+const TOKEN_ISSUER = 'test-token-issuer';
 
 export interface RegistryOptions {
   /** Default 'none' (anonymous read and write). */
   auth?: RegistryAuthMode;
-  /** Users for 'htpasswd': name → password. */
+  /** Users for 'htpasswd' and 'token': name → password. */
   users?: Record<string, string>;
+  /** 'token': repositories anonymous callers may pull (default none). */
+  isPublic?: (repository: string) => boolean;
   /** Binary to run; default `docker-registry` from PATH. */
   binary?: string;
 }
@@ -36,6 +45,8 @@ export interface RunningRegistry {
   host: string;
   /** `http://127.0.0.1:<port>`. */
   url: string;
+  /** 'token' mode: the token service (mint push tokens, read its log). */
+  token?: TokenServer;
   /** Stops the process (SIGTERM, then SIGKILL) and deletes its storage. */
   close(): Promise<void>;
 }
@@ -59,7 +70,7 @@ async function htpasswdLines(users: Record<string, string>): Promise<string> {
   return out;
 }
 
-function configYaml(dir: string, auth: RegistryAuthMode): string {
+function configYaml(dir: string, auth: RegistryAuthMode, realm?: string): string {
   const lines = [
     'version: 0.1',
     'log:',
@@ -80,6 +91,12 @@ function configYaml(dir: string, auth: RegistryAuthMode): string {
   ];
   if (auth === 'htpasswd') {
     lines.push('auth:', '  htpasswd:', '    realm: test-registry', `    path: ${JSON.stringify(join(dir, 'htpasswd'))}`);
+  }
+  if (auth === 'token') {
+    lines.push(
+      'auth:', '  token:', `    realm: ${JSON.stringify(realm)}`, `    service: ${TOKEN_SERVICE}`, `    issuer: ${TOKEN_ISSUER}`,
+      `    rootcertbundle: ${JSON.stringify(join(dir, 'token-cert.pem'))}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -159,13 +176,18 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
   const binary = options.binary ?? 'docker-registry';
   const dir = await mkdtemp(join(tmpdir(), 'gdb-registry-'));
   let child: ChildProcess | undefined;
+  let token: TokenServer | undefined;
   const killOnExit = (): void => {
     child?.kill('SIGKILL');
   };
   try {
     if (auth === 'htpasswd') await writeFile(join(dir, 'htpasswd'), await htpasswdLines(options.users ?? {}), { mode: 0o600 });
+    if (auth === 'token') {
+      token = await startTokenServer({ service: TOKEN_SERVICE, issuer: TOKEN_ISSUER, users: options.users ?? {}, ...(options.isPublic ? { isPublic: options.isPublic } : {}) });
+      await writeFile(join(dir, 'token-cert.pem'), token.certificatePem);
+    }
     const configPath = join(dir, 'config.yml');
-    await writeFile(configPath, configYaml(dir, auth));
+    await writeFile(configPath, configYaml(dir, auth, token?.realm));
     child = spawn(binary, ['serve', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
     process.once('exit', killOnExit);
     const tail: string[] = [];
@@ -173,20 +195,24 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
     const url = `http://${host}`;
     await waitUntilServing(url);
     const running = child;
+    const tokenServer = token;
     let closing: Promise<void> | undefined;
     return {
       host,
       url,
+      ...(tokenServer ? { token: tokenServer } : {}),
       close: () =>
         (closing ??= (async () => {
           process.off('exit', killOnExit);
           await stop(running);
+          await tokenServer?.close();
           await rm(dir, { recursive: true, force: true });
         })()),
     };
   } catch (err) {
     process.off('exit', killOnExit);
     if (child) await stop(child);
+    await token?.close();
     await rm(dir, { recursive: true, force: true });
     throw err;
   }

@@ -18,6 +18,10 @@ export interface WorkloadOptions {
   annotations?: Record<string, string>;
   podAnnotations?: Record<string, string>;
   labels?: Record<string, string>;
+  /** Pod template `imagePullSecrets` (Secret names). */
+  imagePullSecrets?: string[];
+  /** Pod template `serviceAccountName`. */
+  serviceAccountName?: string;
   replicas?: number;
   generation?: number;
   /** Overrides merged over the computed status (e.g. { observedGeneration: 1, readyReplicas: 0 }). */
@@ -53,10 +57,12 @@ function podTemplate(o: WorkloadOptions, extraLabels: Record<string, string> = {
     spec: {
       containers: o.containers.map(container),
       dnsPolicy: 'ClusterFirst',
+      ...(o.imagePullSecrets ? { imagePullSecrets: o.imagePullSecrets.map((name) => ({ name })) } : {}),
       ...(o.initContainers ? { initContainers: o.initContainers.map(container) } : {}),
       restartPolicy: 'Always',
       schedulerName: 'default-scheduler',
       securityContext: {},
+      ...(o.serviceAccountName ? { serviceAccount: o.serviceAccountName, serviceAccountName: o.serviceAccountName } : {}),
       terminationGracePeriodSeconds: 30,
     },
   };

@@ -2,6 +2,7 @@
  * A whole simulated world for end-to-end tests, the demo and benchmarks: the fake Kubernetes API,
  * the GitHub simulator and (optionally) a real docker-registry, plus the bridge's environment.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,13 @@ import { startRegistry, type RunningRegistry } from './registry.js';
 export const WEBHOOK_KEY = 'flux-hmac-key\n';
 export const KUBE_TOKEN = 'bridge-service-account-token';
 export const GITHUB_TOKEN = 'ghs_simulatedtoken0000000000000000000';
+export const APP_ID = 4242;
+export const APP_INSTALLATION_ID = 77;
+
+/** How the bridge authenticates in this world: `GITHUB_TOKEN`, or a GitHub App installed on `acme` (by default). */
+export interface WorldAuth {
+  app?: boolean | { installations: Array<{ id: number; account: string; repositories?: string[] }> };
+}
 
 export interface World {
   dir: string;
@@ -27,10 +35,20 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(o: { registry?: boolean; github?: GitHubSimulatorOptions } = {}): Promise<World> {
+export async function startWorld(o: { registry?: boolean; github?: GitHubSimulatorOptions } & WorldAuth = {}): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-world-'));
   const kube = await startFakeKube({ token: KUBE_TOKEN });
-  const github = await startGitHubSimulator({ tokens: [GITHUB_TOKEN], ...o.github });
+  // A GitHub App: a fresh RSA key; the simulator verifies the bridge's JWTs with its public half.
+  const appKey = o.app ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : undefined;
+  const installations = typeof o.app === 'object' ? o.app.installations : [{ id: APP_INSTALLATION_ID, account: 'acme' }];
+  const github = await startGitHubSimulator({
+    tokens: [GITHUB_TOKEN],
+    ...(appKey ? { app: { id: APP_ID, publicKey: appKey.publicKey, installations } } : {}),
+    ...o.github,
+  });
+  const githubAuth: Record<string, string> = appKey
+    ? { GITHUB_APP_ID: String(APP_ID), GITHUB_APP_PRIVATE_KEY: appKey.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString() }
+    : { GITHUB_TOKEN };
   const registry = o.registry ? await startRegistry() : undefined;
   const kubeconfig = writeKubeconfig(dir, kube.url, KUBE_TOKEN);
   const bridges: BridgeProcess[] = [];
@@ -38,7 +56,7 @@ export async function startWorld(o: { registry?: boolean; github?: GitHubSimulat
     PORT: '0',
     HOST: '127.0.0.1',
     WEBHOOK_TOKEN: WEBHOOK_KEY,
-    GITHUB_TOKEN,
+    ...githubAuth,
     GITHUB_API_URL: github.url,
     GITHUB_SERVER_URL: 'https://github.com',
     KUBECONFIG: kubeconfig,

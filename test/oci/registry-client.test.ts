@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { RegistryError } from '../../src/errors.js';
 import { createRegistryClient } from '../../src/oci/registry-client.js';
+import { parseImageReference } from '../../src/oci/reference.js';
 import { pushBlob, pushImage, pushIndex, pushManifest } from '../harness/push-image.js';
 import { startRegistry } from '../harness/registry.js';
 import { startRegistryProxy } from './registry-proxy.js';
@@ -49,12 +50,13 @@ t.test('single-platform Docker v2 image, anonymous', async (t) => {
 
 t.test('OCI index with attestations: linux/amd64 by default, arm64 by option', async (t) => {
   t.equal(multi.attestations.length, 2);
-  t.strictSame(await client.imageMetadata(`${host}/team/multi:2.0`), { digest: multi.platforms['linux/amd64'], labels: { arch: 'amd64' } });
+  t.strictSame(await client.imageMetadata(`${host}/team/multi:2.0`), { digest: multi.digest, platformDigest: multi.platforms['linux/amd64'], labels: { arch: 'amd64' } });
   const arm = createRegistryClient({ insecureHosts: [host], platform: { os: 'linux', architecture: 'arm64' } });
-  t.strictSame(await arm.imageMetadata(`${host}/team/multi:2.0`), { digest: multi.platforms['linux/arm64/v8'], labels: { arch: 'arm64' } });
+  t.strictSame(await arm.imageMetadata(`${host}/team/multi:2.0`), { digest: multi.digest, platformDigest: multi.platforms['linux/arm64/v8'], labels: { arch: 'arm64' } });
   const s390 = createRegistryClient({ insecureHosts: [host], platform: { os: 'linux', architecture: 's390x' } });
-  t.equal((await s390.imageMetadata(`${host}/team/multi:2.0`)).digest, multi.platforms['linux/amd64'], 'falls back to the first real platform');
-  t.equal((await client.imageMetadata(`${host}/team/multi:ignored@${multi.digest}`)).digest, multi.platforms['linux/amd64'], 'index digest wins over tag');
+  t.equal((await s390.imageMetadata(`${host}/team/multi:2.0`)).platformDigest, multi.platforms['linux/amd64'], 'falls back to the first real platform');
+  t.equal((await client.imageMetadata(`${host}/team/multi:ignored@${multi.digest}`)).platformDigest, multi.platforms['linux/amd64'], 'index digest wins over tag');
+  t.equal(await client.resolveTag(parseImageReference(`${host}/team/multi:2.0`)), multi.digest, 'a tag resolves to the index digest, what pods report');
 });
 
 t.test('missing tag → not_found', async (t) => {
@@ -102,6 +104,25 @@ t.test('htpasswd registry: denied without credentials, labels with them', async 
   t.equal((await registryError(wrong.imageMetadata(ref))).failure, 'denied');
 });
 
+t.test('per-call credentials: each pull authenticates as its caller; answers are never shared across credentials', async (t) => {
+  const alice = { username: 'alice', password: 'pw-a' };
+  const locked = await startRegistry({ auth: 'htpasswd', users: { alice: alice.password } });
+  t.teardown(() => locked.close());
+  const digest = await pushImage(locked.url, 'private/solo', 'v1', { labels: { who: 'alice' }, auth: alice });
+  const shared = createRegistryClient({ insecureHosts: [locked.host] });
+  const ref = `${locked.host}/private/solo:v1`;
+  let lookups = 0;
+  const own = { credentials: (registry: string, repository: string) => (lookups++, registry === locked.host && repository === 'private/solo' ? alice : undefined) };
+  t.strictSame(await shared.imageMetadata(ref, own), { digest, labels: { who: 'alice' } });
+  t.equal(lookups, 1, 'looked up once per call, with registry and repository');
+  t.equal((await registryError(shared.imageMetadata(ref))).failure, 'denied', 'the Basic answer cached for alice does not serve an anonymous pull');
+  t.equal(await shared.resolveTag(parseImageReference(ref), own), digest, 'HEAD with credentials');
+  t.equal((await registryError(shared.resolveTag(parseImageReference(ref)))).failure, 'denied', 'HEAD without');
+  const fallback = createRegistryClient({ insecureHosts: [locked.host], credentialsFor: () => alice });
+  t.equal((await fallback.imageMetadata(ref, { credentials: async () => undefined })).digest, digest, 'no own credentials → the client default');
+  t.equal((await registryError(shared.resolveTag(parseImageReference(`${locked.host}/private/solo:v2`), own))).failure, 'not_found', 'HEAD of a missing tag');
+});
+
 t.test('stopped registry → unavailable', async (t) => {
   const gone = await startRegistry();
   await gone.close();
@@ -125,7 +146,7 @@ t.test('a registry that never answers → timeout; a caller abort is passed thro
 
   const controller = new AbortController();
   const reason = new Error('reconcile cancelled');
-  const pending = createRegistryClient({ insecureHosts: [silentHost] }).imageMetadata(`${silentHost}/a/b:c`, controller.signal);
+  const pending = createRegistryClient({ insecureHosts: [silentHost] }).imageMetadata(`${silentHost}/a/b:c`, { signal: controller.signal });
   controller.abort(reason);
   await t.rejects(pending, reason);
 });
@@ -142,7 +163,7 @@ t.test('Bearer token flow: token fetched with credentials, cached until expires_
   const ref = `${proxy.host}/team/multi:2.0`;
   const tokenRequests = (): number => proxy.log.filter((r) => r.path.startsWith('/token')).length;
 
-  t.strictSame(await bearerClient.imageMetadata(ref), { digest: multi.platforms['linux/amd64'], labels: { arch: 'amd64' } });
+  t.strictSame(await bearerClient.imageMetadata(ref), { digest: multi.digest, platformDigest: multi.platforms['linux/amd64'], labels: { arch: 'amd64' } });
   t.equal(tokenRequests(), 1);
   const tokenRequest = proxy.log.find((r) => r.path.startsWith('/token'))!;
   t.match(tokenRequest.path, /service=test-registry/);

@@ -1,7 +1,9 @@
 /**
  * A small HTTP front for the real registry, for what docker-registry cannot show on its own:
  * Bearer token auth with a token endpoint, blob redirects to another host (`localhost`), and
- * a log of every request (to count round-trips and check which headers reached which host).
+ * a log of every request (to count round-trips by method and check which headers reached which
+ * host). Without `bearer` it passes Authorization and the registry's challenges through, so it
+ * can count requests in front of an htpasswd or token-auth registry too.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,6 +22,7 @@ export interface ProxyOptions {
 }
 
 export interface LoggedRequest {
+  method: string;
   host: string;
   path: string;
   authorization?: string;
@@ -35,6 +38,8 @@ export interface RegistryProxy {
   url: string;
   /** Every request, in arrival order. */
   log: LoggedRequest[];
+  /** While set, every `/v2/` request is answered with this status (an outage of the registry). */
+  failWith: number | undefined;
   close(): Promise<void>;
 }
 
@@ -54,9 +59,12 @@ export async function startRegistryProxy(options: ProxyOptions): Promise<Registr
   async function forward(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const headers: Record<string, string> = {};
     if (req.headers.accept) headers.accept = req.headers.accept;
-    const up = await fetch(`${options.upstream}${path}`, { headers, signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) });
+    if (req.headers.authorization && !options.bearer) headers.authorization = req.headers.authorization;
+    const method = req.method === 'HEAD' ? 'HEAD' : 'GET';
+    const up = await fetch(`${options.upstream}${path}`, { method, headers, signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) });
     const body = Buffer.from(await up.arrayBuffer());
-    for (const name of ['content-type', 'docker-content-digest']) {
+    if (method === 'HEAD' && up.headers.get('content-length') !== null) res.setHeader('content-length', up.headers.get('content-length')!);
+    for (const name of ['content-type', 'docker-content-digest', 'www-authenticate']) {
       const v = up.headers.get(name);
       if (v !== null) res.setHeader(name, v);
     }
@@ -82,6 +90,10 @@ export async function startRegistryProxy(options: ProxyOptions): Promise<Registr
       res.writeHead(404).end();
       return;
     }
+    if (proxy.failWith !== undefined) {
+      res.writeHead(proxy.failWith, { 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAVAILABLE"}]}');
+      return;
+    }
     if (options.bearer) {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (token === undefined || !tokens.has(token)) {
@@ -100,7 +112,7 @@ export async function startRegistryProxy(options: ProxyOptions): Promise<Registr
   }
 
   const server = createServer((req, res) => {
-    const entry: LoggedRequest = { host: req.headers.host ?? '', path: req.url ?? '', status: 0 };
+    const entry: LoggedRequest = { method: req.method ?? 'GET', host: req.headers.host ?? '', path: req.url ?? '', status: 0 };
     if (req.headers.authorization) entry.authorization = req.headers.authorization;
     log.push(entry);
     res.on('finish', () => {
@@ -113,15 +125,17 @@ export async function startRegistryProxy(options: ProxyOptions): Promise<Registr
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
-  return {
+  const proxy: RegistryProxy = {
     host: `127.0.0.1:${port}`,
     storageHost: `localhost:${port}`,
     url: `http://127.0.0.1:${port}`,
     log,
+    failWith: undefined,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };
+  return proxy;
 }

@@ -1,0 +1,35 @@
+import { GitHubError } from '../errors.js';
+import { GitHubPaused } from './health.js';
+
+/** The GitHub calls the bridge makes, named so a refusal can say what was refused. */
+export type GitHubOperation =
+  | 'listDeployments' | 'createDeployment' | 'listStatuses' | 'createStatus'
+  | 'installation' | 'installationToken' | 'credentialCheck';
+
+/** A GitHub request that failed: GitHub's status and message, or none for network failures and timeouts. */
+export class GitHubCallError extends GitHubError {
+  override readonly name = 'GitHubCallError';
+  constructor(
+    message: string,
+    status: number | undefined,
+    /** GitHub's own `message` field, when it answered. */
+    readonly githubMessage: string | undefined,
+    readonly operation: GitHubOperation | undefined,
+    options?: { cause?: unknown; retryAt?: number },
+  ) {
+    super(message, status, options);
+  }
+}
+
+/** The same failure, said as "<what>: <why>" and tagged with the operation (a nested call keeps its own). */
+export function inOperation(err: GitHubCallError, operation: GitHubOperation, what: string): GitHubCallError {
+  return new GitHubCallError(`${what}: ${err.message}`, err.status, err.githubMessage, err.operation ?? operation, {
+    cause: err.cause ?? err, ...(err.retryAt !== undefined ? { retryAt: err.retryAt } : {}),
+  });
+}
+
+/** True when GitHub definitely did not apply the request: never sent (paused), or a 4xx answer (not a timeout or 5xx). */
+export function definitelyRefused(err: unknown): boolean {
+  if (err instanceof GitHubPaused) return true;
+  return err instanceof GitHubError && err.status !== undefined && err.status >= 400 && err.status < 500;
+}

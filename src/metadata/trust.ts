@@ -1,0 +1,57 @@
+/**
+ * The trust boundary for repositories. Image labels are written by application builds, which
+ * application developers control; platform-owned annotations (manifests from a protected branch)
+ * are trusted. Pure.
+ */
+
+/** Where the repository of a deployment may come from: `any` (annotation, else image label) or `annotation` only. */
+export type RepositorySource = 'annotation' | 'any';
+
+/** One `ALLOWED_REPOSITORIES` entry: `owner/*` or `owner/repo`, compared case-insensitively. */
+export interface RepositoryPattern {
+  owner: string;
+  /** `*` matches every repository of the owner. */
+  repo: string;
+}
+
+const NAME = /^[A-Za-z0-9_.-]+$/;
+
+/** Parses a comma list of `owner/*` and `owner/repo`; every bad entry is reported. */
+export function parseRepositoryPatterns(value: string): { patterns: RepositoryPattern[]; errors: string[] } {
+  const patterns: RepositoryPattern[] = [];
+  const errors: string[] = [];
+  for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [owner, repo, ...rest] = entry.split('/');
+    if (rest.length > 0 || owner === undefined || repo === undefined || !NAME.test(owner) || (repo !== '*' && !NAME.test(repo))) {
+      errors.push(`"${entry}" is not owner/repo or owner/*`);
+      continue;
+    }
+    patterns.push({ owner: owner.toLowerCase(), repo: repo.toLowerCase() });
+  }
+  return { patterns, errors };
+}
+
+/** True when `owner/repo` matches one of the patterns; an empty list allows every repository. */
+export function repositoryAllowed(patterns: readonly RepositoryPattern[], owner: string, repo: string): boolean {
+  if (patterns.length === 0) return true;
+  const o = owner.toLowerCase();
+  const r = repo.toLowerCase();
+  return patterns.some((p) => p.owner === o && (p.repo === '*' || p.repo === r));
+}
+
+/** The patterns as written back in configuration syntax, for messages. */
+export function describePatterns(patterns: readonly RepositoryPattern[]): string {
+  return patterns.map((p) => `${p.owner}/${p.repo}`).join(',');
+}
+
+/**
+ * The repository value to use and where it came from: the annotation always wins; the image label
+ * counts only when `source` is `any`. Undefined when neither may name it.
+ */
+export function pickRepository(
+  annotation: string | undefined, label: string | undefined, source: RepositorySource,
+): { value: string; from: 'annotation' | 'label' } | undefined {
+  if (annotation) return { value: annotation, from: 'annotation' };
+  if (label && source === 'any') return { value: label, from: 'label' };
+  return undefined;
+}

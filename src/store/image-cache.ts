@@ -1,0 +1,46 @@
+import type { ImageCacheStore } from '../oci/cached-label-source.js';
+import type { ImageMetadata } from '../oci/types.js';
+import type { Db } from './db.js';
+
+interface ImageRow {
+  digest: string;
+  platform_digest: string | null;
+  labels: string;
+}
+
+/**
+ * The registry cache on SQLite: labels by digest (kept for good: a digest's content never changes)
+ * and tag → digest with the time it was checked, so a restart does not cost a registry round-trip.
+ */
+export class ImageCache implements ImageCacheStore {
+  constructor(private readonly db: Db) {}
+
+  getImage(digest: string, platform: string): ImageMetadata | undefined {
+    const row = this.db.prepare(`SELECT digest, platform_digest, labels FROM image_labels WHERE digest = ? AND platform = ?`)
+      .get(digest, platform) as ImageRow | undefined;
+    if (row === undefined) return undefined;
+    let labels: Record<string, string>;
+    try {
+      labels = JSON.parse(row.labels) as Record<string, string>;
+    } catch {
+      return undefined; // a damaged row is read again from the registry and overwritten
+    }
+    return row.platform_digest === null ? { digest: row.digest, labels } : { digest: row.digest, platformDigest: row.platform_digest, labels };
+  }
+
+  putImage(platform: string, meta: ImageMetadata, now: number): void {
+    this.db.prepare(`INSERT INTO image_labels (digest, platform, platform_digest, labels, stored_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (digest, platform) DO UPDATE SET platform_digest = excluded.platform_digest, labels = excluded.labels, stored_at = excluded.stored_at`)
+      .run(meta.digest, platform, meta.platformDigest ?? null, JSON.stringify(meta.labels), now);
+  }
+
+  getTag(reference: string): { digest: string; checkedAt: number } | undefined {
+    return this.db.prepare(`SELECT digest, checked_at AS checkedAt FROM image_tags WHERE reference = ?`).get(reference) as
+      { digest: string; checkedAt: number } | undefined;
+  }
+
+  putTag(reference: string, digest: string, now: number): void {
+    this.db.prepare(`INSERT INTO image_tags (reference, digest, checked_at) VALUES (?, ?, ?)
+      ON CONFLICT (reference) DO UPDATE SET digest = excluded.digest, checked_at = excluded.checked_at`).run(reference, digest, now);
+  }
+}
