@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { githubAuthFrom } from './github/auth-config.js';
 import type { GitHubAuth } from './github/client.js';
-import { parseAppPrivateKey } from './github/app-jwt.js';
 import { webHostOf } from './metadata/repository.js';
 import { parseRepositoryPatterns, type RepositoryPattern, type RepositorySource } from './metadata/trust.js';
 import { parseDockerConfigJson } from './oci/docker-config.js';
@@ -37,6 +37,16 @@ export interface Config {
   allowedRepositories: RepositoryPattern[];
   /** `REPOSITORY_SOURCE`: `annotation` trusts only the repository annotation. */
   repositorySource: RepositorySource;
+  /** Environment patterns (`pr-*`) whose deployments are transient previews. */
+  transientEnvironments: string[];
+  /** How long a workload must be gone (seen by two reads) before its deployments turn inactive. */
+  cleanupGraceMs: number;
+  /** Percent-encode values expanded into URL templates. */
+  logUrlTemplateEscape: boolean;
+  /** Everything but GitHub writes, which are logged; the cache is kept in memory. */
+  dryRun: boolean;
+  /** Bearer token that /state requires, when set. */
+  stateToken?: string;
 }
 
 /** Thrown with every problem found, so a person fixes them all at once. */
@@ -149,6 +159,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
   const repositorySource = (str('REPOSITORY_SOURCE') ?? 'any').toLowerCase();
   if (repositorySource !== 'any' && repositorySource !== 'annotation') problems.push(`REPOSITORY_SOURCE="${str('REPOSITORY_SOURCE')}" must be annotation or any`);
 
+  const cleanupText = str('CLEANUP_GRACE') ?? '15s';
+  const cleanupGraceMs = parseDuration(cleanupText) ?? 0;
+  if (!cleanupGraceMs) problems.push(`CLEANUP_GRACE="${cleanupText}" must be a duration such as 15s or 1m`);
+  const bool = (name: string): boolean => {
+    const v = (str(name) ?? 'false').toLowerCase();
+    if (!['true', 'false', '1', '0', 'yes', 'no'].includes(v)) problems.push(`${name}="${str(name)}" must be true or false`);
+    return ['true', '1', 'yes'].includes(v);
+  };
+
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
     host: str('HOST') ?? '0.0.0.0',
@@ -172,50 +191,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
     reconcileConcurrency: int('RECONCILE_CONCURRENCY', 4, 1, 64),
     allowedRepositories,
     repositorySource: repositorySource as RepositorySource,
+    transientEnvironments: list(env.TRANSIENT_ENVIRONMENTS),
+    cleanupGraceMs,
+    logUrlTemplateEscape: bool('LOG_URL_TEMPLATE_ESCAPE'),
+    dryRun: bool('DRY_RUN'),
+    ...(str('STATE_TOKEN') ? { stateToken: str('STATE_TOKEN')! } : {}),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
-}
-
-const POSITIVE_INT = /^[1-9]\d{0,15}$/;
-
-/** Exactly one of `GITHUB_TOKEN` or a GitHub App (`GITHUB_APP_ID` + `GITHUB_APP_PRIVATE_KEY` or `_PATH`). */
-function githubAuthFrom(
-  str: (name: string) => string | undefined, readFile: (path: string) => Buffer, problems: string[],
-): GitHubAuth {
-  const token = str('GITHUB_TOKEN');
-  const appId = str('GITHUB_APP_ID');
-  const keyText = str('GITHUB_APP_PRIVATE_KEY');
-  const keyPath = str('GITHUB_APP_PRIVATE_KEY_PATH');
-  const installation = str('GITHUB_APP_INSTALLATION_ID');
-  const appish = appId !== undefined || keyText !== undefined || keyPath !== undefined || installation !== undefined;
-  if (token !== undefined && appish) {
-    problems.push('set either GITHUB_TOKEN or a GitHub App (GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH), not both');
-    return { kind: 'token', token };
-  }
-  if (token !== undefined) return { kind: 'token', token };
-  if (!appish) {
-    problems.push('GitHub credentials are required: GITHUB_TOKEN (Deployments read & write on the reported repositories), or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH');
-    return { kind: 'token', token: '' };
-  }
-  if (appId === undefined) problems.push('GITHUB_APP_ID is required with a GitHub App private key');
-  else if (!POSITIVE_INT.test(appId)) problems.push(`GITHUB_APP_ID="${appId}" must be the App's numeric id`);
-  if (installation !== undefined && !POSITIVE_INT.test(installation)) problems.push(`GITHUB_APP_INSTALLATION_ID="${installation}" must be a numeric installation id`);
-  let privateKey = '';
-  if (keyText !== undefined && keyPath !== undefined) problems.push('set only one of GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_PATH');
-  else if (keyText === undefined && keyPath === undefined) problems.push('GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID');
-  else {
-    const name = keyText !== undefined ? 'GITHUB_APP_PRIVATE_KEY' : `GITHUB_APP_PRIVATE_KEY_PATH="${keyPath}"`;
-    try {
-      privateKey = keyText ?? readFile(keyPath!).toString('utf8');
-      parseAppPrivateKey(privateKey);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      problems.push(code && !code.startsWith('ERR_') ? `${name} cannot be read (${code})` : `${name} is not a PEM private key of the App (${(err as Error).message})`);
-    }
-  }
-  return {
-    kind: 'app', appId: Number(appId ?? 0), privateKey,
-    ...(installation !== undefined && POSITIVE_INT.test(installation) ? { installationId: Number(installation) } : {}),
-  };
 }

@@ -1,20 +1,22 @@
 #!/usr/bin/env node
 import pino from 'pino';
 import { buildApp } from './app.js';
+import { explainMain } from './cli/explain.js';
+import { buildDefaults, buildImageFacts } from './compose.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { errorMessage } from './errors.js';
 import { createGitHubSide } from './github/client.js';
 import type { Readiness } from './http/status-routes.js';
 import { createKubeReader } from './kube/client.js';
 import { withHealth } from './kube/health.js';
-import { authFileKeyring } from './images/auth-file.js';
-import { createImageFacts, createWarnOnce } from './images/image-facts.js';
 import { describePatterns } from './metadata/trust.js';
 import { createMetrics } from './metrics.js';
-import { createCachedLabelSource } from './oci/cached-label-source.js';
-import { createRegistryClient } from './oci/registry-client.js';
 import { Publisher } from './publisher.js';
-import { reconcileSource } from './reconcile.js';
+import { reconcileSource, type Recheck } from './reconcile.js';
+import { recheckDelay } from './lifecycle/recheck.js';
+import { AbsenceStore } from './store/absences.js';
+import { dryRunPort } from './github/dry-run.js';
+import type { SourceRef } from './kube/types.js';
 import { GuardedPublisher } from './refusals.js';
 import { Resync } from './resync.js';
 import { openDatabase } from './store/db.js';
@@ -37,39 +39,26 @@ async function main(config: Config): Promise<void> {
   const version = controllerVersion();
   const log = pino({ level: config.logLevel, base: { service: 'github-deployment-bridge', version } });
   const now = Date.now;
-  const db = openDatabase(config.databasePath);
+  // A dry run keeps its cache in memory, so nothing it pretended to write can leak into the real one.
+  const db = openDatabase(config.dryRun ? ':memory:' : config.databasePath);
   const queue = new QueueStore(db);
   const deployments = new DeploymentStore(db);
   const sources = new SourceStore(db);
   const metrics = createMetrics();
   const kube = withHealth(createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), now);
-  const registry = createRegistryClient({
-    insecureHosts: config.registryInsecureHosts, platform: config.registryPlatform,
-    onResponse: (method, status) => metrics.registryHttp.inc({ method, status: String(status) }),
-  });
-  const labels = createCachedLabelSource(registry, new ImageCache(db));
-  const warnOnce = createWarnOnce(log.child({ component: 'image-facts' }));
-  const authFile = config.registryAuthFile ? authFileKeyring(config.registryAuthFile, warnOnce) : () => [];
-  const images = createImageFacts({ kube: kube.reader, labels, authFile, warnOnce });
+  const images = buildImageFacts(config, db, kube.reader, metrics, log);
   const github = createGitHubSide({
     auth: config.githubAuth, baseUrl: config.githubApiUrl, userAgent: `github-deployment-bridge/${version}`,
     metrics, log: log.child({ component: 'github' }), now, installations: new InstallationStore(db),
   });
   const refusals = new RefusalStore(db);
+  const basePublisher = new Publisher({ github: config.dryRun ? dryRunPort(github.port, log) : github.port, deployments, log, now });
   const publisher = new GuardedPublisher({
-    publisher: new Publisher({ github: github.port, deployments, log, now }), refusals, deployments, auth: config.githubAuth.kind, log, now,
+    publisher: basePublisher, refusals, deployments, auth: config.githubAuth.kind, log, now,
   });
-  const defaults = {
-    cluster: config.clusterName,
-    ...(config.environment ? { environment: config.environment } : {}),
-    ...(config.environmentUrl ? { environmentUrl: config.environmentUrl } : {}),
-    ...(config.logUrlTemplate ? { logUrlTemplate: config.logUrlTemplate } : {}),
-    description: config.description,
-    githubHost: config.githubHost,
-    controllerVersion: version,
-    repositorySource: config.repositorySource,
-    allowedRepositories: config.allowedRepositories,
-  };
+  const defaults = buildDefaults(config, version);
+  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: basePublisher, graceMs: config.cleanupGraceMs, log, now };
+  const rechecks = new Map<string, number>();
 
   const worker = new Worker({
     queue, concurrency: config.reconcileConcurrency, log, now,
@@ -78,9 +67,10 @@ async function main(config: Config): Promise<void> {
       const slog = log.child({ source: `${item.kind}/${item.namespace}/${item.name}` });
       const done = metrics.reconcileSeconds.startTimer();
       try {
-        const out = await reconcileSource({ kube: kube.reader, images, publisher, sources, defaults, log: slog, metrics, now }, item);
+        const out = await reconcileSource({ kube: kube.reader, images, publisher, cleanup, sources, defaults, log: slog, metrics, now }, item);
         metrics.reconciles.inc({ outcome: 'ok' });
         if (out.statusesSent > 0 && item.firstEventAt !== null) metrics.eventToStatus.observe((now() - item.firstEventAt) / 1000);
+        return recheckIn(rechecks, item, out.recheck, config.cleanupGraceMs);
       } catch (err) {
         metrics.reconciles.inc({ outcome: 'error' });
         sources.recordError(item, errorMessage(err), now());
@@ -93,6 +83,7 @@ async function main(config: Config): Promise<void> {
   const resync = new Resync({
     kube: kube.reader, queue, namespaces: config.watchNamespaces, intervalMs: config.resyncIntervalMs, log, now,
     onEnqueued: () => worker.notify(),
+    trackedSources: () => deployments.activeSources(),
   });
 
   // The API answered within two resync intervals (at least a minute): readiness tolerates one failed pass.
@@ -115,7 +106,8 @@ async function main(config: Config): Promise<void> {
 
   let shuttingDown = false;
   const app = await buildApp({
-    webhookKey: config.webhookKey, queue, deployments, sources, metrics, log, now, readiness,
+    webhookKey: config.webhookKey, watchNamespaces: config.watchNamespaces, ...(config.stateToken ? { stateToken: config.stateToken } : {}),
+    registryCache: () => new ImageCache(db).counts(), queue, deployments, sources, metrics, log, now, readiness,
     onEnqueued: () => worker.notify(),
     isShuttingDown: () => shuttingDown,
     activeReconciles: () => worker.active,
@@ -152,14 +144,32 @@ async function main(config: Config): Promise<void> {
   process.once('SIGINT', (s) => void shutdown(s));
 }
 
-let config: Config;
-try {
-  config = loadConfig(process.env);
-} catch (err) {
-  process.stderr.write(`github-deployment-bridge: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
-  process.exit(2);
+/** Delay before a source is looked at again on its own: rollouts back off, cleanup waits out its grace. */
+function recheckIn(attempts: Map<string, number>, ref: SourceRef, recheck: Recheck, graceMs: number): number | undefined {
+  const key = `${ref.kind}/${ref.namespace}/${ref.name}`;
+  if (recheck !== 'rollout') attempts.delete(key);
+  if (recheck === 'cleanup') return graceMs;
+  if (recheck !== 'rollout') return undefined;
+  const n = attempts.get(key) ?? 0;
+  attempts.set(key, n + 1);
+  return recheckDelay(n);
 }
-main(config).catch((err: unknown) => {
-  process.stderr.write(`github-deployment-bridge: failed to start: ${errorMessage(err)}\n`);
-  process.exit(1);
-});
+
+if (process.argv[2] === 'explain') {
+  explainMain(process.argv.slice(3), process.env).then((code) => process.exit(code), (err: unknown) => {
+    process.stderr.write(`github-deployment-bridge explain: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
+    process.exit(1);
+  });
+} else {
+  let config: Config | undefined;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    process.stderr.write(`github-deployment-bridge: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
+    process.exit(2);
+  }
+  main(config).catch((err: unknown) => {
+    process.stderr.write(`github-deployment-bridge: failed to start: ${errorMessage(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -18,6 +18,7 @@ export function createMetrics() {
     githubRefusals: new Gauge({ name: 'gdb_github_refusals', help: 'GitHub refusals (404, 403, 409, 422) waiting for their late retry, by class', labelNames: ['code'], registers }),
     registryRequests: new Counter({ name: 'gdb_registry_lookups_total', help: 'Image metadata look-ups by outcome', labelNames: ['outcome'], registers }),
     registryHttp: new Counter({ name: 'gdb_registry_http_requests_total', help: 'HTTP requests to registries and their token services by method and status (0: no answer)', labelNames: ['method', 'status'], registers }),
+    registryCache: new Counter({ name: 'gdb_registry_cache_lookups_total', help: 'Registry cache look-ups (tag → digest, digest → labels) by result', labelNames: ['cache', 'result'], registers }),
     skips: new Counter({ name: 'gdb_skips_total', help: 'Workload containers that became unreported (or changed reason), by reason class', labelNames: ['reason'], registers }),
     skipped: new Gauge({ name: 'gdb_skipped_workloads', help: 'Workload containers not reported now, by reason class', labelNames: ['reason'], registers }),
     statuses: new Counter({ name: 'gdb_statuses_sent_total', help: 'Deployment statuses sent by state', labelNames: ['state'], registers }),

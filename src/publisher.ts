@@ -92,7 +92,7 @@ export class Publisher {
       required_contexts: [],
       payload: target.payload,
       production_environment: target.productionEnvironment,
-      transient_environment: false,
+      transient_environment: target.transientEnvironment,
       ...(target.task ? { task: target.task } : {}),
     };
     const d = await github.createDeployment(repo, body);
@@ -123,13 +123,25 @@ export class Publisher {
     log.info({ deploymentId, state: body.state, sha: id.sha }, 'deployment status sent');
   }
 
+  /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely. */
+  async deactivate(row: DeploymentRow, description: string): Promise<boolean> {
+    let current = row;
+    if (current.pendingState !== null) {
+      await this.settlePending(current);
+      current = this.deps.deployments.get(current)!;
+    }
+    if (!isSupersedable(current.state)) return false;
+    await this.sendStatus(current, current.deploymentId!, { state: 'inactive', description: statusDescription(description) });
+    return true;
+  }
+
   /**
    * Older commits of the lineage that were live (or never finished) become inactive. Where GitHub's
    * auto_inactive already deactivated an older success (non-production, auto_inactive not turned off),
    * the cache just records it: sending it again would be a duplicate status and a wasted write.
    */
   private async supersede(target: ReportTarget, id: Identity): Promise<number[]> {
-    const githubDeactivates = target.autoInactive && !target.productionEnvironment;
+    const githubDeactivates = target.autoInactive && !target.productionEnvironment && !target.transientEnvironment;
     const out: number[] = [];
     for (let older of this.deps.deployments.lineage(id)) {
       if (older.pendingState !== null) {

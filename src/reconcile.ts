@@ -1,32 +1,27 @@
 import type { Logger } from 'pino';
-import { GitHubError, KubeError, RegistryError, errorMessage, isRetryable } from './errors.js';
-import { workloadsFromInventory } from './flux/inventory.js';
+import { sweepSource, type CleanupDeps } from './cleanup.js';
+import { GitHubError, errorMessage, isRetryable } from './errors.js';
 import { derivePhase, type Phase } from './flux/phase.js';
-import type { KubeReader, SourceRef } from './kube/types.js';
+import type { SourceRef } from './kube/types.js';
+import { desiredFor } from './lifecycle/desired.js';
 import { identityKey } from './lifecycle/identity.js';
-import {
-  bridgeAnnotations, isOptedIn, needsLabels, resolveTarget, type Defaults, type ImageFacts, type ReportTarget,
-} from './metadata/resolve.js';
-import type { Metrics } from './metrics.js';
-import type { ImageFactsSource } from './images/image-facts.js';
+import type { ReportTarget } from './metadata/resolve.js';
 import type { Publisher } from './publisher.js';
 import { RefusedByGitHub } from './refusals.js';
-import type { Origin } from './store/deployments.js';
+import { resolveSource, type Candidate, type ResolveDeps } from './resolve-source.js';
 import type { Skip, SourceStore } from './store/sources.js';
-import { readWorkload, templateContainers, type ReadWorkload } from './workloads.js';
 
-export interface ReconcileDeps {
-  kube: KubeReader;
-  /** Running digests (from pods) and OCI labels (from registries, with the workload's credentials). */
-  images: ImageFactsSource;
+export interface ReconcileDeps extends ResolveDeps {
   /** The publisher, behind the guard that remembers GitHub's refusals. */
   publisher: Pick<Publisher, 'publish'>;
+  cleanup: CleanupDeps;
   sources: SourceStore;
-  defaults: Defaults;
   log: Logger;
-  metrics: Metrics;
   now: () => number;
 }
+
+/** Why the source should be looked at again soon without waiting for an event or the resync. */
+export type Recheck = 'rollout' | 'cleanup' | null;
 
 /** What one reconcile did. */
 export interface ReconcileOutcome {
@@ -34,6 +29,7 @@ export interface ReconcileOutcome {
   published: number;
   statusesSent: number;
   skipped: number;
+  recheck: Recheck;
 }
 
 /** Failures that should make the whole source retry later, after the rest of it was handled. */
@@ -41,107 +37,71 @@ export class RetryLater extends Error {
   override readonly name = 'RetryLater';
 }
 
-interface Candidate {
-  target: ReportTarget;
-  origin: Origin;
-}
-
 /**
- * Reconciles one Flux source: read it, derive its phase, walk its inventory to opted-in workloads,
- * resolve each container's metadata and bring its GitHub deployment to the phase. The webhook and the
- * resync loop both end here; an event is only a trigger, the Kubernetes API is the truth.
+ * Reconciles one Flux source: read it, derive its phase, resolve its opted-in workloads, combine Flux's
+ * word with each workload's own rollout, bring each GitHub deployment there, and end the deployments of
+ * workloads that are gone. The webhook, the resync loop and re-checks all end here; an event is only a
+ * trigger, the Kubernetes API is the truth.
  */
 export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Promise<ReconcileOutcome> {
   const { kube, sources, log, now } = deps;
   const obj = await kube.getFluxObject(ref);
   if (!obj) {
     sources.record({ ...ref, phase: 'deleted', reason: 'NotFound', message: `${ref.kind} not found`, revision: null, lastSeen: now() });
-    return { phase: null, published: 0, statusesSent: 0, skipped: 0 };
+    const waiting = await sweepSource(deps.cleanup, ref, null);
+    sources.replaceSkips(ref, [], now());
+    return { phase: null, published: 0, statusesSent: 0, skipped: 0, recheck: waiting ? 'cleanup' : null };
   }
   const phase = derivePhase(obj);
   sources.record({ ...ref, phase: phase.kind, reason: phase.reason, message: phase.message, revision: phase.revision ?? null, lastSeen: now() });
-  if (phase.kind === 'not_applied') {
-    log.info({ reason: phase.reason }, 'new revision not applied; deployments keep their state');
-    return { phase, published: 0, statusesSent: 0, skipped: 0 };
-  }
-
-  const skips: Skip[] = [];
-  const retry: unknown[] = [];
-  const candidates = new Map<string, Candidate>();
-  for (const wref of workloadsFromInventory(obj.status)) {
-    const read = await readWorkload(kube, wref);
-    if ('ignored' in read) continue;
-    if ('missing' in read) {
-      skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason: read.missing });
-      continue;
-    }
-    for (const c of await workloadCandidates(deps, ref, read.workload, skips, retry)) {
-      const key = identityKey(c.target);
-      if (!candidates.has(key)) candidates.set(key, c);
-    }
-  }
+  const resolved = await resolveSource(deps, ref, obj);
+  const { skips, retry } = resolved;
 
   let statusesSent = 0;
-  const description = phase.message ? `${phase.reason}: ${phase.message}` : phase.reason;
-  for (const { target, origin } of candidates.values()) {
-    const tlog = log.child({ repo: `${target.owner}/${target.repo}`, environment: target.environment, sha: target.sha, workload: `${origin.workload.namespace}/${origin.workload.name}` });
-    for (const w of target.warnings) tlog.warn(w);
-    try {
-      const r = await deps.publisher.publish(target, origin, phase.kind, description);
-      statusesSent += r.sent.length + r.superseded.length;
-      for (const s of r.sent) deps.metrics.statuses.inc({ state: s });
-    } catch (err) {
-      if (isRetryable(err)) retry.push(err);
-      else if (err instanceof RefusedByGitHub) skips.push({ ...origin, source: ref, code: err.refusal.code, reason: err.message });
-      else skips.push({ ...origin, source: ref, code: 'github_rejected', reason: githubSkipReason(err, target) });
+  let published = 0;
+  let rollingOut = false;
+  const seen = new Set<string>();
+  for (const w of resolved.workloads) {
+    const desired = desiredFor({ phase, rollout: w.rollout, workloadKey: w.key });
+    if (desired.state === null || w.candidates.length === 0) continue;
+    if (w.rollout.state === 'progressing') rollingOut = true;
+    for (const c of w.candidates) {
+      const key = identityKey(c.target);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      published++;
+      statusesSent += await publishOne(deps, ref, c, desired.state, desired.description, skips, retry);
     }
   }
+  if (phase.kind === 'not_applied') log.info({ reason: phase.reason }, 'new revision not applied; deployments keep their state');
 
+  const waiting = await sweepSource(deps.cleanup, ref, { present: resolved.present, missing: resolved.missing });
   for (const s of sources.replaceSkips(ref, skips, now())) {
     deps.metrics.skips.inc({ reason: s.code });
     log.warn({ workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`, container: s.container, reason: s.reason }, 'workload not reported');
   }
   if (retry.length > 0) throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(retry[0])}`, { cause: retry[0] });
-  return { phase, published: candidates.size, statusesSent, skipped: skips.length };
+  return { phase, published, statusesSent, skipped: skips.length, recheck: rollingOut ? 'rollout' : waiting ? 'cleanup' : null };
 }
 
-/** Report targets of one workload: one per container that resolves; skips recorded for the rest. */
-async function workloadCandidates(
-  deps: ReconcileDeps, ref: SourceRef, w: ReadWorkload, skips: Skip[], retry: unknown[],
-): Promise<Candidate[]> {
-  const meta = w.object.metadata;
-  const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
-  const annotations = bridgeAnnotations(w.object);
-  if (!isOptedIn(annotations)) return [];
-  const info = { ...workload, annotations, containers: templateContainers(w.object) };
-  const found: Candidate[] = [];
-  const failed: Skip[] = [];
-  const images = deps.images.forWorkload(w.object);
-  const labelsNeeded = needsLabels(annotations);
-  for (const container of info.containers) {
-    let facts: ImageFacts | undefined;
-    try {
-      // The running digest is recorded even when annotations make the registry unnecessary.
-      facts = await images.facts(container, labelsNeeded);
-      if (labelsNeeded) deps.metrics.registryRequests.inc({ outcome: 'ok' });
-    } catch (err) {
-      const failure = err instanceof RegistryError ? err.failure : 'error';
-      if (labelsNeeded) deps.metrics.registryRequests.inc({ outcome: failure });
-      if (isRetryable(err)) retry.push(err);
-      const code = err instanceof KubeError ? 'kube_error' : `registry_${failure}`;
-      failed.push({ source: ref, workload, container: container.name, code, reason: errorMessage(err) });
-      continue;
-    }
-    const r = resolveTarget(ref, info, container, facts, deps.defaults);
-    if ('target' in r) {
-      found.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
-    } else {
-      failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
-    }
+/** Publishes one target; a refusal becomes a skip, an outage a retry. Returns the statuses sent. */
+async function publishOne(
+  deps: ReconcileDeps, ref: SourceRef, { target, origin }: Candidate, state: Parameters<Publisher['publish']>[2],
+  description: string, skips: Skip[], retry: unknown[],
+): Promise<number> {
+  const tlog = deps.log.child({ repo: `${target.owner}/${target.repo}`, environment: target.environment, sha: target.sha, workload: `${origin.workload.namespace}/${origin.workload.name}` });
+  for (const w of target.warnings) tlog.warn(w);
+  try {
+    const r = await deps.publisher.publish(target, origin, state, description);
+    for (const s of r.sent) deps.metrics.statuses.inc({ state: s });
+    return r.sent.length + r.superseded.length;
+  } catch (err) {
+    if (isRetryable(err)) retry.push(err);
+    // The reason stays the same while the refusal holds (its retry time is in /state's github.refusals).
+    else if (err instanceof RefusedByGitHub) skips.push({ ...origin, source: ref, code: err.refusal.code, reason: err.refusal.reason });
+    else skips.push({ ...origin, source: ref, code: 'github_rejected', reason: githubSkipReason(err, target) });
+    return 0;
   }
-  // A sidecar without usable metadata is dropped silently when another container reported.
-  if (found.length === 0) skips.push(...failed);
-  return found;
 }
 
 function githubSkipReason(err: unknown, t: ReportTarget): string {

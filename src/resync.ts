@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { errorMessage } from './errors.js';
-import type { FluxKind, KubeReader } from './kube/types.js';
+import type { FluxKind, KubeReader, SourceRef } from './kube/types.js';
 import type { QueueStore } from './store/queue.js';
 
 const KINDS: FluxKind[] = ['Kustomization', 'HelmRelease'];
@@ -12,6 +12,8 @@ export interface ResyncOptions {
   intervalMs: number;
   log: Logger;
   now: () => number;
+  /** Sources that still have live deployments in the cache: listed or not, they are enqueued (orphan sweep). */
+  trackedSources: () => SourceRef[];
   /** Called after each pass that enqueued something. */
   onEnqueued: () => void;
 }
@@ -45,16 +47,29 @@ export class Resync {
   /** One pass: list all sources and enqueue them. Failures are logged; the next pass tries again. */
   async pass(): Promise<number> {
     let count = 0;
+    const listed = new Set<string>();
+    let complete = true;
     for (const kind of KINDS) {
       try {
         const objects = await this.o.kube.listFluxObjects(kind, this.o.namespaces);
         for (const o of objects) {
           if (!o.metadata.namespace) continue;
           this.o.queue.enqueue({ kind, namespace: o.metadata.namespace, name: o.metadata.name }, this.o.now());
+          listed.add(`${kind}/${o.metadata.namespace}/${o.metadata.name}`);
           count++;
         }
       } catch (err) {
+        complete = false;
         this.o.log.warn({ kind, err: errorMessage(err) }, 'resync could not list Flux objects');
+      }
+    }
+    // A source deleted while the bridge was down sends no event: its reconcile finds it gone and cleans up.
+    if (complete) {
+      for (const ref of this.o.trackedSources()) {
+        if (listed.has(`${ref.kind}/${ref.namespace}/${ref.name}`)) continue;
+        if (this.o.namespaces.length > 0 && !this.o.namespaces.includes(ref.namespace)) continue;
+        this.o.queue.enqueue(ref, this.o.now());
+        count++;
       }
     }
     if (count > 0) this.o.onEnqueued();

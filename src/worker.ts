@@ -16,7 +16,7 @@ export function retryDelay(attempts: number, random: () => number = Math.random)
 export interface WorkerOptions {
   queue: QueueStore;
   /** Runs one source; throws to retry it later. Returns how many GitHub statuses it sent. */
-  run: (item: QueueItem) => Promise<void>;
+  run: (item: QueueItem) => Promise<number | void>;
   concurrency: number;
   log: Logger;
   now: () => number;
@@ -92,8 +92,10 @@ export class Worker {
 
   private async runOne(item: QueueItem): Promise<void> {
     try {
-      await this.o.run(item);
+      const recheckInMs = await this.o.run(item);
       this.o.queue.complete(item, this.o.now());
+      // Still rolling out, or a cleanup waiting for its confirming read: look again on our own.
+      if (typeof recheckInMs === 'number') this.o.queue.schedule(item, this.o.now() + recheckInMs);
     } catch (err) {
       // Failed during a pause (a rate limit, rejected credentials): due again when the pause ends, not before.
       const now = this.o.now();

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
 import type { GitHubHealth } from '../github/health.js';
 import type { Metrics } from '../metrics.js';
 import type { DeploymentStore } from '../store/deployments.js';
@@ -21,6 +22,17 @@ export interface StatusDeps {
   activeReconciles: () => number;
   /** The GitHub side: credentials, rate-limit pause and budget; refusals waiting for their late retry. */
   github?: { health: GitHubHealth; refusals: RefusalStore; now: () => number };
+  /** What the registry cache holds (digests with labels, tags with their digest). */
+  registryCache?: () => { digests: number; tags: number };
+  /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>`. */
+  stateToken?: string;
+}
+
+/** Constant-time check of a bearer token. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '');
+  const want = Buffer.from(token);
+  return given.length === want.length && timingSafeEqual(given, want);
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -46,9 +58,15 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
-  app.get('/state', async () => {
+  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', async (req, reply) => {
+    if (deps.stateToken !== undefined && !bearerMatches(req.headers.authorization, deps.stateToken)) {
+      return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
+    }
+    const { repository, environment } = req.query;
+    const wanted = (d: { owner: string; repo: string; environment: string }) =>
+      (!repository || `${d.owner}/${d.repo}`.toLowerCase() === repository.toLowerCase()) && (!environment || d.environment === environment);
     return {
-      deployments: deps.deployments.list().map((d) => ({
+      deployments: deps.deployments.list().filter(wanted).map((d) => ({
         owner: d.owner, repo: d.repo, environment: d.environment, sha: d.sha, deploymentName: d.deploymentName,
         deploymentId: d.deploymentId, state: d.state ?? 'provisional', description: d.description,
         workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
@@ -68,6 +86,7 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
         items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
       },
       readiness: deps.readiness(),
+      ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
       ...(deps.github ? { github: githubState(deps.github) } : {}),
     };
   });

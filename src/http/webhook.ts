@@ -21,6 +21,8 @@ export interface WebhookDeps {
   /** New work was recorded: wake the worker. */
   onEnqueued: () => void;
   isShuttingDown: () => boolean;
+  /** `WATCH_NAMESPACES`: events for Flux objects elsewhere are accepted and ignored (empty: all). */
+  watchNamespaces?: readonly string[];
   /** Requests per client address per minute; default WEBHOOK_RATE_PER_MINUTE (benchmarks raise it). */
   webhookRatePerMinute?: number;
 }
@@ -59,6 +61,11 @@ export async function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): Pr
     if (!kind) {
       deps.metrics.events.inc({ kind: 'other', result: 'ignored' });
       return reply.code(202).send({ status: 'ignored', reason: `${io.kind} events are not reported` });
+    }
+    const watched = deps.watchNamespaces ?? [];
+    if (watched.length > 0 && !watched.includes(io.namespace)) {
+      deps.metrics.events.inc({ kind, result: 'ignored' });
+      return reply.code(202).send({ status: 'ignored', reason: `namespace ${io.namespace} is not in WATCH_NAMESPACES` });
     }
     const now = deps.now();
     try {

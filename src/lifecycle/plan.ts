@@ -36,9 +36,12 @@ export function planStatuses(current: StatusState | null, desired: DesiredState)
   }
 }
 
+/** States GitHub shows as live or unfinished: what supersession and cleanup turn `inactive`. */
+export const ACTIVE_STATES: readonly StatusState[] = ['success', 'queued', 'in_progress', 'error'];
+
 /** States of an older deployment that a newer success of the same identity turns `inactive`. */
 export function isSupersedable(state: StatusState | null): boolean {
-  return state === 'success' || state === 'queued' || state === 'in_progress' || state === 'error';
+  return state !== null && ACTIVE_STATES.includes(state);
 }
 
 /** GitHub's limit on a status description. */

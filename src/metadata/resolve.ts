@@ -1,6 +1,8 @@
 import type { K8sObject, SourceRef } from '../kube/types.js';
 import { parseCommit, parseRepository } from './repository.js';
+import { isTransient } from './patterns.js';
 import { expandUrl } from './template.js';
+import { escapeTemplateValues } from './url-escape.js';
 import { pickRepository, repositoryAllowed, type RepositoryPattern, type RepositorySource } from './trust.js';
 
 /** Prefix of every annotation the bridge reads. */
@@ -23,6 +25,10 @@ export interface Defaults {
   repositorySource?: RepositorySource;
   /** `ALLOWED_REPOSITORIES`: targets outside are skipped, never written (empty: all allowed). */
   allowedRepositories?: readonly RepositoryPattern[];
+  /** `TRANSIENT_ENVIRONMENTS`: environment patterns (`pr-*`) whose deployments are transient. */
+  transientEnvironments?: readonly string[];
+  /** `LOG_URL_TEMPLATE_ESCAPE`: percent-encode values expanded into URL templates. */
+  escapeUrlValues?: boolean;
 }
 
 /** A workload after its annotations are merged (workload wins over pod template). */
@@ -51,6 +57,8 @@ export interface ReportTarget {
   task?: string;
   description: string;
   productionEnvironment: boolean;
+  /** A preview: GitHub shows it as destroyed once inactive, and auto_inactive never touches it. */
+  transientEnvironment: boolean;
   autoInactive: boolean;
   environmentUrl?: string;
   logUrl?: string;
@@ -88,6 +96,12 @@ export function bridgeAnnotations(workload: K8sObject): Record<string, string> {
 /** Opt-in: only workloads annotated `auto-report: "true"` are reported. */
 export function isOptedIn(annotations: Record<string, string>): boolean {
   return annotations['auto-report']?.trim().toLowerCase() === 'true';
+}
+
+/** The containers that report: those the `container` annotation lists (comma list), else all of them. */
+export function reportedContainers<C extends { name: string }>(annotations: Record<string, string>, containers: readonly C[]): C[] {
+  const chosen = annotations.container?.split(',').map((c) => c.trim()).filter(Boolean);
+  return chosen?.length ? containers.filter((c) => chosen.includes(c.name)) : [...containers];
 }
 
 /** When both repository and commit are annotated, the registry need not be asked for labels. */
@@ -128,7 +142,10 @@ export function resolveTarget(
   const annotatedName = a['deployment-name']?.trim() || undefined;
   const deploymentName = annotatedName ?? repo.repo;
   const warnings: string[] = [];
-  const vars = { sha, namespace: workload.namespace, name: workload.name, service: a.service ?? workload.name, environment, cluster };
+  const vars = escapeTemplateValues({
+    sha, namespace: workload.namespace, name: workload.name, service: a.service ?? workload.name, environment, cluster,
+    kind: source.kind, source: source.name,
+  }, defaults.escapeUrlValues ?? false);
   const url = (template: string | undefined, what: string): string | undefined => {
     if (!template) return undefined;
     const r = expandUrl(template, vars);
@@ -153,6 +170,7 @@ export function resolveTarget(
       ...(annotatedName ? { task: annotatedName } : {}),
       description: a.description ?? defaults.description,
       productionEnvironment: truthy(a.production) ?? ['production', 'prod'].includes(environment.toLowerCase()),
+      transientEnvironment: isTransient(a, environment, defaults.transientEnvironments ?? []),
       autoInactive: annotatedName === undefined,
       ...(environmentUrl ? { environmentUrl } : {}),
       ...(logUrl ? { logUrl } : {}),

@@ -36,6 +36,8 @@ export interface LabelCacheOptions {
   failureTtlMs?: number;
   /** Clock; default Date.now. */
   now?: () => number;
+  /** Told of every cache look-up (tag → digest, digest → labels) and whether it was answered from the cache. */
+  onCache?: (cache: 'tag' | 'digest', hit: boolean) => void;
 }
 
 const isPermanent = (err: unknown): err is RegistryError =>
@@ -46,6 +48,7 @@ export function createCachedLabelSource(client: RegistryClient, store: ImageCach
   const tagTtlMs = options.tagTtlMs ?? DEFAULT_TAG_TTL_MS;
   const failureTtlMs = options.failureTtlMs ?? DEFAULT_FAILURE_TTL_MS;
   const now = options.now ?? Date.now;
+  const onCache = options.onCache;
   const failures = new Map<string, { error: RegistryError; expiresAt: number }>();
 
   /** Runs `ask` unless the same question with the same credentials failed for good recently. */
@@ -82,14 +85,17 @@ export function createCachedLabelSource(client: RegistryClient, store: ImageCach
       const name = formatReference(ref);
       const known = store.getTag(name);
       if (known !== undefined && now() - known.checkedAt < tagTtlMs && known.checkedAt <= now()) {
+        onCache?.('tag', true);
         digest = known.digest;
       } else {
+        onCache?.('tag', false);
         const { key, options } = await ask();
         digest = await guarded(`${name} ${key}`, () => client.resolveTag(ref, options));
         store.putTag(name, digest, now());
       }
     }
     const cached = store.getImage(digest, client.platform);
+    onCache?.('digest', cached !== undefined);
     if (cached !== undefined) return cached;
     const { key, options } = await ask();
     const pinned = { ...ref, digest };

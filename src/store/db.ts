@@ -60,6 +60,10 @@ const MIGRATIONS: string[] = [
      key TEXT PRIMARY KEY, code TEXT NOT NULL, reason TEXT NOT NULL, status INTEGER,
      since INTEGER NOT NULL, retry_at INTEGER NOT NULL
    ) WITHOUT ROWID;`,
+  // Cleanup: workloads seen missing (by source), since when and by how many consecutive reads.
+  `CREATE TABLE absences (
+     key TEXT PRIMARY KEY, first_missing_at INTEGER NOT NULL, confirmations INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
 ];
 
 /** Opens (creating if missing) the SQLite database and brings its schema up to date. */

@@ -1,4 +1,5 @@
 import type { StatusState } from '../github/types.js';
+import { ACTIVE_STATES } from '../lifecycle/plan.js';
 import type { SourceRef } from '../kube/types.js';
 import type { Db } from './db.js';
 
@@ -37,6 +38,8 @@ interface Raw {
   workload_kind: string; workload_namespace: string; workload_name: string; container: string; image: string;
   updated_at: number;
 }
+
+const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
 
 const KEY = `owner = @owner AND repo = @repo AND environment = @environment AND sha = @sha AND deployment_name = @deploymentName`;
 
@@ -104,6 +107,19 @@ export class DeploymentStore {
     return (this.db.prepare(`SELECT * FROM deployments WHERE owner = @owner AND repo = @repo AND environment = @environment
         AND deployment_name = @deploymentName AND sha != @sha AND deployment_id IS NOT NULL`)
       .all(identityParams(id)) as Raw[]).map(toRow);
+  }
+
+  /** Deployments of a Flux source that GitHub shows as live or unfinished (cleanup candidates). */
+  activeForSource(source: SourceRef): DeploymentRow[] {
+    return (this.db.prepare(`SELECT * FROM deployments WHERE source_kind = ? AND source_namespace = ? AND source_name = ?
+        AND deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`)
+      .all(source.kind, source.namespace, source.name) as Raw[]).map(toRow);
+  }
+
+  /** Flux sources that still have live or unfinished deployments (the resync's orphan sweep). */
+  activeSources(): SourceRef[] {
+    return this.db.prepare(`SELECT DISTINCT source_kind AS kind, source_namespace AS namespace, source_name AS name FROM deployments
+      WHERE deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`).all() as SourceRef[];
   }
 
   list(limit = 500): DeploymentRow[] {

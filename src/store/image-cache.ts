@@ -15,6 +15,12 @@ interface ImageRow {
 export class ImageCache implements ImageCacheStore {
   constructor(private readonly db: Db) {}
 
+  /** How many digests (with their labels) and tags the cache holds, for /state. */
+  counts(): { digests: number; tags: number } {
+    const n = (table: string) => (this.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { digests: n('image_labels'), tags: n('image_tags') };
+  }
+
   getImage(digest: string, platform: string): ImageMetadata | undefined {
     const row = this.db.prepare(`SELECT digest, platform_digest, labels FROM image_labels WHERE digest = ? AND platform = ?`)
       .get(digest, platform) as ImageRow | undefined;

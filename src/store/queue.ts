@@ -48,6 +48,13 @@ export class QueueStore {
     })();
   }
 
+  /** Makes a source due at `at` (a re-check); an earlier due time already queued wins. */
+  schedule(ref: SourceRef, at: number): void {
+    this.db.prepare(`INSERT INTO queue (kind, namespace, name, not_before, enqueued_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (kind, namespace, name) DO UPDATE SET not_before = MIN(not_before, excluded.not_before) WHERE state = 'pending'`)
+      .run(ref.kind, ref.namespace, ref.name, at, at);
+  }
+
   /** Takes up to `limit` due sources and marks them active. */
   claim(now: number, limit: number): QueueItem[] {
     return this.db.transaction(() => {

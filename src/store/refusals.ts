@@ -32,9 +32,11 @@ export class RefusalStore {
     return toRefusal(this.db.prepare(`SELECT * FROM github_refusals WHERE key = ?`).get(r.key) as Raw);
   }
 
-  /** The work went through: forget these refusals. */
+  /** The work went through: forget these refusals (a read first, so the usual case writes nothing). */
   clear(keys: string[]): void {
-    this.db.prepare(`DELETE FROM github_refusals WHERE key IN (${keys.map(() => '?').join(', ')})`).run(...keys);
+    const where = `key IN (${keys.map(() => '?').join(', ')})`;
+    if (this.db.prepare(`SELECT 1 FROM github_refusals WHERE ${where} LIMIT 1`).get(...keys) === undefined) return;
+    this.db.prepare(`DELETE FROM github_refusals WHERE ${where}`).run(...keys);
   }
 
   list(limit = 200): StoredRefusal[] {

@@ -128,6 +128,9 @@ t.test('steady state: resyncs with nothing changed, and a restart, make no regis
   const restarted = reconciles(world, 'apps');
   await bridge.waitFor('a resync after the restart', async () => reconciles(world, 'apps') >= restarted + 1 && idle(bridge), 30_000);
   t.strictSame(methods(afterFirst), [], 'after a restart: still no registry request (the cache is on disk)');
-  t.notMatch((await bridge.get('/metrics')).body as string, /gdb_registry_http_requests_total\{/, 'and the bridge counted none');
+  const metrics = (await bridge.get('/metrics')).body as string;
+  t.notMatch(metrics, /gdb_registry_http_requests_total\{/, 'and the bridge counted none');
+  t.match(metrics, /gdb_registry_cache_lookups_total\{cache="digest",result="hit"\} [1-9]/, 'cache hits are counted');
+  t.match((await bridge.get('/state')).body.registryCache, { digests: 3, tags: 1 }, '/state shows what the cache holds');
   t.equal(world.github.deployments('acme', 'tagged').length, 1);
 });

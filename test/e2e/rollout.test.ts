@@ -3,19 +3,10 @@ import { fluxEvent } from '../harness/bridge-process.js';
 import { deployment } from '../harness/flux-objects.js';
 import { pushImage } from '../harness/push-image.js';
 import { startWorld, type World } from '../harness/world.js';
-import { OPT_IN, READY, pushAppImage, putKustomization, sha } from './scenario.js';
+import { OPT_IN, READY, finishRollout, pushAppImage, putKustomization, sha } from './scenario.js';
 
 const trail = (world: World, repo: string, commit: string) =>
   world.github.deployments('acme', repo).find((d) => d.sha === commit)?.statuses.map((s) => s.state) ?? [];
-
-/** Marks a Deployment's rollout finished, as the Deployment controller would. */
-function finishRollout(world: World, name: string): void {
-  const dep = world.kube.get('apps/v1', 'Deployment', 'apps', name)!;
-  const replicas = (dep.spec as { replicas: number }).replicas;
-  world.kube.patchStatus('apps/v1', 'Deployment', 'apps', name, {
-    ...dep.status, observedGeneration: dep.metadata.generation, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, unavailableReplicas: 0,
-  });
-}
 
 t.test('Flux Ready without health checks: success waits for the rollout, found without another event', async (t) => {
   const world = await startWorld({ registry: true });

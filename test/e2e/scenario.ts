@@ -37,7 +37,17 @@ export function putKustomization(world: World, name: string, workloads: string[]
   }));
 }
 
-/** Puts an opted-in Deployment `apps/<name>` running `image`. */
+/** Puts an opted-in Deployment `apps/<name>` running `image`, its rollout finished. */
 export function putDeployment(world: World, name: string, image: string, annotations: Record<string, string> = OPT_IN): void {
   world.kube.put(deployment({ namespace: 'apps', name, annotations, containers: [{ name: 'app', image }] }));
+  finishRollout(world, name);
+}
+
+/** Marks a Deployment's rollout finished for its current generation, as the Deployment controller would. */
+export function finishRollout(world: World, name: string): void {
+  const dep = world.kube.get('apps/v1', 'Deployment', 'apps', name)!;
+  const replicas = (dep.spec as { replicas: number }).replicas;
+  world.kube.patchStatus('apps/v1', 'Deployment', 'apps', name, {
+    ...dep.status, observedGeneration: dep.metadata.generation, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, unavailableReplicas: 0,
+  });
 }

@@ -30,7 +30,7 @@ const NOW = Date.parse('2024-07-12T08:56:40Z');
 interface QueueRow { kind: string; namespace: string; name: string; state: string }
 
 /** The real app over a real SQLite file; every handle and the temp dir go at teardown. */
-async function setup(t: Test, opts: { key?: Buffer } = {}) {
+async function setup(t: Test, opts: { key?: Buffer; stateToken?: string; watchNamespaces?: string[] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-webhook-'));
   const path = join(dir, 'bridge.db');
   const db = openDatabase(path);
@@ -46,6 +46,8 @@ async function setup(t: Test, opts: { key?: Buffer } = {}) {
     isShuttingDown: () => flags.shuttingDown,
     readiness: () => flags.readiness,
     activeReconciles: () => 0,
+    ...(opts.stateToken ? { stateToken: opts.stateToken } : {}),
+    ...(opts.watchNamespaces ? { watchNamespaces: opts.watchNamespaces } : {}),
   });
   t.teardown(async () => {
     await app.close();
@@ -227,4 +229,32 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
   t.match(state.sources, [{ ...source, phase: 'in_progress', lastSeen: new Date(NOW).toISOString() }]);
   t.match(state.queue, { pending: 1, active: 0, running: 0 });
   t.match(state.queue.items, [{ ...source, state: 'pending', attempts: 0, notBefore: new Date(NOW).toISOString() }]);
+});
+
+t.test('/state filters by repository and environment, and STATE_TOKEN guards it', async (t) => {
+  const s = await setup(t, { stateToken: 's3cret' });
+  const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'apps' };
+  const workload = { kind: 'Deployment', namespace: 'apps', name: 'web' };
+  for (const [repo, environment] of [['web', 'staging'], ['web', 'production'], ['api', 'staging']] as const) {
+    s.deployments.insertProvisional({ owner: 'Acme', repo, environment, sha: 'a'.repeat(40), deploymentName: repo }, { source, workload, container: 'app', image: 'x' }, NOW);
+  }
+  t.equal((await s.app.inject({ url: '/state' })).statusCode, 401, 'no token');
+  t.equal((await s.app.inject({ url: '/state', headers: { authorization: 'Bearer wrong' } })).statusCode, 401, 'wrong token');
+  const get = async (query: string) => {
+    const res = await s.app.inject({ url: `/state${query}`, headers: { authorization: 'Bearer s3cret' } });
+    t.equal(res.statusCode, 200);
+    return (res.json() as { deployments: Array<{ repo: string; environment: string }> }).deployments.map((d) => `${d.repo}:${d.environment}`).sort();
+  };
+  t.same(await get(''), ['api:staging', 'web:production', 'web:staging']);
+  t.same(await get('?repository=acme/web'), ['web:production', 'web:staging'], 'owner/repo, case-insensitive');
+  t.same(await get('?repository=acme/web&environment=staging'), ['web:staging']);
+  t.same(await get('?environment=production'), ['web:production']);
+});
+
+t.test('events for namespaces outside WATCH_NAMESPACES are accepted and ignored', async (t) => {
+  const s = await setup(t, { watchNamespaces: ['apps'] });
+  const res = await s.signed(fixture('kustomization-progressing-changeset.info.captured.json'));
+  t.equal(res.statusCode, 202);
+  t.match(res.json(), { status: 'ignored', reason: /flux-system is not in WATCH_NAMESPACES/ });
+  t.same(s.durableQueue(), []);
 });

@@ -11,7 +11,7 @@ const payload = {
 };
 const target = (p: Record<string, unknown> = payload): ReportTarget => ({
   owner: 'stefanprodan', repo: 'podinfo', environment: 'production', sha: SHA, deploymentName: 'podinfo',
-  description: 'Deployed by Flux', productionEnvironment: true, autoInactive: true, container: 'podinfod', image: IMAGE,
+  description: 'Deployed by Flux', productionEnvironment: true, transientEnvironment: false, autoInactive: true, container: 'podinfod', image: IMAGE,
   payload: p, warnings: [],
 });
 const without = (o: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { K8sObject, SourceRef } from '../../src/kube/types.js';
 import {
-  ANNOTATION_PREFIX as P, bridgeAnnotations, isOptedIn, LABEL_REVISION, LABEL_SOURCE, LABEL_VERSION, needsLabels, resolveTarget,
+  ANNOTATION_PREFIX as P, bridgeAnnotations, isOptedIn, LABEL_REVISION, LABEL_SOURCE, LABEL_VERSION, needsLabels, reportedContainers, resolveTarget,
   type Defaults, type ImageFacts, type ReportTarget, type Resolution, type WorkloadInfo,
 } from '../../src/metadata/resolve.js';
 
@@ -103,7 +103,7 @@ t.test('label-only target: every field', async (t) => {
   const tg = target(resolve({}));
   t.same(tg, {
     owner: 'stefanprodan', repo: 'podinfo', environment: 'staging', sha: SHA, deploymentName: 'podinfo',
-    description: 'Deployed by Flux', productionEnvironment: false, autoInactive: true,
+    description: 'Deployed by Flux', productionEnvironment: false, transientEnvironment: false, autoInactive: true,
     container: 'podinfod', image: IMAGE,
     payload: {
       cluster: 'prod-eu-1', namespace: 'apps', sourceNamespace: 'flux-system', kustomization: 'apps',
@@ -211,4 +211,25 @@ t.test('URL templates', async (t) => {
   t.match(bad.warnings.find((w) => w.startsWith('log_url')), /log_url dropped: .*is not https/);
   t.match(bad.warnings.find((w) => w.startsWith('environment_url')), /environment_url dropped: .*unknown \{pod\}/);
   t.equal(bad.sha, SHA, 'a bad template never blocks the report');
+});
+
+t.test('transient previews, {kind}/{source} in URL templates, escaping, container choice', async (t) => {
+  const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'preview-42' };
+  const workload = { kind: 'Deployment', namespace: 'pr-42', name: 'web', containers: [{ name: 'app', image: 'ghcr.io/acme/web:pr-42' }] };
+  const facts = { labels: { 'org.opencontainers.image.source': 'https://github.com/acme/web', 'org.opencontainers.image.revision': 'a'.repeat(40) } };
+  const defaults = {
+    cluster: 'c', description: 'd', githubHost: 'github.com', controllerVersion: '1.0.0', environment: 'pr-42',
+    transientEnvironments: ['pr-*'], logUrlTemplate: 'https://flux.example.com/resource/{kind}/{namespace}/{source}?q={name}',
+  };
+  const r = resolveTarget(source, { ...workload, annotations: {} }, workload.containers[0]!, facts, defaults);
+  t.ok('target' in r && r.target.transientEnvironment, 'pr-* environment is transient');
+  t.equal('target' in r && r.target.logUrl, 'https://flux.example.com/resource/Kustomization/pr-42/preview-42?q=web');
+  const pinned = resolveTarget(source, { ...workload, annotations: { transient: 'false' } }, workload.containers[0]!, facts, defaults);
+  t.notOk('target' in pinned && pinned.target.transientEnvironment, 'the annotation overrides the pattern');
+  const escaped = resolveTarget(source, { ...workload, annotations: { 'log-url': 'https://logs.example.com/?q={name}', service: 'a b' }, name: 'web&x' },
+    workload.containers[0]!, facts, { ...defaults, escapeUrlValues: true });
+  t.equal('target' in escaped && escaped.target.logUrl, 'https://logs.example.com/?q=web%26x');
+  const containers = [{ name: 'app' }, { name: 'envoy' }, { name: 'worker' }];
+  t.same(reportedContainers({ container: 'worker, app' }, containers).map((c) => c.name), ['app', 'worker']);
+  t.same(reportedContainers({}, containers).map((c) => c.name), ['app', 'envoy', 'worker']);
 });

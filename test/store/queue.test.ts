@@ -174,3 +174,18 @@ t.test('list honours its limit', async (t) => {
   t.equal(queue.list(3).length, 3);
   t.same(queue.list(2).map((r) => r.name), ['app-0', 'app-1']);
 });
+
+t.test('schedule: a re-check later, unless the source is already due sooner', async (t) => {
+  const { queue } = fixture(t).open();
+  queue.schedule(apps, 5000);
+  t.equal(queue.claim(4999, 10).length, 0, 'not due before its time');
+  t.equal(row(queue, apps)?.notBefore, 5000);
+  queue.schedule(apps, 9000);
+  t.equal(row(queue, apps)?.notBefore, 5000, 'a later re-check does not postpone it');
+  queue.enqueue(infra, 100);
+  queue.schedule(infra, 7000);
+  t.equal(row(queue, infra)?.notBefore, 100, 'an event already queued stays due now');
+  t.same(queue.claim(5000, 10).map((r) => r.name).sort(), ['apps', 'infra']);
+  queue.schedule(apps, 8000);
+  t.equal(row(queue, apps)?.state, 'active', 'an active source is left alone (its completion decides)');
+});

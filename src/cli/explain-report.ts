@@ -1,0 +1,42 @@
+import { derivePhase, type Phase } from '../flux/phase.js';
+import type { K8sObject, SourceRef } from '../kube/types.js';
+import { desiredFor } from '../lifecycle/desired.js';
+import type { ResolvedSource } from '../resolve-source.js';
+
+/** What `explain` found for one Flux source, ready to print. */
+export interface ExplainReport {
+  source: SourceRef;
+  found: boolean;
+  phase?: Phase;
+  lines: string[];
+}
+
+const OPT_IN_HINT = 'not opted in: annotate it github-deployment-bridge.io/auto-report: "true"';
+
+/** Pure: turns a resolved source into the lines a person reads (what would be reported, or exactly why not). */
+export function explainLines(source: SourceRef, obj: K8sObject | null, resolved: ResolvedSource | null): ExplainReport {
+  const title = `${source.kind} ${source.namespace}/${source.name}`;
+  if (!obj || !resolved) return { source, found: false, lines: [`${title}: not found in the cluster (nothing reported; live deployments of it are cleaned up)`] };
+  const phase = derivePhase(obj);
+  const lines = [`${title}: ${phase.kind} (${phase.reason}${phase.message ? `: ${phase.message}` : ''})${phase.revision ? ` at ${phase.revision}` : ''}`];
+  if (resolved.workloads.length === 0 && resolved.missing.size === 0) lines.push('  no Deployment, StatefulSet or DaemonSet in its inventory: nothing to report');
+  for (const key of resolved.missing) lines.push(`  ${key}: in the inventory but not in the cluster`);
+  for (const w of resolved.workloads) {
+    if (!w.optedIn) {
+      lines.push(`  ${w.key}: ${OPT_IN_HINT}`);
+      continue;
+    }
+    const desired = desiredFor({ phase, rollout: w.rollout, workloadKey: w.key });
+    lines.push(`  ${w.key}: rollout ${w.rollout.state} (${w.rollout.description})`);
+    for (const { target: t } of w.candidates) {
+      lines.push(`    container ${t.container} (${t.image}) → ${t.owner}/${t.repo}@${t.sha.slice(0, 12)} environment ${t.environment}` +
+        `${t.task ? ` task ${t.task}` : ''}${t.productionEnvironment ? ' [production]' : ''}${t.transientEnvironment ? ' [transient]' : ''}`);
+      lines.push(`      would be ${desired.state ?? 'left as it is'}: ${desired.description}`);
+      if (t.environmentUrl) lines.push(`      environment_url ${t.environmentUrl}`);
+      if (t.logUrl) lines.push(`      log_url ${t.logUrl}`);
+      for (const warning of t.warnings) lines.push(`      warning: ${warning}`);
+    }
+    for (const s of w.skips) lines.push(`    container ${s.container}: not reported: ${s.reason}`);
+  }
+  return { source, found: true, phase, lines };
+}

@@ -1,0 +1,47 @@
+import pino from 'pino';
+import { buildDefaults, buildImageFacts } from '../compose.js';
+import { loadConfig } from '../config.js';
+import { createKubeReader } from '../kube/client.js';
+import type { FluxKind, SourceRef } from '../kube/types.js';
+import { createMetrics } from '../metrics.js';
+import { resolveSource } from '../resolve-source.js';
+import { openDatabase } from '../store/db.js';
+import { controllerVersion } from '../version.js';
+import { explainLines } from './explain-report.js';
+
+const USAGE = 'usage: github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name>';
+
+/** Parses `Kind/namespace/name`. */
+export function parseSourceArg(arg: string | undefined): SourceRef | undefined {
+  const [kind, namespace, name, ...rest] = (arg ?? '').split('/');
+  if (rest.length || !namespace || !name || (kind !== 'Kustomization' && kind !== 'HelmRelease')) return undefined;
+  return { kind: kind as FluxKind, namespace, name };
+}
+
+/**
+ * `explain`: reads a Flux source as a reconcile would and prints, per workload and container, what would
+ * be reported or exactly why not. Reads Kubernetes and registries; never writes to GitHub or the cluster.
+ * Same configuration as the server; the webhook key and GitHub credentials are not needed.
+ */
+export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const ref = parseSourceArg(args[0]);
+  if (!ref) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const needsGitHub = !env.GITHUB_TOKEN && !env.GITHUB_APP_ID;
+  const config = loadConfig({ WEBHOOK_TOKEN: 'unused-by-explain', ...(needsGitHub ? { GITHUB_TOKEN: 'unused-by-explain' } : {}), ...env });
+  const log = pino({ level: env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const db = openDatabase(':memory:');
+  try {
+    const kube = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});
+    const metrics = createMetrics();
+    const deps = { kube, images: buildImageFacts(config, db, kube, metrics, log), defaults: buildDefaults(config, controllerVersion()), metrics };
+    const obj = await kube.getFluxObject(ref);
+    const resolved = obj ? await resolveSource(deps, ref, obj) : null;
+    process.stdout.write(`${explainLines(ref, obj, resolved).lines.join('\n')}\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
