@@ -91,7 +91,8 @@ async function main(config: Config): Promise<void> {
   const readiness = (): Readiness => {
     const reasons: string[] = [];
     try {
-      db.prepare('SELECT 1').get();
+      // Writable, not just open: a write lock taken and released (fails on a read-only or locked database).
+      db.exec('BEGIN IMMEDIATE; ROLLBACK');
     } catch (err) {
       reasons.push(`database: ${errorMessage(err)}`);
     }

@@ -120,7 +120,7 @@ export class Publisher {
       throw err;
     }
     deployments.setState(id, body.state, body.description ?? null, now());
-    log.info({ deploymentId, state: body.state, sha: id.sha }, 'deployment status sent');
+    log.info({ owner: id.owner, repo: id.repo, environment: id.environment, sha: id.sha, deploymentName: id.deploymentName, deploymentId, state: body.state }, 'deployment status sent');
   }
 
   /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely. */

@@ -1,0 +1,69 @@
+/** Shared pieces of the end-to-end benchmarks: opted-in workloads, settling, request tallies, RSS. */
+import { readFileSync } from 'node:fs';
+import type { BridgeProcess } from '../test/harness/bridge-process.js';
+import { OPT_IN, finishRollout } from '../test/e2e/scenario.js';
+import { deployment } from '../test/harness/flux-objects.js';
+import type { World } from '../test/harness/world.js';
+
+/** Annotations naming repository and commit, so the bridge never asks a registry. */
+export function annotated(repo: string, commit: string): Record<string, string> {
+  return { ...OPT_IN, 'github-deployment-bridge.io/repository': `acme/${repo}`, 'github-deployment-bridge.io/commit': commit };
+}
+
+/** Puts an opted-in Deployment `apps/<name>` (rollout finished) whose repository and commit are annotated. */
+export function putAnnotatedDeployment(world: World, name: string, repo: string, commit: string): void {
+  world.kube.put(deployment({ namespace: 'apps', name, annotations: annotated(repo, commit), containers: [{ name: 'app', image: `registry.invalid/acme/${repo}:${commit.slice(0, 7)}` }] }));
+  finishRollout(world, name);
+}
+
+/** Waits until the bridge's queue is empty and nothing is running. */
+export async function settled(bridge: BridgeProcess, timeoutMs = 600_000): Promise<void> {
+  await bridge.waitFor('queue drained', async () => {
+    const res = await fetch(`${bridge.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+    const text = await res.text();
+    const depth = (state: string) => Number(new RegExp(`queue_depth\\{state="${state}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+    if (depth('pending') !== 0 || depth('active') !== 0) return false;
+    const s = (await bridge.get('/state')).body as { queue: { pending: number; active: number; running: number } };
+    return s.queue.pending + s.queue.active + s.queue.running === 0;
+  }, timeoutMs);
+}
+
+/** A GitHub path with owner, repo and numeric ids replaced by placeholders. */
+export function githubEndpoint(method: string, path: string): string {
+  return `${method} ${path.replace(/^\/repos\/[^/]+\/[^/]+/, '/repos/{owner}/{repo}').replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
+}
+
+/** A Kubernetes path as `get <resource>` or `list <resource>` (namespace and name dropped). */
+export function kubeEndpoint(method: string, path: string): string {
+  const seg = path.split('/').filter(Boolean);
+  const ns = seg.indexOf('namespaces');
+  const scoped = ns >= 0 && seg.length > ns + 2;
+  const resource = scoped ? seg[ns + 2]! : seg.at(-1)!;
+  const named = scoped ? seg.length > ns + 3 : false;
+  const verb = method !== 'GET' ? method.toLowerCase() : named ? 'get' : 'list';
+  return `${verb} ${resource}${scoped ? ' (namespaced)' : ''}${seg.length > ns + 4 && scoped ? `/${seg.slice(ns + 4).join('/')}` : ''}`;
+}
+
+/** Counts strings, most frequent first. */
+export function tally(keys: readonly string[]): Array<[string, number]> {
+  const m = new Map<string, number>();
+  for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
+  return [...m.entries()].sort((a, b) => b[1] - a[1]);
+}
+
+/** Formats a tally as indented lines. */
+export function formatTally(t: Array<[string, number]>): string {
+  return t.map(([k, n]) => `    ${String(n).padStart(6)}  ${k}`).join('\n');
+}
+
+/** Resident set size of a process in MiB, from /proc/<pid>/status (Linux only). */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+/** Writes one line to stdout. */
+export function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
