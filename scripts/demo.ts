@@ -8,6 +8,7 @@ import { fluxEvent, type BridgeProcess } from '../test/harness/bridge-process.js
 import { commitOf } from '../test/harness/kube-meta.js';
 import { deployment, kustomization, type ConditionSpec } from '../test/harness/flux-objects.js';
 import { pushImage } from '../test/harness/push-image.js';
+import { finishRollout } from '../test/harness/rollouts.js';
 import { startWorld, type World } from '../test/harness/world.js';
 
 const OPT_IN = { 'github-deployment-bridge.io/auto-report': 'true' };
@@ -28,7 +29,7 @@ async function rollout(world: World, bridge: BridgeProcess, tag: string, generat
   const sha = commitOf(`demo-${tag}`);
   const { image: ref, annotations } = await image(world, tag, sha);
   say(`Flux applies acme/web ${tag} (commit ${sha.slice(0, 7)}): Kustomization apps/web is reconciling`);
-  world.kube.put(deployment({ namespace: 'apps', name: 'web', annotations, containers: [{ name: 'web', image: ref }] }));
+  world.kube.put(deployment({ namespace: 'apps', name: 'web', annotations, replicas: 2, rollout: 'progressing', containers: [{ name: 'web', image: ref }] }));
   const inventory = [{ namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }];
   const progressing: ConditionSpec = { ready: 'Unknown', reason: 'Progressing', message: 'Reconciliation in progress' };
   world.kube.put(kustomization({ namespace: 'flux-system', name: 'web', generation, observedGeneration: generation, conditions: progressing, inventory }));
@@ -38,7 +39,10 @@ async function rollout(world: World, bridge: BridgeProcess, tag: string, generat
   world.kube.put(kustomization({ namespace: 'flux-system', name: 'web', generation, observedGeneration: generation, inventory,
     conditions: { ready: 'True', reason: 'ReconciliationSucceeded', message: `Applied revision: main@sha1:${sha}` } }));
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded', message: `Applied revision: main@sha1:${sha}` }));
-  await bridge.waitFor('success', () => latest(world, sha) === 'success', 30_000);
+  await bridge.waitFor('held back', () => world.kube.requests.length > 0 && latest(world, sha) === 'in_progress', 30_000);
+  say('Flux is done, but the new pods are still starting: GitHub keeps showing in_progress; then the rollout completes');
+  finishRollout(world.kube, 'apps', 'web');
+  await bridge.waitFor('success', () => latest(world, sha) === 'success', 60_000);
 }
 
 function latest(world: World, sha: string): string | undefined {

@@ -2,6 +2,7 @@
 import { commitOf } from '../harness/kube-meta.js';
 import { deployment, kustomization, type ConditionSpec } from '../harness/flux-objects.js';
 import { pushImage } from '../harness/push-image.js';
+import { finishRollout as finishDeploymentRollout } from '../harness/rollouts.js';
 import type { World } from '../harness/world.js';
 
 export const OPT_IN = { 'github-deployment-bridge.io/auto-report': 'true' };
@@ -43,11 +44,7 @@ export function putDeployment(world: World, name: string, image: string, annotat
   finishRollout(world, name);
 }
 
-/** Marks a Deployment's rollout finished for its current generation, as the Deployment controller would. */
+/** Marks a Deployment `apps/<name>` rolled out for its current generation. */
 export function finishRollout(world: World, name: string): void {
-  const dep = world.kube.get('apps/v1', 'Deployment', 'apps', name)!;
-  const replicas = (dep.spec as { replicas: number }).replicas;
-  world.kube.patchStatus('apps/v1', 'Deployment', 'apps', name, {
-    ...dep.status, observedGeneration: dep.metadata.generation, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, unavailableReplicas: 0,
-  });
+  finishDeploymentRollout(world.kube, 'apps', name);
 }
