@@ -34,7 +34,7 @@ function post(url: URL, body: string, localAddress: string): Promise<number> {
 async function main(): Promise<void> {
   const world = await startWorld();
   try {
-    const bridge = await world.bridge({ LOG_LEVEL: 'warn' }).catch(async () => world.bridge());
+    const bridge = await world.bridge();
     const pid = bridge.child.pid!;
     await settled(bridge);
     await new Promise((r) => setTimeout(r, 2000));

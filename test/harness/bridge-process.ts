@@ -95,7 +95,7 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
       try { parsed = JSON.parse(text); } catch { /* metrics are text */ }
       return { status: res.status, body: parsed };
     },
-    async waitFor(what, check, timeoutMs = 20_000) {
+    async waitFor(what, check, timeoutMs = 45_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const v = await check();
