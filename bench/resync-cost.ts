@@ -20,7 +20,7 @@ async function measure(workloads: number): Promise<void> {
   try {
     for (let s = 0; s < workloads / PER_SOURCE; s++) {
       const names = Array.from({ length: PER_SOURCE }, (_, k) => `w-${s}-${k}`);
-      for (const n of names) putAnnotatedDeployment(world, n, `repo-${s}`, sha(n));
+      for (const n of names) putAnnotatedDeployment(world, n, n, sha(n)); // one repository each: same-repo workloads with different commits would supersede each other
       putKustomization(world, `src-${s}`, names, READY);
     }
     const bridge = await world.bridge({ DRY_RUN: 'true', RESYNC_INTERVAL: `${INTERVAL_S}s`, LOG_LEVEL: 'info' });

@@ -67,7 +67,7 @@ export class Publisher {
       sent.push(state);
     }
     // Also after a crash mid-supersession: any success re-checks its lineage (a local query).
-    const superseded = deployments.get(id)!.state === 'success' ? await this.supersede(target, id) : [];
+    const superseded = deployments.get(id)!.state === 'success' ? await this.supersede(target, id, origin) : [];
     return { deploymentId, sent, superseded, created };
   }
 
@@ -140,10 +140,14 @@ export class Publisher {
    * auto_inactive already deactivated an older success (non-production, auto_inactive not turned off),
    * the cache just records it: sending it again would be a duplicate status and a wasted write.
    */
-  private async supersede(target: ReportTarget, id: Identity): Promise<number[]> {
+  private async supersede(target: ReportTarget, id: Identity, origin: Origin): Promise<number[]> {
     const githubDeactivates = target.autoInactive && !target.productionEnvironment && !target.transientEnvironment;
     const out: number[] = [];
-    for (let older of this.deps.deployments.lineage(id)) {
+    // Only an older commit of the same workload is superseded. Two workloads sharing a lineage (one repo,
+    // no deployment-name) each run their own commit: superseding across them would flip both forever.
+    const sameWorkload = (r: DeploymentRow) => r.origin.workload.kind === origin.workload.kind
+      && r.origin.workload.namespace === origin.workload.namespace && r.origin.workload.name === origin.workload.name;
+    for (let older of this.deps.deployments.lineage(id).filter(sameWorkload)) {
       if (older.pendingState !== null) {
         await this.settlePending(older);
         older = this.deps.deployments.get(older)!;

@@ -80,3 +80,23 @@ t.test('monorepo siblings keep their own lineage; a sidecar without labels is dr
   const state = (await bridge.get('/state')).body;
   t.same(state.skipped, [], 'the envoy sidecar without labels is not listed as skipped');
 });
+
+t.test('two workloads of one repository without deployment-name settle: no write loop', async (t) => {
+  const world = await startWorld({ registry: true });
+  t.teardown(() => world.close());
+  const api = sha('shared-api');
+  const worker = sha('shared-worker');
+  world.kube.put(deployment({ namespace: 'apps', name: 'api', annotations: OPT_IN, containers: [{ name: 'app', image: await pushAppImage(world, 'shared', 'api', api) }] }));
+  world.kube.put(deployment({ namespace: 'apps', name: 'worker', annotations: OPT_IN, containers: [{ name: 'app', image: await pushAppImage(world, 'shared', 'worker', worker) }] }));
+  putKustomization(world, 'shared', ['api', 'worker'], READY);
+  const bridge = await world.bridge({ RESYNC_INTERVAL: '1s' });
+  await bridge.waitFor('both reported', () => trail(world, 'shared', api).includes('success') && trail(world, 'shared', worker).includes('success'), 30_000);
+  const writes = world.github.writes().length;
+  const reads = new Set<string>();
+  await bridge.waitFor('five more reconciles', async () => {
+    reads.add((await bridge.get('/state')).body.sources[0].lastSeen);
+    return reads.size > 5;
+  }, 30_000);
+  t.equal(world.github.writes().length, writes, 'resyncs with nothing changed write nothing, though GitHub deactivated one of them');
+  t.equal(world.github.deployments('acme', 'shared').length, 2);
+});
