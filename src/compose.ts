@@ -7,16 +7,15 @@ import type { Defaults } from './metadata/resolve.js';
 import type { Metrics } from './metrics.js';
 import { createCachedLabelSource } from './oci/cached-label-source.js';
 import { createRegistryClient } from './oci/registry-client.js';
-import type { Db } from './store/db.js';
-import { ImageCache } from './store/image-cache.js';
+import type { ImageCache } from './store/image-cache.js';
 
 /** Image facts (running digests, OCI labels with the workload's credentials) as configured; shared by the server and `explain`. */
-export function buildImageFacts(config: Config, db: Db, kube: KubeReader, metrics: Metrics, log: Logger): ImageFactsSource {
+export function buildImageFacts(config: Config, cache: ImageCache, kube: KubeReader, metrics: Metrics, log: Logger): ImageFactsSource {
   const registry = createRegistryClient({
     insecureHosts: config.registryInsecureHosts, platform: config.registryPlatform,
     onResponse: (method, status) => metrics.registryHttp.inc({ method, status: String(status) }),
   });
-  const labels = createCachedLabelSource(registry, new ImageCache(db), {
+  const labels = createCachedLabelSource(registry, cache, {
     onCache: (cache, hit) => metrics.registryCache.inc({ cache, result: hit ? 'hit' : 'miss' }),
   });
   const warnOnce = createWarnOnce(log.child({ component: 'image-facts' }));

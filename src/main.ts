@@ -46,7 +46,8 @@ async function main(config: Config): Promise<void> {
   const sources = new SourceStore(db);
   const metrics = createMetrics();
   const kube = withHealth(createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), now);
-  const images = buildImageFacts(config, db, kube.reader, metrics, log);
+  const imageCache = new ImageCache(db);
+  const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
   const github = createGitHubSide({
     auth: config.githubAuth, baseUrl: config.githubApiUrl, userAgent: `github-deployment-bridge/${version}`,
     metrics, log: log.child({ component: 'github' }), now, installations: new InstallationStore(db),
@@ -108,7 +109,7 @@ async function main(config: Config): Promise<void> {
   let shuttingDown = false;
   const app = await buildApp({
     webhookKey: config.webhookKey, watchNamespaces: config.watchNamespaces, ...(config.stateToken ? { stateToken: config.stateToken } : {}),
-    registryCache: () => new ImageCache(db).counts(), queue, deployments, sources, metrics, log, now, readiness,
+    registryCache: () => imageCache.counts(), queue, deployments, sources, metrics, log, now, readiness,
     onEnqueued: () => worker.notify(),
     isShuttingDown: () => shuttingDown,
     activeReconciles: () => worker.active,

@@ -6,6 +6,7 @@ import type { FluxKind, SourceRef } from '../kube/types.js';
 import { createMetrics } from '../metrics.js';
 import { resolveSource } from '../resolve-source.js';
 import { openDatabase } from '../store/db.js';
+import { ImageCache } from '../store/image-cache.js';
 import { controllerVersion } from '../version.js';
 import { explainLines } from './explain-report.js';
 
@@ -36,7 +37,7 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
   try {
     const kube = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});
     const metrics = createMetrics();
-    const deps = { kube, images: buildImageFacts(config, db, kube, metrics, log), defaults: buildDefaults(config, controllerVersion()), metrics };
+    const deps = { kube, images: buildImageFacts(config, new ImageCache(db), kube, metrics, log), defaults: buildDefaults(config, controllerVersion()), metrics };
     const obj = await kube.getFluxObject(ref);
     const resolved = obj ? await resolveSource(deps, ref, obj) : null;
     process.stdout.write(`${explainLines(ref, obj, resolved).lines.join('\n')}\n`);

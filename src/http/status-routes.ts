@@ -63,10 +63,8 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }
     const { repository, environment } = req.query;
-    const wanted = (d: { owner: string; repo: string; environment: string }) =>
-      (!repository || `${d.owner}/${d.repo}`.toLowerCase() === repository.toLowerCase()) && (!environment || d.environment === environment);
     return {
-      deployments: deps.deployments.list().filter(wanted).map((d) => ({
+      deployments: deps.deployments.list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) }).map((d) => ({
         owner: d.owner, repo: d.repo, environment: d.environment, sha: d.sha, deploymentName: d.deploymentName,
         deploymentId: d.deploymentId, state: d.state ?? 'provisional', description: d.description,
         workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,

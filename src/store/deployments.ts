@@ -122,8 +122,13 @@ export class DeploymentStore {
       WHERE deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`).all() as SourceRef[];
   }
 
-  list(limit = 500): DeploymentRow[] {
-    return (this.db.prepare(`SELECT * FROM deployments ORDER BY updated_at DESC LIMIT ?`).all(limit) as Raw[]).map(toRow);
+  /** Newest first; `repository` (owner/repo, case-insensitive) and `environment` narrow it in SQL, before the limit. */
+  list(limit = 500, filter: { repository?: string; environment?: string } = {}): DeploymentRow[] {
+    return (this.db.prepare(`SELECT * FROM deployments
+      WHERE (@repository IS NULL OR lower(owner || '/' || repo) = lower(@repository))
+        AND (@environment IS NULL OR environment = @environment)
+      ORDER BY updated_at DESC LIMIT @limit`)
+      .all({ limit, repository: filter.repository ?? null, environment: filter.environment ?? null }) as Raw[]).map(toRow);
   }
 
   countsByState(): Array<{ state: string; count: number }> {
