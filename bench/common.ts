@@ -1,5 +1,6 @@
 /** Shared pieces of the end-to-end benchmarks: opted-in workloads, settling, request tallies, RSS. */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { BridgeProcess } from '../test/harness/bridge-process.js';
 import { OPT_IN, finishRollout } from '../test/e2e/scenario.js';
 import { deployment } from '../test/harness/flux-objects.js';
@@ -66,4 +67,18 @@ export function rssMiB(pid: number): number {
 /** Writes one line to stdout. */
 export function say(line: string): void {
   process.stdout.write(`${line}\n`);
+}
+
+/** The 1-, 5- and 15-minute load averages, for printing next to figures from a shared machine. */
+export function load(): string {
+  return `load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`;
+}
+
+/**
+ * The bridge's GitHub write spacing for a benchmark run: `GITHUB_WRITE_INTERVAL` from the benchmark's own
+ * environment, passed on to the bridge; unset means the bridge's default (1 s, octokit's throttler).
+ */
+export function writeInterval(): { env: Record<string, string>; label: string } {
+  const v = process.env.GITHUB_WRITE_INTERVAL?.trim();
+  return v ? { env: { GITHUB_WRITE_INTERVAL: v }, label: `GITHUB_WRITE_INTERVAL=${v}` } : { env: {}, label: 'write spacing default (1 s)' };
 }

@@ -1,34 +1,43 @@
 /**
  * Benchmark 2, latency: time from posting a Flux event for a Kustomization that is already Ready
  * (catch-up: the bridge sends a create and the terminal `success`) to that `success` status
- * arriving at the GitHub simulator; N sequential deployments, simulator answering in 0 ms and 50 ms.
- *   N=30 GAP_MS=1100 node dist/bench/latency.js   (needs `npx tsc -p .` first; ~2 s per deployment)
+ * arriving at the GitHub simulator; COUNT sequential deployments, simulator answering in 0 ms and 50 ms.
+ * GITHUB_WRITE_INTERVAL is passed to the bridge (unset: its default, 1 s); GAP_MS, the pause before
+ * each event, defaults to that interval + 100 ms so the previous deployment's spacing has passed.
+ * ROUNDS > 1 repeats each latency and prints the median of the rounds' percentiles.
+ *   COUNT=1000 node dist/bench/latency.js                  (needs `npx tsc -p .` first; ~2.2 s per deployment)
+ *   GITHUB_WRITE_INTERVAL=0s COUNT=1000 ROUNDS=3 node dist/bench/latency.js
  */
 import { fluxEvent } from '../test/harness/bridge-process.js';
 import { startWorld } from '../test/harness/world.js';
 import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { putAnnotatedDeployment, say, settled } from './common.js';
+import { parseDuration } from '../src/config.js';
+import { load, putAnnotatedDeployment, say, settled, writeInterval } from './common.js';
 import { median, percentile } from './stats.js';
 
-const N = Number(process.env.N ?? 30);
-const LATENCIES = [0, 50];
+const N = Number(process.env.COUNT ?? process.env.N ?? 1000);
+const LATENCIES = (process.env.LATENCIES ?? '0,50').split(',').map(Number);
+const ROUNDS = Number(process.env.ROUNDS ?? 1);
 const POLL_MS = 2;
-/** Pause before each event, so the throttler's 1 s write spacing after the previous deployment has passed (0: back to back). */
-const GAP_MS = Number(process.env.GAP_MS ?? 1100);
+const spacing = writeInterval();
+const intervalText = spacing.env.GITHUB_WRITE_INTERVAL ?? '1s';
+const intervalMs = /^0+(\.0+)?(ms|s|m|h)?$/.test(intervalText) ? 0 : parseDuration(intervalText) ?? 1000;
+/** Pause before each event, so the write spacing after the previous deployment has passed (0: back to back). */
+const GAP_MS = Number(process.env.GAP_MS ?? (intervalMs > 0 ? intervalMs + 100 : 0));
 
 /** Latencies in ms of N sequential catch-up deployments against a simulator with the given answer delay. */
 async function run(latencyMs: number): Promise<number[]> {
   const world = await startWorld({ github: { latencyMs } });
   try {
     // The startup resync pass sees an empty cluster; each source appears just before its event.
-    const bridge = await world.bridge();
+    const bridge = await world.bridge({ ...spacing.env });
     await settled(bridge);
     const out: number[] = [];
     for (let i = 0; i < N; i++) {
       putAnnotatedDeployment(world, `app-${i}`, `app-${i}`, sha(`latency-${i}`));
       putKustomization(world, `app-${i}`, [`app-${i}`], READY);
       const path = new RegExp(`^/repos/acme/app-${i}/deployments/\\d+/statuses$`);
-      await new Promise((r) => setTimeout(r, GAP_MS));
+      if (GAP_MS > 0) await new Promise((r) => setTimeout(r, GAP_MS));
       const from = world.github.requests.length;
       const t0 = Date.now();
       const res = await bridge.post(fluxEvent('Kustomization', 'flux-system', `app-${i}`, { reason: 'ReconciliationSucceeded' }));
@@ -52,10 +61,19 @@ async function run(latencyMs: number): Promise<number[]> {
 
 async function main(): Promise<void> {
   for (const latencyMs of LATENCIES) {
-    const started = Date.now();
-    const ms = await run(latencyMs);
-    say(`latency: simulator ${latencyMs} ms, gap ${GAP_MS} ms, ${N} sequential catch-up deployments (${((Date.now() - started) / 1000).toFixed(0)} s): `
-      + `p50 ${median(ms).toFixed(0)} ms, p99 ${percentile(ms, 99).toFixed(0)} ms, min ${Math.min(...ms)} ms, max ${Math.max(...ms)} ms`);
+    const rounds: Array<{ p50: number; p99: number }> = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const started = Date.now();
+      const ms = await run(latencyMs);
+      const r = { p50: median(ms), p99: percentile(ms, 99) };
+      rounds.push(r);
+      say(`latency: simulator ${latencyMs} ms, ${spacing.label}, gap ${GAP_MS} ms, ${N} sequential catch-up deployments${ROUNDS > 1 ? `, round ${round}/${ROUNDS}` : ''} `
+        + `(${((Date.now() - started) / 1000).toFixed(0)} s): p50 ${r.p50.toFixed(0)} ms, p90 ${percentile(ms, 90).toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, `
+        + `min ${Math.min(...ms)} ms, max ${Math.max(...ms)} ms; ${load()}`);
+    }
+    if (ROUNDS > 1) {
+      say(`latency: simulator ${latencyMs} ms, ${spacing.label}: median of ${ROUNDS} rounds p50 ${median(rounds.map((r) => r.p50)).toFixed(0)} ms, p99 ${median(rounds.map((r) => r.p99)).toFixed(0)} ms`);
+    }
   }
 }
 

@@ -1,26 +1,36 @@
 /**
- * Benchmark 5, memory: RSS of the real bridge process (VmRSS from /proc) idle, then after EVENTS
- * signed webhook events to as many distinct Flux sources, none of which exists in the fake cluster
- * (so each reconcile finds the source gone and does no GitHub work), and once the queue drained.
- * The webhook allows 1,200 requests per client address per minute; the events are sent from
- * ADDRESSES loopback addresses (127.0.0.2…) so the limit does not throttle the benchmark.
- *   EVENTS=10000 node dist/bench/memory.js      (needs `npx tsc -p .` first; Linux only)
+ * Benchmark 5, memory: RSS of the real bridge process (VmRSS from /proc) idle; with TRACKED deployments
+ * it reported (TRACKED opted-in workloads, 10 per Kustomization, one repository each, created for real
+ * against the simulator with GITHUB_WRITE_INTERVAL=0s, or with DRY_RUN=true when TRACKED_MODE=dry-run);
+ * then after EVENTS signed webhook events spread round-robin over those Kustomizations (each reconcile
+ * finds nothing changed); once the queue drained; and 5 s later. Also the SQLite file size.
+ * The webhook allows 1,200 requests per client address per minute; the events are sent from ADDRESSES
+ * loopback addresses (127.0.0.2…) so the limit does not throttle the benchmark.
+ *   TRACKED=10000 EVENTS=100000 node dist/bench/memory.js      (needs `npx tsc -p .` first; Linux only)
  */
-import { request } from 'node:http';
+import { existsSync, statSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { signBody } from '../src/http/hmac.js';
 import { fluxEvent } from '../test/harness/bridge-process.js';
 import { WEBHOOK_KEY, startWorld } from '../test/harness/world.js';
-import { rssMiB, say, settled, tally } from './common.js';
+import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
+import { load, putAnnotatedDeployment, rssMiB, say, settled, tally } from './common.js';
 
-const EVENTS = Number(process.env.EVENTS ?? 10_000);
-const CONCURRENCY = 16;
-const ADDRESSES = 16;
+const TRACKED = Number(process.env.TRACKED ?? 10_000);
+const EVENTS = Number(process.env.EVENTS ?? 100_000);
+const DRY = process.env.TRACKED_MODE === 'dry-run';
+const PER_SOURCE = 10;
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+const ADDRESSES = Number(process.env.ADDRESSES ?? 64);
+
+/** Keeps connections open per local address, as Flux's HTTP client does. */
+const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 /** POSTs one signed body from a given local loopback address; resolves with the status code. */
 function post(url: URL, body: string, localAddress: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({
-      host: url.hostname, port: url.port, path: '/webhook', method: 'POST', localAddress, signal: AbortSignal.timeout(10_000),
+      host: url.hostname, port: url.port, path: '/webhook', method: 'POST', localAddress, agent, signal: AbortSignal.timeout(10_000),
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-signature': signBody(WEBHOOK_KEY, body) },
     }, (res) => {
       res.resume();
@@ -31,39 +41,86 @@ function post(url: URL, body: string, localAddress: string): Promise<number> {
   });
 }
 
+/** Sends `count` signed events for the sources `name(i)`, CONCURRENCY at a time; the answers' status codes. */
+async function blast(url: URL, count: number, name: (i: number) => string, sample: () => void): Promise<number[]> {
+  const codes: number[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    for (let i = next++; i < count; i = next++) {
+      const body = fluxEvent('Kustomization', 'flux-system', name(i), { reason: 'ReconciliationSucceeded' });
+      codes.push(await post(url, body, `127.0.0.${2 + (i % ADDRESSES)}`));
+      if (i % 1000 === 0) sample();
+    }
+  }));
+  return codes;
+}
+
+/** Bytes of the SQLite database with its WAL and shared-memory files. */
+function dbBytes(path: string): string {
+  const size = (p: string) => (existsSync(p) ? statSync(p).size : 0);
+  const [db, wal, shm] = [size(path), size(`${path}-wal`), size(`${path}-shm`)];
+  return `${((db + wal + shm) / 2 ** 20).toFixed(1)} MiB (db ${(db / 2 ** 20).toFixed(1)}, wal ${(wal / 2 ** 20).toFixed(1)}, shm ${(shm / 2 ** 20).toFixed(2)})`;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const answers = (codes: number[]) => tally(codes.map(String)).map(([k, n]) => `${k}×${n}`).join(', ');
+
 async function main(): Promise<void> {
-  const world = await startWorld();
+  const world = await startWorld({ github: { requestsPerHour: 100_000_000 } });
   try {
-    const bridge = await world.bridge();
+    const env: Record<string, string> = DRY ? { DRY_RUN: 'true' } : { GITHUB_WRITE_INTERVAL: '0s' };
+    const bridge = await world.bridge(env);
+    const dbPath = world.env().DATABASE_PATH!;
     const pid = bridge.child.pid!;
     await settled(bridge);
-    await new Promise((r) => setTimeout(r, 2000));
+    await pause(2000);
     const idle = rssMiB(pid);
+    say(`memory: ${DRY ? 'DRY_RUN=true' : 'GITHUB_WRITE_INTERVAL=0s against the simulator'}; idle RSS ${idle.toFixed(1)} MiB, SQLite ${dbBytes(dbPath)}; ${load()}`);
+
+    // TRACKED workloads appear (10 per Kustomization, each its own repository); Flux reports each Kustomization once.
+    const sources = Math.ceil(TRACKED / PER_SOURCE);
+    for (let s = 0; s < sources; s++) {
+      const names = Array.from({ length: Math.min(PER_SOURCE, TRACKED - s * PER_SOURCE) }, (_, k) => `w-${s * PER_SOURCE + k}`);
+      for (const n of names) putAnnotatedDeployment(world, n, n, sha(n));
+      putKustomization(world, `src-${s}`, names, READY);
+    }
     const url = new URL(bridge.url);
-    const codes: number[] = [];
-    let next = 0;
     let peak = idle;
-    const t0 = Date.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      for (let i = next++; i < EVENTS; i = next++) {
-        const body = fluxEvent('Kustomization', `team-${i % 50}`, `absent-${i}`, { reason: 'ReconciliationSucceeded' });
-        codes.push(await post(url, body, `127.0.0.${2 + (i % ADDRESSES)}`));
-        if (i % 500 === 0) peak = Math.max(peak, rssMiB(pid));
-      }
-    }));
-    const sendMs = Date.now() - t0;
-    const afterEvents = rssMiB(pid);
-    peak = Math.max(peak, afterEvents);
+    const sample = () => { peak = Math.max(peak, rssMiB(pid)); };
+    const t1 = Date.now();
+    const trackCodes = await blast(url, sources, (i) => `src-${i}`, sample);
+    const expected = DRY ? TRACKED : 2 * TRACKED;
+    const done = () => (DRY ? bridge.logs.filter((l) => l.dryRun === true).length : world.github.writes().length);
+    await bridge.waitFor(`${expected} writes`, () => { sample(); return done() >= expected; }, 3_600_000);
     await settled(bridge, 900_000);
-    const drainedMs = Date.now() - t0;
+    const trackMs = Date.now() - t1;
+    await pause(5000);
+    const tracked = rssMiB(pid);
+    const state = (await bridge.get('/state')).body as { skipped?: unknown[] };
+    const cached = [...((await bridge.get('/metrics')).body as string).matchAll(/^gdb_deployments\{state="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
+    say(`  ${TRACKED} tracked deployments (${sources} events, answers ${answers(trackCodes)}; ${done()} ${DRY ? 'dry-run writes' : 'GitHub writes'} in ${(trackMs / 1000).toFixed(1)} s; `
+      + `cached rows by state: ${cached || 'n/a'}; skipped ${state.skipped?.length ?? '?'}): RSS ${tracked.toFixed(1)} MiB, SQLite ${dbBytes(dbPath)}; ${load()}`);
+
+    const writesBefore = world.github.writes().length;
+    const t2 = Date.now();
+    const codes = await blast(url, EVENTS, (i) => `src-${i % sources}`, sample);
+    const sendMs = Date.now() - t2;
+    const afterEvents = rssMiB(pid);
+    sample();
+    await settled(bridge, 1_800_000);
+    const drainedMs = Date.now() - t2;
     const afterDrain = rssMiB(pid);
-    peak = Math.max(peak, afterDrain);
-    await new Promise((r) => setTimeout(r, 5000));
+    sample();
+    await pause(5000);
     const later = rssMiB(pid);
-    say(`memory: bridge RSS idle ${idle.toFixed(1)} MiB; after ${EVENTS} events to ${EVENTS} absent sources (sent in ${(sendMs / 1000).toFixed(1)} s, answers ${tally(codes.map(String)).map(([k, n]) => `${k}×${n}`).join(', ')}) `
-      + `${afterEvents.toFixed(1)} MiB; queue drained after ${(drainedMs / 1000).toFixed(1)} s: ${afterDrain.toFixed(1)} MiB; 5 s later ${later.toFixed(1)} MiB; highest sampled ${peak.toFixed(1)} MiB; `
-      + `GitHub writes ${world.github.writes().length}`);
+    const metrics = (await bridge.get('/metrics')).body as string;
+    const reconciles = [...metrics.matchAll(/^gdb_reconciles_total\{outcome="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
+    say(`  after ${EVENTS} events round-robin over the ${sources} Kustomizations (sent in ${(sendMs / 1000).toFixed(1)} s, ${(EVENTS / (sendMs / 1000)).toFixed(0)}/s, answers ${answers(codes)}): `
+      + `RSS ${afterEvents.toFixed(1)} MiB; queue drained ${(drainedMs / 1000).toFixed(1)} s after the first: ${afterDrain.toFixed(1)} MiB; 5 s later ${later.toFixed(1)} MiB; `
+      + `highest sampled ${peak.toFixed(1)} MiB; SQLite ${dbBytes(dbPath)}; ${load()}`);
+    say(`  reconciles (whole run): ${reconciles || 'n/a'}; GitHub writes caused by the events ${world.github.writes().length - writesBefore}; schema violations ${world.github.violations.length}`);
   } finally {
+    agent.destroy();
     await world.close();
   }
 }

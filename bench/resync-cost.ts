@@ -1,16 +1,20 @@
 /**
  * Benchmark 4, resync cost: Kubernetes, registry and GitHub requests and wall time of one resync
- * pass with nothing changed, at 100 and 1,000 opted-in workloads (10 per Kustomization). Workloads
+ * pass with nothing changed, at 100, 1,000 and 5,000 opted-in workloads (10 per Kustomization,
+ * spread over NAMESPACES namespaces, 10 by default). Workloads
  * annotate repository and commit, so no registry is started or needed (registry requests are 0 by
  * construction; the image host `registry.invalid` would fail if asked). DRY_RUN=true lets the first
  * pass "create" every deployment without 1 s-spaced GitHub writes (reads still reach the simulator).
- *   SIZES=100,1000 node dist/bench/resync-cost.js      (needs `npx tsc -p .` first)
+ *   SIZES=100,1000,5000 node dist/bench/resync-cost.js      (needs `npx tsc -p .` first)
  */
 import { startWorld } from '../test/harness/world.js';
-import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { formatTally, githubEndpoint, kubeEndpoint, putAnnotatedDeployment, say, settled, tally } from './common.js';
+import { READY, sha } from '../test/e2e/scenario.js';
+import { deployment, kustomization } from '../test/harness/flux-objects.js';
+import { finishRollout } from '../test/harness/rollouts.js';
+import { annotated, formatTally, githubEndpoint, kubeEndpoint, say, settled, tally } from './common.js';
 
-const SIZES = (process.env.SIZES ?? '100,1000').split(',').map(Number);
+const SIZES = (process.env.SIZES ?? '100,1000,5000').split(',').map(Number);
+const NAMESPACES = Number(process.env.NAMESPACES ?? 10);
 const PER_SOURCE = 10;
 const INTERVAL_S = Number(process.env.INTERVAL_S ?? 10);
 const KUSTOMIZATION_LIST = /^\/apis\/kustomize\.toolkit\.fluxcd\.io\/v1\/(namespaces\/[^/]+\/)?kustomizations$/;
@@ -19,9 +23,17 @@ async function measure(workloads: number): Promise<void> {
   const world = await startWorld();
   try {
     for (let s = 0; s < workloads / PER_SOURCE; s++) {
+      const ns = `team-${s % NAMESPACES}`;
       const names = Array.from({ length: PER_SOURCE }, (_, k) => `w-${s}-${k}`);
-      for (const n of names) putAnnotatedDeployment(world, n, n, sha(n)); // one repository each: same-repo workloads with different commits would supersede each other
-      putKustomization(world, `src-${s}`, names, READY);
+      for (const n of names) {
+        // One repository each: same-repo workloads with different commits would supersede each other.
+        world.kube.put(deployment({ namespace: ns, name: n, annotations: annotated(n, sha(n)), containers: [{ name: 'app', image: `registry.invalid/acme/${n}:1` }] }));
+        finishRollout(world.kube, ns, n);
+      }
+      world.kube.put(kustomization({
+        namespace: 'flux-system', name: `src-${s}`, conditions: READY,
+        inventory: names.map((n) => ({ namespace: ns, name: n, group: 'apps', kind: 'Deployment' })),
+      }));
     }
     const bridge = await world.bridge({ DRY_RUN: 'true', RESYNC_INTERVAL: `${INTERVAL_S}s`, LOG_LEVEL: 'info' });
     const t0 = Date.now();
@@ -46,7 +58,7 @@ async function measure(workloads: number): Promise<void> {
     const kube = world.kube.requests.slice(passKubeFrom);
     const gh = world.github.requests.slice(ghFrom);
     const dryWrites = bridge.logs.filter((l) => l.dryRun === true).length - dryFrom;
-    say(`resync-cost: ${workloads} workloads in ${workloads / PER_SOURCE} Kustomizations; first pass (creates, dry run) ${(firstMs / 1000).toFixed(1)} s, ${created} deployments`);
+    say(`resync-cost: ${workloads} workloads in ${workloads / PER_SOURCE} Kustomizations over ${Math.min(NAMESPACES, workloads / PER_SOURCE)} namespaces; first pass (creates, dry run) ${(firstMs / 1000).toFixed(1)} s, ${created} deployments`);
     say(`  one unchanged pass: wall ≈ ${(wallMs / 1000).toFixed(2)} s (from its first list request to queue drained, 200 ms settle included, polled), `
       + `Kubernetes ${kube.length} requests (${(kube.length / workloads).toFixed(2)} per workload), GitHub ${gh.length}, registry 0 (annotated), would-be writes ${dryWrites}`);
     say(formatTally(tally(kube.map((r) => kubeEndpoint(r.method, r.path)))));

@@ -3,11 +3,12 @@
  * (commit A in progress → success → commit B in progress → success), by endpoint, against the
  * theoretical minimum; then GitHub writes caused by 20 repeated identical Flux events.
  *   node dist/bench/write-economy.js        (needs `npx tsc -p .` first; about 15 s)
+ * The 500-workload rollout under an 80 writes/min limit is bench/rollout.ts.
  */
 import { fluxEvent } from '../test/harness/bridge-process.js';
 import { startWorld } from '../test/harness/world.js';
 import { PROGRESSING, READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { formatTally, githubEndpoint, putAnnotatedDeployment, say, settled, tally } from './common.js';
+import { formatTally, githubEndpoint, load, putAnnotatedDeployment, say, settled, tally, writeInterval } from './common.js';
 
 const REPEATS = 20;
 const states = (d: { statuses: Array<{ state: string; addedBy: string }> }) => d.statuses.map((s) => `${s.state}/${s.addedBy}`);
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
     const b = sha('economy-b');
     putAnnotatedDeployment(world, 'web', 'web', a);
     putKustomization(world, 'web', ['web'], PROGRESSING);
-    const bridge = await world.bridge();
+    const spacing = writeInterval();
+    const bridge = await world.bridge({ ...spacing.env });
     const before = world.github.requests.length;
     const started = Date.now();
     const has = (commit: string, state: string) => () =>
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
     const lifecycle = world.github.requests.slice(before);
     const writes = lifecycle.filter((r) => r.didWork && (r.method === 'POST' || r.method === 'DELETE'));
     const reads = lifecycle.filter((r) => r.method === 'GET');
-    say(`write-economy: one lifecycle (A in_progress → success → B in_progress → success), ${(lifecycleMs / 1000).toFixed(1)} s wall`);
+    say(`write-economy: one lifecycle (A in_progress → success → B in_progress → success), ${(lifecycleMs / 1000).toFixed(1)} s wall, ${spacing.label}; ${load()}`);
     say('  GitHub requests by endpoint (answer status):');
     say(formatTally(tally(lifecycle.map((r) => `${githubEndpoint(r.method, r.path)} → ${r.status ?? 'none'}`))));
     for (const d of world.github.deployments('acme', 'web')) say(`  deployment ${d.sha.slice(0, 7)}: ${states(d).join(', ')}`);

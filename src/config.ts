@@ -47,6 +47,10 @@ export interface Config {
   dryRun: boolean;
   /** Bearer token that /state requires, when set. */
   stateToken?: string;
+  /** `WEBHOOK_RATE_PER_MINUTE`: webhook requests per client address per minute before 429 (unset: the built-in default). */
+  webhookRatePerMinute?: number;
+  /** `GITHUB_WRITE_INTERVAL`: minimum milliseconds between GitHub writes (0: not spaced). */
+  githubWriteIntervalMs: number;
 }
 
 /** Thrown with every problem found, so a person fixes them all at once. */
@@ -57,6 +61,8 @@ export class ConfigError extends Error {
   }
 }
 
+/** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
+const MAX_WRITE_INTERVAL_MS = 5_000;
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
@@ -162,6 +168,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
   const cleanupText = str('CLEANUP_GRACE') ?? '15s';
   const cleanupGraceMs = parseDuration(cleanupText) ?? 0;
   if (!cleanupGraceMs) problems.push(`CLEANUP_GRACE="${cleanupText}" must be a duration such as 15s or 1m`);
+  const writeText = str('GITHUB_WRITE_INTERVAL') ?? '1s';
+  // parseDuration refuses 0; here 0 is meaningful (no spacing, for simulators).
+  const githubWriteIntervalMs = /^0+(\.0+)?(ms|s|m|h)?$/.test(writeText) ? 0 : parseDuration(writeText) ?? -1;
+  if (githubWriteIntervalMs < 0 || githubWriteIntervalMs > MAX_WRITE_INTERVAL_MS) problems.push(`GITHUB_WRITE_INTERVAL="${writeText}" must be a duration from 0s to 5s, such as 1s or 250ms`);
   const bool = (name: string): boolean => {
     const v = (str(name) ?? 'false').toLowerCase();
     if (!['true', 'false', '1', '0', 'yes', 'no'].includes(v)) problems.push(`${name}="${str(name)}" must be true or false`);
@@ -196,6 +206,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
     logUrlTemplateEscape: bool('LOG_URL_TEMPLATE_ESCAPE'),
     dryRun: bool('DRY_RUN'),
     ...(str('STATE_TOKEN') ? { stateToken: str('STATE_TOKEN')! } : {}),
+    ...(str('WEBHOOK_RATE_PER_MINUTE') ? { webhookRatePerMinute: int('WEBHOOK_RATE_PER_MINUTE', 0, 1, 1_000_000_000) } : {}),
+    githubWriteIntervalMs,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

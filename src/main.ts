@@ -9,8 +9,10 @@ import { createGitHubSide } from './github/client.js';
 import type { Readiness } from './http/status-routes.js';
 import { createKubeReader } from './kube/client.js';
 import { withHealth } from './kube/health.js';
+import { createPassListings } from './kube/pass-listings.js';
 import { describePatterns } from './metadata/trust.js';
 import { createMetrics } from './metrics.js';
+import { degradedDependencies } from './degraded.js';
 import { Publisher } from './publisher.js';
 import { reconcileSource, type Recheck } from './reconcile.js';
 import { recheckDelay } from './lifecycle/recheck.js';
@@ -19,7 +21,7 @@ import { dryRunPort } from './github/dry-run.js';
 import type { SourceRef } from './kube/types.js';
 import { GuardedPublisher } from './refusals.js';
 import { Resync } from './resync.js';
-import { openDatabase } from './store/db.js';
+import { openStorage, storageHealthFor } from './store/open-storage.js';
 import { DeploymentStore } from './store/deployments.js';
 import { InstallationStore } from './store/installations.js';
 import { ImageCache } from './store/image-cache.js';
@@ -40,17 +42,23 @@ async function main(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel, base: { service: 'github-deployment-bridge', version } });
   const now = Date.now;
   // A dry run keeps its cache in memory, so nothing it pretended to write can leak into the real one.
-  const db = openDatabase(config.dryRun ? ':memory:' : config.databasePath);
+  // A read-only or full volume stops the start here, with one line naming the file and the cause.
+  const db = openStorage(config.dryRun ? ':memory:' : config.databasePath);
   const queue = new QueueStore(db);
   const deployments = new DeploymentStore(db);
   const sources = new SourceStore(db);
   const metrics = createMetrics();
+  // A failed write (disk full, read-only, I/O error): not ready, webhook events answered 503, until writes work again.
+  const storage = storageHealthFor(db, config.dryRun ? ':memory:' : config.databasePath, { metrics, log, now });
   const kube = withHealth(createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), now);
+  // The resync and the reconciles only it asked for read by list calls per namespace, not a GET per object.
+  const listings = createPassListings(kube.reader, { now });
   const imageCache = new ImageCache(db);
   const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
   const github = createGitHubSide({
     auth: config.githubAuth, baseUrl: config.githubApiUrl, userAgent: `github-deployment-bridge/${version}`,
     metrics, log: log.child({ component: 'github' }), now, installations: new InstallationStore(db),
+    writeIntervalMs: config.githubWriteIntervalMs,
   });
   const refusals = new RefusalStore(db);
   const basePublisher = new Publisher({ github: config.dryRun ? dryRunPort(github.port, log) : github.port, deployments, log, now });
@@ -64,17 +72,21 @@ async function main(config: Config): Promise<void> {
   const worker = new Worker({
     queue, concurrency: config.reconcileConcurrency, log, now,
     pausedUntil: () => github.health.pausedUntil(),
+    storage,
     run: async (item) => {
       const slog = log.child({ source: `${item.kind}/${item.namespace}/${item.name}` });
       const done = metrics.reconcileSeconds.startTimer();
       try {
-        const out = await reconcileSource({ kube: kube.reader, images, publisher, cleanup, sources, defaults, log: slog, metrics, now }, item);
+        const reader = item.viaResync ? listings.reader : kube.reader;
+        const out = await reconcileSource({ kube: reader, images, publisher, cleanup, sources, defaults, log: slog, metrics, now }, item);
         metrics.reconciles.inc({ outcome: 'ok' });
         if (out.statusesSent > 0 && item.firstEventAt !== null) metrics.eventToStatus.observe((now() - item.firstEventAt) / 1000);
         return recheckIn(rechecks, item, out.recheck, config.cleanupGraceMs);
       } catch (err) {
         metrics.reconciles.inc({ outcome: 'error' });
-        sources.recordError(item, errorMessage(err), now());
+        try {
+          sources.recordError(item, errorMessage(err), now());
+        } catch { /* storage failing: the worker reports it when it records the outcome */ }
         throw err;
       } finally {
         done();
@@ -82,8 +94,8 @@ async function main(config: Config): Promise<void> {
     },
   });
   const resync = new Resync({
-    kube: kube.reader, queue, namespaces: config.watchNamespaces, intervalMs: config.resyncIntervalMs, log, now,
-    onEnqueued: () => worker.notify(),
+    kube: listings.reader, queue, namespaces: config.watchNamespaces, intervalMs: config.resyncIntervalMs, log, now,
+    onEnqueued: () => worker.notify(), onPassStart: listings.begin,
     trackedSources: () => deployments.activeSources(),
   });
 
@@ -91,6 +103,8 @@ async function main(config: Config): Promise<void> {
   const kubeFreshMs = Math.max(60_000, 2 * config.resyncIntervalMs);
   const readiness = (): Readiness => {
     const reasons: string[] = [];
+    const stored = storage.check();
+    if (stored !== undefined) reasons.push(stored);
     try {
       // Writable, not just open: a write lock taken and released (fails on a read-only or locked database).
       db.exec('BEGIN IMMEDIATE; ROLLBACK');
@@ -98,18 +112,22 @@ async function main(config: Config): Promise<void> {
       reasons.push(`database: ${errorMessage(err)}`);
     }
     const k = kube.health();
-    if (k.lastOk === null || now() - k.lastOk > kubeFreshMs) {
+    const kubeStale = k.lastOk === null || now() - k.lastOk > kubeFreshMs;
+    if (kubeStale) {
       reasons.push(`Kubernetes API has not answered${k.lastOk === null ? ' yet' : ' recently'}${k.lastError ? `: ${k.lastError}` : ''}`);
     }
     const gh = github.health.readinessProblem();
     if (gh !== undefined) reasons.push(gh);
-    return { ready: reasons.length === 0, reasons };
+    const degraded = degradedDependencies({ kube: kubeStale ? null : k.lastError, github: github.health.outage(), skips: sources.listSkips() });
+    return { ready: reasons.length === 0, reasons, degraded };
   };
 
   let shuttingDown = false;
   const app = await buildApp({
     webhookKey: config.webhookKey, watchNamespaces: config.watchNamespaces, ...(config.stateToken ? { stateToken: config.stateToken } : {}),
+    webhookRatePerMinute: config.webhookRatePerMinute,
     registryCache: () => imageCache.counts(), queue, deployments, sources, metrics, log, now, readiness,
+    storage, storageState: () => storage.snapshot(),
     onEnqueued: () => worker.notify(),
     isShuttingDown: () => shuttingDown,
     activeReconciles: () => worker.active,

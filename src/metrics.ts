@@ -24,6 +24,8 @@ export function createMetrics() {
     statuses: new Counter({ name: 'gdb_statuses_sent_total', help: 'Deployment statuses sent by state', labelNames: ['state'], registers }),
     eventToStatus: new Histogram({ name: 'gdb_event_to_status_seconds', help: 'Time from a webhook event to the GitHub status it caused', registers, buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300] }),
     queueDepth: new Gauge({ name: 'gdb_queue_depth', help: 'Queued Flux sources by state', labelNames: ['state'], registers }),
+    storageErrors: new Counter({ name: 'gdb_storage_errors_total', help: 'Database writes that failed for lack of storage (disk full, read-only, I/O error), by SQLite code', labelNames: ['code'], registers }),
+    storageWritable: new Gauge({ name: 'gdb_storage_writable', help: '1 while the database takes writes; 0 from a failed write until one goes through', registers }),
     deploymentsByState: new Gauge({ name: 'gdb_deployments', help: 'Cached deployments by last status', labelNames: ['state'], registers }),
   };
 }

@@ -77,7 +77,7 @@ async function resolveWorkload(deps: ResolveDeps, ref: SourceRef, w: ReadWorkloa
   resolved.optedIn = true;
   const info = { ...workload, annotations, containers: templateContainers(w.object) };
   const failed: Skip[] = [];
-  const images = deps.images.forWorkload(w.object);
+  const images = deps.images.forWorkload(w.object, deps.kube);
   const labelsNeeded = needsLabels(annotations);
   for (const container of reportedContainers(annotations, info.containers)) {
     let facts: ImageFacts | undefined;

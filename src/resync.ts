@@ -16,6 +16,8 @@ export interface ResyncOptions {
   trackedSources: () => SourceRef[];
   /** Called after each pass that enqueued something. */
   onEnqueued: () => void;
+  /** Called as each pass starts (the pass listings forget what the last pass read). */
+  onPassStart?: () => void;
 }
 
 /**
@@ -37,7 +39,10 @@ export class Resync {
 
   private loop(): void {
     if (this.stopped) return;
-    this.current = this.pass().finally(() => {
+    // A pass that could not write the queue (disk full, read-only) is logged; the next one tries again.
+    this.current = this.pass().catch((err: unknown) => {
+      this.o.log.warn({ err: errorMessage(err) }, 'resync pass failed');
+    }).finally(() => {
       if (this.stopped) return;
       this.timer = setTimeout(() => this.loop(), this.o.intervalMs);
       this.timer.unref();
@@ -49,12 +54,13 @@ export class Resync {
     let count = 0;
     const listed = new Set<string>();
     let complete = true;
+    this.o.onPassStart?.();
     for (const kind of KINDS) {
       try {
         const objects = await this.o.kube.listFluxObjects(kind, this.o.namespaces);
         for (const o of objects) {
           if (!o.metadata.namespace) continue;
-          this.o.queue.enqueue({ kind, namespace: o.metadata.namespace, name: o.metadata.name }, this.o.now());
+          this.o.queue.enqueue({ kind, namespace: o.metadata.namespace, name: o.metadata.name }, this.o.now(), null, true);
           listed.add(`${kind}/${o.metadata.namespace}/${o.metadata.name}`);
           count++;
         }
@@ -68,7 +74,7 @@ export class Resync {
       for (const ref of this.o.trackedSources()) {
         if (listed.has(`${ref.kind}/${ref.namespace}/${ref.name}`)) continue;
         if (this.o.namespaces.length > 0 && !this.o.namespaces.includes(ref.namespace)) continue;
-        this.o.queue.enqueue(ref, this.o.now());
+        this.o.queue.enqueue(ref, this.o.now(), null, true);
         count++;
       }
     }

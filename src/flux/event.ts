@@ -16,6 +16,18 @@ export const MAX_FIELD_CHARS = 32 * 1024;
 
 export type EventParse = { ok: true; event: FluxEvent } | { ok: false; error: string };
 
+/**
+ * What the API server accepts as an object's identity: a kind (an UpperCamelCase identifier), a name
+ * (DNS-1123 subdomain, at most 253 characters), a namespace (DNS-1123 label, at most 63). Anything else
+ * names no object the bridge could read, and would sit in the queue retrying (an unpaired surrogate is
+ * even stored altered by SQLite, so its row would never match its key again).
+ */
+const IDENTITY: Record<'kind' | 'name' | 'namespace', { re: RegExp; max: number; what: string }> = {
+  kind: { re: /^[A-Za-z][A-Za-z0-9]*$/, max: 63, what: 'a Kubernetes kind' },
+  name: { re: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, max: 253, what: 'a Kubernetes object name (DNS-1123 subdomain)' },
+  namespace: { re: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, max: 63, what: 'a Kubernetes namespace (DNS-1123 label)' },
+};
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function requireString(obj: Record<string, unknown>, key: string, path: string, errors: string[], nonEmpty = true): void {
@@ -32,6 +44,12 @@ export function parseFluxEvent(value: unknown): EventParse {
   const io = value.involvedObject;
   if (!isObject(io)) errors.push('involvedObject must be an object');
   else for (const k of ['kind', 'name', 'namespace']) requireString(io, k, 'involvedObject.', errors);
+  if (isObject(io)) {
+    for (const [k, rule] of Object.entries(IDENTITY)) {
+      const v = io[k];
+      if (typeof v === 'string' && v.length > 0 && (v.length > rule.max || !rule.re.test(v))) errors.push(`involvedObject.${k} is not ${rule.what}`);
+    }
+  }
   for (const k of ['severity', 'reason', 'timestamp']) requireString(value, k, '', errors);
   requireString(value, 'message', '', errors, false);
   if (typeof value.timestamp === 'string' && Number.isNaN(Date.parse(value.timestamp))) {

@@ -7,6 +7,7 @@ import { GitHubHealth } from './health.js';
 import type { InstallationCache } from './installations.js';
 import { callGitHub, createDeploymentsPort, createOctokit, staticToken } from './octokit.js';
 import type { DeploymentsPort } from './types.js';
+import { WriteSpacing } from './write-spacing.js';
 
 /** How the bridge authenticates to GitHub: a token, or a GitHub App (PEM private key). */
 export type GitHubAuth =
@@ -25,6 +26,8 @@ export interface GitHubSideOptions {
   installations: InstallationCache;
   /** Space writes ~1 s apart (default true). */
   spaceWrites?: boolean;
+  /** Minimum milliseconds between writes (`GITHUB_WRITE_INTERVAL`; 0: none); default the throttler's own 1 s. */
+  writeIntervalMs?: number;
   /** Per-request timeout of the deployments port (default GITHUB_TIMEOUT_MS). */
   timeoutMs?: number;
 }
@@ -44,6 +47,7 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
   const client = {
     baseUrl: o.baseUrl, userAgent: o.userAgent, metrics: o.metrics, log: o.log, health, now: o.now,
     ...(o.spaceWrites === undefined ? {} : { spaceWrites: o.spaceWrites }),
+    ...(o.writeIntervalMs === undefined ? {} : { writeSpacing: new WriteSpacing(o.writeIntervalMs) }),
     onUnauthorized: (reason: string) => monitor.current?.rejected(reason),
   };
   let port: DeploymentsPort;

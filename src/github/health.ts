@@ -45,6 +45,8 @@ export class GitHubHealth {
   private pause: GitHubPause | null = null;
   private credentials: GitHubHealthSnapshot['credentials'] = { state: 'unchecked', reason: null, checkedAt: null, nextCheckAt: null };
   private secondaryStreak = 0;
+  /** The last request that got no usable answer (network error, timeout, 5xx), until one succeeds. */
+  private failure: { reason: string; since: number } | null = null;
   private readonly resumed: Array<() => void> = [];
   private readonly rejected: Array<() => void> = [];
 
@@ -62,6 +64,7 @@ export class GitHubHealth {
   /** A request succeeded: credentials work and the secondary-limit streak ends. */
   succeeded(): void {
     this.secondaryStreak = 0;
+    this.failure = null;
     if (this.credentials.state !== 'ok') this.credentialsOk();
   }
 
@@ -84,6 +87,7 @@ export class GitHubHealth {
   credentialsOk(): void {
     const was = this.credentials.state;
     this.credentials = { state: 'ok', reason: null, checkedAt: this.o.now(), nextCheckAt: null };
+    this.failure = null;
     if (this.pause?.kind === 'credentials') this.pause = null;
     if (was === 'rejected') for (const fn of this.resumed) fn();
   }
@@ -139,6 +143,17 @@ export class GitHubHealth {
     const c = this.credentials;
     if (c.state !== 'rejected') return undefined;
     return `GitHub credentials rejected: ${c.reason ?? 'unknown'}${c.nextCheckAt === null ? '' : ` (next check ${new Date(c.nextCheckAt).toISOString()})`}`;
+  }
+
+  /** A request got no usable answer (connection refused, timeout, 5xx): shown until a request succeeds. */
+  unreachable(reason: string): void {
+    this.failure = { reason, since: this.failure?.since ?? this.o.now() };
+  }
+
+  /** Why GitHub work is failing right now (not a readiness problem: the queue retries), or undefined. */
+  outage(): string | undefined {
+    const f = this.failure;
+    return f === null ? undefined : `GitHub failing since ${new Date(f.since).toISOString()}: ${f.reason}`;
   }
 
   get credentialState(): CredentialState {

@@ -6,6 +6,7 @@ import { GitHubCallError, inOperation, type GitHubOperation } from './call-error
 import { GitHubPaused, type GitHubHealth } from './health.js';
 import { rateLimitOf, type HeaderBag } from './rate-limit.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment, GhStatus, RepoRef } from './types.js';
+import type { WriteSpacing } from './write-spacing.js';
 
 /** Every GitHub request is abandoned after this long; the queue retries the source later. */
 export const GITHUB_TIMEOUT_MS = 15_000;
@@ -34,10 +35,15 @@ export interface GitHubClientOptions {
   gated?: boolean;
   /** Space writes ~1 s apart with octokit's throttler (default true; fault-matrix tests turn it off). */
   spaceWrites?: boolean;
+  /** Paces writes instead of the throttler's own 1 s group (`GITHUB_WRITE_INTERVAL`); shared by every client. */
+  writeSpacing?: WriteSpacing;
   /** GitHub answered 401 (after `credentials.invalidate()`). */
   onUnauthorized?: (reason: string) => void;
   now?: () => number;
 }
+
+/** The Bottleneck group type octokit's throttler takes for `write`. */
+type ThrottleGroup = NonNullable<NonNullable<NonNullable<ConstructorParameters<typeof Octokit>[0]>['throttle']>['write']>;
 
 interface RequestFn {
   (options: unknown): Promise<unknown>;
@@ -74,7 +80,11 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     userAgent: o.userAgent,
     // A retried POST whose first attempt succeeded would duplicate a deployment: the queue retries instead.
     retry: { enabled: false },
-    throttle: { enabled: o.spaceWrites ?? true, onRateLimit: noInlineWait('primary'), onSecondaryRateLimit: noInlineWait('secondary') },
+    throttle: {
+      enabled: o.spaceWrites ?? true, onRateLimit: noInlineWait('primary'), onSecondaryRateLimit: noInlineWait('secondary'),
+      // The throttler calls only key(id).schedule(options, fn) on its write group.
+      ...(o.writeSpacing ? { write: o.writeSpacing as unknown as ThrottleGroup } : {}),
+    },
     log: { debug: () => {}, info: () => {}, warn: (m: string) => o.log.warn(m), error: (m: string) => o.log.error(m) },
   });
   octokit.hook.wrap('request', async (request, options) => {
@@ -89,7 +99,10 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
       if (gated) o.health.succeeded();
       return res;
     } catch (err) {
-      throw settle(o, err, count);
+      const typed = settle(o, err, count);
+      // No usable answer (refused, timed out, 5xx): /readyz and /state name it until a request succeeds.
+      if (typed instanceof GitHubCallError && (typed.status === undefined || typed.status >= 500)) o.health.unreachable(`${endpoint}: ${typed.message}`);
+      throw typed;
     }
   });
   return octokit;
@@ -124,7 +137,19 @@ function settle(o: GitHubClientOptions, err: unknown, count: (status: string) =>
   const e = (err instanceof RequestError && err.cause instanceof Error ? err.cause : err) as Error | undefined;
   const timeout = e?.name === 'TimeoutError' || e?.name === 'AbortError';
   count(timeout ? 'timeout' : 'network');
-  return new GitHubCallError(timeout ? 'timed out' : `network error: ${e?.message ?? String(err)}`, undefined, undefined, undefined, { cause: err });
+  return new GitHubCallError(timeout ? 'timed out' : `network error: ${networkDetail(err)}`, undefined, undefined, undefined, { cause: err });
+}
+
+/** The innermost cause of a network failure (`fetch failed` names nothing; `connect ECONNREFUSED 10.0.0.1:443` does). */
+function networkDetail(err: unknown): string {
+  let detail = err instanceof Error ? err.message : String(err);
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++, e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (e.message) detail = e.message;
+    if (typeof code === 'string' && !detail.includes(code)) detail = `${detail} (${code})`;
+  }
+  return detail;
 }
 
 /** Runs one call with a timeout and names what failed. */

@@ -11,6 +11,8 @@ import type { SourceStore } from '../store/sources.js';
 export interface Readiness {
   ready: boolean;
   reasons: string[];
+  /** Dependencies failing now that do not make it unready (the queue retries), each with its last error. */
+  degraded?: string[];
 }
 
 export interface StatusDeps {
@@ -26,6 +28,8 @@ export interface StatusDeps {
   registryCache?: () => { digests: number; tags: number };
   /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>`. */
   stateToken?: string;
+  /** Whether the database takes writes (and since when it does not), for /state. */
+  storageState?: () => unknown;
 }
 
 /** Constant-time check of a bearer token. */
@@ -84,6 +88,7 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
         items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
       },
       readiness: deps.readiness(),
+      ...(deps.storageState ? { storage: deps.storageState() } : {}),
       ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
       ...(deps.github ? { github: githubState(deps.github) } : {}),
     };

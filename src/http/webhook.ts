@@ -11,6 +11,8 @@ import { EnqueueBatcher } from '../store/enqueue-batch.js';
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;
 /** Webhook requests allowed per client address per minute before 429. */
 export const WEBHOOK_RATE_PER_MINUTE = 1_200;
+/** `gdb_events_total` results of webhook requests refused before the handler ran; other codes count as `http_<code>`. */
+const REFUSED_BEFORE_HANDLER: Record<number, string> = { 413: 'too_large', 415: 'unsupported_media_type', 429: 'rate_limited' };
 
 export interface WebhookDeps {
   webhookKey: Buffer;
@@ -25,6 +27,8 @@ export interface WebhookDeps {
   watchNamespaces?: readonly string[];
   /** Requests per client address per minute; default WEBHOOK_RATE_PER_MINUTE (benchmarks raise it). */
   webhookRatePerMinute?: number;
+  /** Hears of intake writes: `failed` gives the reason a storage failure is answered 503 with. */
+  storage?: { failed(operation: string, err: unknown): string | undefined; succeeded(): void };
 }
 
 /**
@@ -37,7 +41,13 @@ export async function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): Pr
   const batch = new EnqueueBatcher(deps.queue);
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
 
-  app.post('/webhook', { config: { rateLimit: { max: deps.webhookRatePerMinute ?? WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } } }, async (req, reply) => {
+  // Requests the handler answered count themselves; the ones Fastify or the rate limiter refused count here.
+  const handled = new WeakSet<object>();
+  const countRefused = async (req: object, reply: { statusCode: number }) => {
+    if (!handled.has(req)) deps.metrics.events.inc({ kind: 'unknown', result: REFUSED_BEFORE_HANDLER[reply.statusCode] ?? `http_${reply.statusCode}` });
+  };
+  app.post('/webhook', { config: { rateLimit: { max: deps.webhookRatePerMinute ?? WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } }, onResponse: countRefused }, async (req, reply) => {
+    handled.add(req);
     const reject = (code: number, kind: string, result: string, error: string) => {
       deps.metrics.events.inc({ kind, result });
       deps.log.warn({ result, reason: error, remote: req.ip }, 'webhook rejected');
@@ -72,9 +82,11 @@ export async function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): Pr
       await batch.enqueue({ kind, namespace: io.namespace, name: io.name }, now, now);
     } catch (err) {
       deps.metrics.events.inc({ kind, result: 'store_failed' });
-      deps.log.error({ err: errorMessage(err) }, 'could not record the event durably');
-      return reply.code(503).send({ error: 'cannot record the event now: retry later' });
+      const reason = deps.storage?.failed('record a webhook event', err) ?? errorMessage(err);
+      deps.log.error({ err: errorMessage(err), reason }, 'could not record the event durably');
+      return reply.code(503).send({ error: `cannot record the event now: ${reason}; retry later` });
     }
+    deps.storage?.succeeded();
     deps.metrics.events.inc({ kind, result: 'accepted' });
     deps.log.debug({ source: `${kind}/${io.namespace}/${io.name}`, reason: parsed.event.reason }, 'event queued');
     deps.onEnqueued();

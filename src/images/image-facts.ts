@@ -14,7 +14,8 @@ import type { RunningImage } from '../oci/image-id.js';
 import { parseImageReference } from '../oci/reference.js';
 import type { CredentialLookup, LabelSource } from '../oci/types.js';
 import { readPullSecrets, type WarnOnce } from './pull-secrets.js';
-import { runningImage, selectorString } from './running.js';
+import { selectorString, type LabelSelector } from '../kube/selector.js';
+import { runningImage } from './running.js';
 
 /** Distinct warnings remembered before the memory is reset. */
 const MAX_WARNINGS_REMEMBERED = 10_000;
@@ -38,7 +39,8 @@ export interface WorkloadImages {
 }
 
 export interface ImageFactsSource {
-  forWorkload(object: K8sObject): WorkloadImages;
+  /** `kube` reads the pods and Secrets (the resync pass's listings, or fresh reads by default). */
+  forWorkload(object: K8sObject, kube?: KubeReader): WorkloadImages;
 }
 
 /**
@@ -67,7 +69,7 @@ export function createWarnOnce(log: Logger): WarnOnce {
 export function createImageFacts(deps: ImageFactsDeps): ImageFactsSource {
   const { warnOnce } = deps;
   return {
-    forWorkload(object) {
+    forWorkload(object, kube = deps.kube) {
       const namespace = object.metadata.namespace ?? '';
       const podSpec = (object.spec?.template as { spec?: unknown } | undefined)?.spec;
       let pods: Promise<PodView[]> | undefined;
@@ -75,10 +77,10 @@ export function createImageFacts(deps: ImageFactsDeps): ImageFactsSource {
 
       const currentPods = (): Promise<PodView[]> =>
         (pods ??= (async () => {
-          const selector = selectorString(object.spec?.selector);
-          if (selector === undefined) return [];
+          const selector = object.spec?.selector;
+          if (selectorString(selector) === undefined) return [];
           try {
-            return await deps.kube.listPods(namespace, selector);
+            return await kube.listPods(namespace, selector as LabelSelector);
           } catch (err) {
             if (!(err instanceof KubeError && (err.status === 403 || err.status === 401))) throw err;
             warnOnce(`forbidden pods ${namespace}`, { namespace, error: errorMessage(err) },
@@ -88,7 +90,7 @@ export function createImageFacts(deps: ImageFactsDeps): ImageFactsSource {
         })());
 
       const credentials: CredentialLookup = async (registry, repository) => {
-        keyring ??= readPullSecrets(deps.kube, warnOnce, namespace, podSpec);
+        keyring ??= readPullSecrets(kube, warnOnce, namespace, podSpec);
         return lookupCredentials(await keyring, registry, repository) ?? lookupCredentials(deps.authFile(), registry, repository);
       };
 

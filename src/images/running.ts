@@ -1,36 +1,6 @@
-/**
- * What a workload actually runs (pure): the label selector of its pods, and the digest its current
- * pods report for one container.
- */
+/** What a workload actually runs (pure): the digest its current pods report for one container. */
 import type { PodView } from '../kube/types.js';
 import { parseImageId, type RunningImage } from '../oci/image-id.js';
-
-interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-}
-
-/**
- * `spec.selector` as a label-selector query string; undefined when it selects nothing usable
- * (absent or empty: listing every pod of the namespace would be wrong and costly).
- */
-export function selectorString(selector: unknown): string | undefined {
-  if (selector === null || typeof selector !== 'object') return undefined;
-  const s = selector as LabelSelector;
-  const terms: string[] = [];
-  for (const [k, v] of Object.entries(s.matchLabels ?? {})) {
-    if (typeof v === 'string') terms.push(`${k}=${v}`);
-  }
-  for (const e of Array.isArray(s.matchExpressions) ? s.matchExpressions : []) {
-    const values = (e.values ?? []).join(',');
-    if (e.operator === 'In') terms.push(`${e.key} in (${values})`);
-    else if (e.operator === 'NotIn') terms.push(`${e.key} notin (${values})`);
-    else if (e.operator === 'Exists') terms.push(e.key);
-    else if (e.operator === 'DoesNotExist') terms.push(`!${e.key}`);
-    else return undefined; // an operator we do not know: better no digest than the wrong pods
-  }
-  return terms.length > 0 ? terms.join(',') : undefined;
-}
 
 /**
  * The image a container of the workload's current pods runs: among pods that are not terminating

@@ -176,6 +176,7 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
     getFluxObject: (ref: SourceRef) => getObject(FLUX_RESOURCES[ref.kind], ref.namespace, ref.name),
     getWorkload: (kind: WorkloadKind, namespace: string, name: string) =>
       getObject(WORKLOAD_RESOURCES[kind], namespace, name),
+    listWorkloads: (kind: WorkloadKind, namespace: string) => listAll(WORKLOAD_RESOURCES[kind], namespace),
     async listFluxObjects(kind: FluxKind, namespaces: readonly string[]) {
       const r = FLUX_RESOURCES[kind];
       if (namespaces.length === 0) return listAll(r, undefined);

@@ -4,6 +4,7 @@
  */
 import type { ConfigurationOptions, CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../errors.js';
+import { selectorString, type LabelSelector } from './selector.js';
 import type { PodView, SecretView } from './types.js';
 
 /** Runs one request with its own timeout; failures become KubeError (see client.ts). */
@@ -35,6 +36,7 @@ function podView(p: V1Pod): PodView | undefined {
   return {
     name,
     createdAt: millis(p.metadata?.creationTimestamp),
+    labels: { ...p.metadata?.labels },
     terminating: p.metadata?.deletionTimestamp !== undefined && p.metadata.deletionTimestamp !== null,
     containers: (p.spec?.containers ?? []).map((c) => ({ name: c.name, image: c.image ?? '' })),
     containerStatuses: (p.status?.containerStatuses ?? []).map((s) => ({ name: s.name, imageID: s.imageID ?? '' })),
@@ -53,8 +55,10 @@ export function coreReads(api: CoreV1Api, call: KubeCall) {
       if (sa === null) return null;
       return (sa.imagePullSecrets ?? []).map((r) => r.name ?? '').filter((n) => n !== '');
     },
-    async listPods(namespace: string, labelSelector: string): Promise<PodView[]> {
-      const what = `LIST pods in ${namespace} (${labelSelector})`;
+    async listPods(namespace: string, selector: LabelSelector | undefined): Promise<PodView[]> {
+      const labelSelector = selector === undefined ? undefined : selectorString(selector);
+      if (selector !== undefined && labelSelector === undefined) return [];
+      const what = labelSelector === undefined ? `LIST pods in ${namespace}` : `LIST pods in ${namespace} (${labelSelector})`;
       const out: PodView[] = [];
       let cont: string | undefined;
       for (let page = 0; page < MAX_POD_PAGES; page++) {

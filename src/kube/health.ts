@@ -11,13 +11,15 @@ export interface KubeHealth {
 export function withHealth(inner: KubeReader, now: () => number): { reader: KubeReader; health: () => KubeHealth } {
   const state: KubeHealth = { lastOk: null, lastError: null };
   const track = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    const sent = now();
     try {
       const r = await fn(...args);
       state.lastOk = now();
       state.lastError = null;
       return r;
     } catch (err) {
-      state.lastError = errorMessage(err);
+      // A request sent before the API last answered (one hung through an outage) says nothing new about it.
+      if (state.lastOk === null || sent >= state.lastOk) state.lastError = errorMessage(err);
       throw err;
     }
   };
@@ -26,6 +28,7 @@ export function withHealth(inner: KubeReader, now: () => number): { reader: Kube
       getFluxObject: track(inner.getFluxObject.bind(inner)),
       listFluxObjects: track(inner.listFluxObjects.bind(inner)),
       getWorkload: track(inner.getWorkload.bind(inner)),
+      listWorkloads: track(inner.listWorkloads.bind(inner)),
       getSecret: track(inner.getSecret.bind(inner)),
       getServiceAccountPullSecrets: track(inner.getServiceAccountPullSecrets.bind(inner)),
       listPods: track(inner.listPods.bind(inner)),

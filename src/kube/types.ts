@@ -1,4 +1,6 @@
 /** Structural view of the Kubernetes objects the bridge reads (plain JSON as served by the API). */
+import type { LabelSelector } from './selector.js';
+
 export interface ObjectMeta {
   name: string;
   namespace?: string;
@@ -53,6 +55,7 @@ export interface PodView {
   name: string;
   /** creationTimestamp in ms since the epoch; 0 when absent. */
   createdAt: number;
+  labels: Record<string, string>;
   /** deletionTimestamp is set. */
   terminating: boolean;
   containers: Array<{ name: string; image: string }>;
@@ -68,10 +71,15 @@ export interface KubeReader {
   listFluxObjects(kind: FluxKind, namespaces: readonly string[]): Promise<K8sObject[]>;
   /** An apps/v1 workload, or null when it does not exist (404). */
   getWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<K8sObject | null>;
+  /** Every apps/v1 workload of a kind in a namespace (one paged list call). */
+  listWorkloads(kind: WorkloadKind, namespace: string): Promise<K8sObject[]>;
   /** A Secret, or null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError. */
   getSecret(namespace: string, name: string): Promise<SecretView | null>;
   /** The names in a ServiceAccount's `imagePullSecrets`, or null when it does not exist (404). */
   getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null>;
-  /** Pods of a namespace matching a label selector (`a=b,c in (d)`). */
-  listPods(namespace: string, labelSelector: string): Promise<PodView[]>;
+  /**
+   * Pods of a namespace that a workload's `spec.selector` selects (none when it selects nothing
+   * usable), or every pod of the namespace when the selector is undefined.
+   */
+  listPods(namespace: string, selector: LabelSelector | undefined): Promise<PodView[]>;
 }

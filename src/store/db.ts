@@ -64,6 +64,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE absences (
      key TEXT PRIMARY KEY, first_missing_at INTEGER NOT NULL, confirmations INTEGER NOT NULL
    ) WITHOUT ROWID;`,
+  // Queue: whether a row came only from the resync (read through the per-pass listings) or from an event or re-check.
+  `ALTER TABLE queue ADD COLUMN via_resync INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Opens (creating if missing) the SQLite database and brings its schema up to date. */
@@ -90,3 +92,6 @@ function migrate(db: Db): void {
     })();
   }
 }
+
+/** The schema migrations in order; a prefix of them is the schema of an older bridge (tests build such databases). */
+export const SCHEMA_MIGRATIONS: readonly string[] = MIGRATIONS;

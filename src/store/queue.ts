@@ -5,6 +5,8 @@ import type { Db } from './db.js';
 export interface QueueItem extends SourceRef {
   attempts: number;
   firstEventAt: number | null;
+  /** Only the resync asked for this run: it may read the resync pass's listings instead of fresh GETs. */
+  viaResync: boolean;
 }
 
 interface Row {
@@ -13,6 +15,7 @@ interface Row {
   name: string;
   attempts: number;
   first_event_at: number | null;
+  via_resync: number;
 }
 
 /**
@@ -25,33 +28,38 @@ export class QueueStore {
   private readonly activate;
   constructor(private readonly db: Db) {
     this.upsert = db.prepare(`
-      INSERT INTO queue (kind, namespace, name, not_before, enqueued_at, first_event_at)
-      VALUES (@kind, @namespace, @name, @now, @now, @eventAt)
+      INSERT INTO queue (kind, namespace, name, not_before, enqueued_at, first_event_at, via_resync)
+      VALUES (@kind, @namespace, @name, @now, @now, @eventAt, @viaResync)
       ON CONFLICT (kind, namespace, name) DO UPDATE SET
         dirty = CASE WHEN state = 'active' THEN 1 ELSE dirty END,
+        via_resync = MIN(via_resync, excluded.via_resync),
         first_event_at = COALESCE(first_event_at, excluded.first_event_at)`);
-    this.due = db.prepare(`SELECT kind, namespace, name, attempts, first_event_at FROM queue
+    this.due = db.prepare(`SELECT kind, namespace, name, attempts, first_event_at, via_resync FROM queue
       WHERE state = 'pending' AND not_before <= ? ORDER BY not_before LIMIT ?`);
     this.activate = db.prepare(`UPDATE queue SET state = 'active', dirty = 0, first_event_at = NULL
       WHERE kind = ? AND namespace = ? AND name = ?`);
   }
 
-  /** Records a source durably; `eventAt` marks a webhook event (for the event-to-status latency). */
-  enqueue(ref: SourceRef, now: number, eventAt: number | null = null): void {
-    this.upsert.run({ ...ref, now, eventAt });
+  /**
+   * Records a source durably; `eventAt` marks a webhook event (for the event-to-status latency),
+   * `viaResync` a row that only the resync pass asked for (an event or re-check clears it).
+   */
+  enqueue(ref: SourceRef, now: number, eventAt: number | null = null, viaResync = false): void {
+    this.upsert.run({ ...ref, now, eventAt, viaResync: viaResync ? 1 : 0 });
   }
 
   /** Records many sources in one transaction (one fsync): the webhook's group commit. */
   enqueueMany(items: ReadonlyArray<{ ref: SourceRef; now: number; eventAt: number | null }>): void {
     this.db.transaction(() => {
-      for (const i of items) this.upsert.run({ ...i.ref, now: i.now, eventAt: i.eventAt });
+      for (const i of items) this.upsert.run({ ...i.ref, now: i.now, eventAt: i.eventAt, viaResync: 0 });
     })();
   }
 
   /** Makes a source due at `at` (a re-check); an earlier due time already queued wins. */
   schedule(ref: SourceRef, at: number): void {
     this.db.prepare(`INSERT INTO queue (kind, namespace, name, not_before, enqueued_at) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (kind, namespace, name) DO UPDATE SET not_before = MIN(not_before, excluded.not_before) WHERE state = 'pending'`)
+      ON CONFLICT (kind, namespace, name) DO UPDATE SET not_before = MIN(not_before, excluded.not_before), via_resync = 0
+        WHERE state = 'pending'`)
       .run(ref.kind, ref.namespace, ref.name, at, at);
   }
 
@@ -60,7 +68,9 @@ export class QueueStore {
     return this.db.transaction(() => {
       const rows = this.due.all(now, limit) as Row[];
       for (const r of rows) this.activate.run(r.kind, r.namespace, r.name);
-      return rows.map((r) => ({ kind: r.kind, namespace: r.namespace, name: r.name, attempts: r.attempts, firstEventAt: r.first_event_at }));
+      return rows.map((r) => ({
+        kind: r.kind, namespace: r.namespace, name: r.name, attempts: r.attempts, firstEventAt: r.first_event_at, viaResync: r.via_resync === 1,
+      }));
     })();
   }
 

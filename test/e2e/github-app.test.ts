@@ -32,7 +32,7 @@ t.test('GitHub App on Enterprise Server: JWT, installation looked up once (kept 
   t.equal(world.env().GITHUB_TOKEN, undefined, 'no token: App credentials only');
   let bridge = await world.bridge();
   const ready = await bridge.waitFor('ready', async () => { const r = await bridge.get('/readyz'); return r.status === 200 && r.body; });
-  t.same(ready, { ready: true, reasons: [] });
+  t.same(ready, { ready: true, reasons: [], degraded: [] });
   // The workloads appear once the bridge runs, so the credential check is surely its first request.
   putDeployment(world, 'web', 'ghcr.io/acme/web:1', annotated('acme/web', sha('app-1')));
   putDeployment(world, 'partner', 'ghcr.io/globex/api:1', annotated('globex/api', sha('app-g')));

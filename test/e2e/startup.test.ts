@@ -30,7 +30,7 @@ t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usab
     const r = await again.get('/readyz');
     return r.status === 200 && r.body;
   });
-  t.same(ready, { ready: true, reasons: [] }, 'ready again on the same database once the Kubernetes API answered');
+  t.same(ready, { ready: true, reasons: [], degraded: [] }, 'ready again on the same database once the Kubernetes API answered');
 });
 
 t.test('DRY_RUN: everything but GitHub writes, which are logged', async (t) => {

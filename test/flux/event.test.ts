@@ -135,3 +135,20 @@ t.test('reportableKind', async (t) => {
   ];
   for (const [kind, want] of rows) t.equal(reportableKind(kind), want, kind || '(empty)');
 });
+
+t.test('the involved object must be named as the API server names objects (no queue row for what cannot exist)', async (t) => {
+  const rows: Array<['kind' | 'name' | 'namespace', string, boolean]> = [
+    ['name', 'podinfo', true], ['name', 'apps.v2-blue', true], ['name', 'a'.repeat(253), true], ['name', 'a'.repeat(254), false],
+    ['name', 'Web', false], ['name', '-web', false], ['name', 'web_1', false], ['name', 'web-😀', false],
+    ['name', 'web\ud800', false], ['name', 'web\udc00\ud800', false], ['name', '../etc', false],
+    ['namespace', 'flux-system', true], ['namespace', 'a'.repeat(63), true], ['namespace', 'a'.repeat(64), false],
+    ['namespace', 'team.a', false], ['namespace', 'Team', false],
+    ['kind', 'HelmRelease', true], ['kind', 'GitRepository', true], ['kind', 'helm release', false], ['kind', 'Kustomization\ud800', false],
+  ];
+  for (const [field, value, ok] of rows) {
+    const r = parseFluxEvent({ ...base(), involvedObject: { ...base().involvedObject, [field]: value } });
+    t.equal(r.ok, ok, `${field} ${JSON.stringify(value.length > 20 ? `${value.slice(0, 8)}…(${value.length})` : value)}`);
+    if (!r.ok) t.match(r.error, `involvedObject.${field} is not a Kubernetes`);
+  }
+  t.equal(parseFluxEvent({ ...base(), message: 'lone \ud800 in a message' }).ok, true, 'only the identity fields are keys');
+});

@@ -39,7 +39,10 @@ export interface BridgeOptions {
 
 /** Spawns `node dist/src/main.js` with only the given environment (plus PATH) and waits until it listens. */
 export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
-  const child = spawn(process.execPath, [MAIN_JS], {
+  // Through env(1), without the NODE_OPTIONS tap adds to node child processes (its process-info loader:
+  // over 200 MiB of RSS and several times the start-up time): the bridge runs as it would in production.
+  // The pid is still node's (env execs it).
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, MAIN_JS], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

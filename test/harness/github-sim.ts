@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { SimApp, type SimAppOptions } from './github-sim/app.js';
 import { FaultQueue, faultBuilders, type Fault, type FaultBuilders, type FaultKind } from './github-sim/faults.js';
+import { HookList, type RequestHook } from './github-sim/hooks.js';
 import { PrimaryLimit, WriteWindow } from './github-sim/limits.js';
 import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from './github-sim/routes.js';
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
@@ -19,6 +20,7 @@ export { faults, type Fault, type FaultKind, type FaultBuilders } from './github
 export type { Violation, StatusCheck } from './github-sim/routes.js';
 export type { Deployment, DeploymentStatus, SimDeployment, SimStatus } from './github-sim/wire-types.js';
 export type { SimAppOptions, SimInstallation } from './github-sim/app.js';
+export type { RequestHook, HookVerdict } from './github-sim/hooks.js';
 
 export interface GitHubSimulatorOptions extends RepoFacts {
   /** Accepted tokens (`Authorization: token X` or `Bearer X`); when omitted any token is accepted, none still gets 401. */
@@ -73,11 +75,13 @@ export interface GitHubSimulator {
   readonly app: SimApp | undefined;
   /** Arms a fault for the next matching request(s). */
   inject(fault: Fault): void;
+  /** Arms a hook run when the next matching request(s) arrive or are applied (e.g. to kill the client there). */
+  hook(hook: RequestHook): void;
   /** Client POST/DELETE requests that changed state (GitHub's own auto_inactive statuses are not requests). */
   writes(): RecordedRequest[];
   /** The repository's deployments, oldest first, each with its statuses oldest first. */
   deployments(owner: string, repo: string): SimDeployment[];
-  /** Forgets deployments, requests, violations, faults and rate-limit counters. */
+  /** Forgets deployments, requests, violations, faults, hooks and rate-limit counters. */
   reset(): void;
   /** Stops the server, ending hanging and delayed requests; safe to call more than once. */
   close(): Promise<void>;
@@ -90,6 +94,7 @@ class Simulator implements GitHubSimulator {
   readonly faults: FaultBuilders;
   readonly app: SimApp | undefined;
   private readonly queue = new FaultQueue();
+  private readonly hooks = new HookList();
   private readonly state = new SimState(() => this.url);
   private readonly spec: SpecValidators;
   private readonly primary: PrimaryLimit;
@@ -116,6 +121,10 @@ class Simulator implements GitHubSimulator {
     this.queue.add(fault);
   }
 
+  hook(hook: RequestHook): void {
+    this.hooks.add(hook);
+  }
+
   writes(): RecordedRequest[] {
     return this.requests.filter((r) => r.didWork && (r.method === 'POST' || r.method === 'DELETE'));
   }
@@ -128,6 +137,7 @@ class Simulator implements GitHubSimulator {
     this.requests.length = 0;
     this.violations.length = 0;
     this.queue.clear();
+    this.hooks.clear();
     this.state.clear();
     this.primary.reset();
     this.window?.reset();
@@ -159,6 +169,8 @@ class Simulator implements GitHubSimulator {
       this.violations.push({ method, path, kind: 'json', errors: ['body is not JSON'], data: raw });
       reply = { status: 400, body: { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/rest', status: '400' } };
     } else {
+      const before = this.hooks.run('before', rec, [path, u.pathname]);
+      if (before !== undefined && (await before) === 'drop') return void req.socket.destroy();
       const armed = this.queue.take(method, [path, u.pathname]);
       const fault = armed?.kind;
       rec.fault = fault;
@@ -180,6 +192,11 @@ class Simulator implements GitHubSimulator {
     rec.didWork = reply.didWork === true;
     rec.status = reply.status;
     this.checkResponse(rec, reply);
+    const after = this.hooks.run('after', rec, [path, u.pathname]);
+    if (after !== undefined && (await after) === 'drop') {
+      rec.status = undefined;
+      return void req.socket.destroy();
+    }
     this.send(res, reply);
   }
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { lookupReference } from '../../src/images/image-facts.js';
-import { runningImage, selectorString } from '../../src/images/running.js';
+import { runningImage } from '../../src/images/running.js';
 import type { PodView } from '../../src/kube/types.js';
 import { parseImageId } from '../../src/oci/image-id.js';
 
@@ -26,22 +26,8 @@ t.test('imageID forms', async (t) => {
   for (const [id, want] of cases) t.strictSame(parseImageId(id), want, String(id));
 });
 
-t.test('selector strings', async (t) => {
-  t.equal(selectorString({ matchLabels: { app: 'web', tier: 'front' } }), 'app=web,tier=front');
-  t.equal(
-    selectorString({ matchLabels: { app: 'web' }, matchExpressions: [
-      { key: 'env', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'NotIn', values: ['c'] },
-      { key: 'has', operator: 'Exists' }, { key: 'not', operator: 'DoesNotExist' },
-    ] }),
-    'app=web,env in (a,b),x notin (c),has,!not',
-  );
-  t.equal(selectorString({}), undefined, 'empty selector selects nothing here (not every pod)');
-  t.equal(selectorString(undefined), undefined);
-  t.equal(selectorString({ matchExpressions: [{ key: 'a', operator: 'Weird' }] }), undefined);
-});
-
 const pod = (name: string, createdAt: number, image: string, imageID: string, extra: Partial<PodView> = {}): PodView => ({
-  name, createdAt, terminating: false,
+  name, createdAt, labels: {}, terminating: false,
   containers: [{ name: 'app', image }, { name: 'sidecar', image: 'envoy:1' }],
   containerStatuses: [{ name: 'sidecar', imageID: `docker.io/library/envoy@${D3}` }, { name: 'app', imageID }],
   ...extra,

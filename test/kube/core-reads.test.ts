@@ -55,7 +55,7 @@ t.test('without RBAC for Secrets: a KubeError 403 that is not retried', async (t
   t.equal((caught as KubeError).status, 403);
   t.match((caught as KubeError).message, /secrets "regcred" is forbidden/);
   t.notOk(isRetryable(caught));
-  t.strictSame(await reader.listPods('apps', 'app=x'), [], 'pods may still be listed');
+  t.strictSame(await reader.listPods('apps', { matchLabels: { app: 'x' } }), [], 'pods may still be listed');
 });
 
 t.test('Pods by label selector, with their containers and image IDs', async (t) => {
@@ -67,10 +67,10 @@ t.test('Pods by label selector, with their containers and image IDs', async (t) 
   for (const p of podsFor(web, { imageIDs: { app: '' }, suffix: 'x', terminating: true })) fake.put(p);
   for (const p of podsFor(api, { imageIDs: { app: `ghcr.io/acme/api@${D1}` } })) fake.put(p);
 
-  const pods = await reader.listPods('apps', 'app.kubernetes.io/name=web');
+  const pods = await reader.listPods('apps', { matchLabels: { 'app.kubernetes.io/name': 'web' } });
   t.equal(pods.length, 3, 'only the selected workload\'s pods');
   t.match(pods[0], {
-    createdAt: created.getTime(), terminating: false,
+    createdAt: created.getTime(), terminating: false, labels: { 'app.kubernetes.io/name': 'web' },
     containers: [{ name: 'app', image: 'ghcr.io/acme/web:1' }],
     containerStatuses: [{ name: 'app', imageID: `ghcr.io/acme/web@${D1}` }],
   });
@@ -78,4 +78,6 @@ t.test('Pods by label selector, with their containers and image IDs', async (t) 
   const list = fake.requests.find((r) => r.path === '/api/v1/namespaces/apps/pods');
   t.equal(list?.query.labelSelector, 'app.kubernetes.io/name=web');
   t.equal(list?.query.limit, '500');
+  t.equal((await reader.listPods('apps', undefined)).length, 4, 'no selector: every pod of the namespace');
+  t.strictSame(await reader.listPods('apps', {}), [], 'an empty selector selects nothing (not every pod)');
 });

@@ -49,11 +49,11 @@ t.test('claim marks active, in due order, up to the limit', async (t) => {
   t.same(queue.claim(5, 10), [], 'nothing due yet');
   const first = queue.claim(100, 2);
   t.same(first, [
-    { ...apps, attempts: 0, firstEventAt: 5 },
-    { ...infra, attempts: 0, firstEventAt: null },
+    { ...apps, attempts: 0, firstEventAt: 5, viaResync: false },
+    { ...infra, attempts: 0, firstEventAt: null, viaResync: false },
   ]);
   t.same(queue.counts(), { pending: 1, active: 2 });
-  t.same(queue.claim(100, 10), [{ ...podinfo, attempts: 0, firstEventAt: null }]);
+  t.same(queue.claim(100, 10), [{ ...podinfo, attempts: 0, firstEventAt: null, viaResync: false }]);
   t.same(queue.claim(100, 10), [], 'active rows are not claimed twice');
   t.same(queue.counts(), { pending: 0, active: 3 });
   t.equal(queue.nextDue(), null, 'nothing pending');
@@ -80,7 +80,7 @@ t.test('an enqueue while active runs the source once more', async (t) => {
   t.same(queue.counts(), { pending: 0, active: 1 });
   queue.complete(apps, 300);
   t.match(row(queue, apps), { state: 'pending', attempts: 0, notBefore: 300, lastError: null }, 'pending again, due now');
-  t.same(queue.claim(300, 1), [{ ...apps, attempts: 0, firstEventAt: null }]);
+  t.same(queue.claim(300, 1), [{ ...apps, attempts: 0, firstEventAt: null, viaResync: false }]);
   queue.complete(apps, 400);
   t.equal(row(queue, apps), undefined, 'complete without a new event deletes the row');
   t.same(queue.counts(), { pending: 0, active: 0 });
@@ -100,7 +100,7 @@ t.test('fail sets backoff, attempts and the error', async (t) => {
   t.match(row(queue, apps), { state: 'pending', attempts: 1, notBefore: 5000, lastError: 'GitHub 502' });
   t.equal(queue.nextDue(), 5000);
   t.same(queue.claim(4999, 10), [], 'not before the backoff ends');
-  t.same(queue.claim(5000, 10), [{ ...apps, attempts: 1, firstEventAt: null }]);
+  t.same(queue.claim(5000, 10), [{ ...apps, attempts: 1, firstEventAt: null, viaResync: false }]);
   queue.fail(apps, 9000, 'timeout');
   t.match(row(queue, apps), { attempts: 2, notBefore: 9000, lastError: 'timeout' });
   queue.claim(9000, 1);
@@ -165,7 +165,7 @@ t.test('durability: what was enqueued is there after reopening', async (t) => {
     { ...podinfo, state: 'pending', attempts: 0, notBefore: 1234, lastError: null },
     { ...apps, state: 'pending', attempts: 1, notBefore: 9999, lastError: 'registry 503' },
   ]);
-  t.same(second.queue.claim(2000, 10), [{ ...podinfo, attempts: 0, firstEventAt: 1200 }]);
+  t.same(second.queue.claim(2000, 10), [{ ...podinfo, attempts: 0, firstEventAt: 1200, viaResync: false }]);
 });
 
 t.test('list honours its limit', async (t) => {
@@ -188,4 +188,22 @@ t.test('schedule: a re-check later, unless the source is already due sooner', as
   t.same(queue.claim(5000, 10).map((r) => r.name).sort(), ['apps', 'infra']);
   queue.schedule(apps, 8000);
   t.equal(row(queue, apps)?.state, 'active', 'an active source is left alone (its completion decides)');
+});
+
+t.test('viaResync: only a row that nothing but the resync asked for reads the pass listings', async (t) => {
+  const { queue } = fixture(t).open();
+  queue.enqueue(apps, 10, null, true);
+  queue.enqueue(infra, 10, null, true);
+  queue.enqueue(infra, 11, 11); // an event for a row the resync queued: fresh reads
+  queue.enqueue(podinfo, 10, null, true);
+  queue.schedule(podinfo, 5); // a re-check for it: fresh reads
+  const claimed = queue.claim(100, 10);
+  t.same(Object.fromEntries(claimed.map((r) => [r.name, r.viaResync])), { apps: true, infra: false, podinfo: false });
+  queue.enqueue(apps, 120, null, true); // the next pass while apps runs: runs again after, still via resync
+  queue.complete(apps, 130);
+  t.same(queue.claim(200, 10).map((r) => [r.name, r.viaResync]), [['apps', true]]);
+  queue.enqueue(apps, 210, 210); // an event while active, then a resync pass: the rerun reads fresh
+  queue.enqueue(apps, 211, null, true);
+  queue.complete(apps, 220);
+  t.same(queue.claim(300, 10).map((r) => [r.name, r.viaResync]), [['apps', false]]);
 });

@@ -75,7 +75,8 @@ export class FaultQueue {
   }
 }
 
-function matches(m: FaultMatch, method: string, paths: string[]): boolean {
+/** Whether a request (its path with and without the prefix) matches; shared with request hooks. */
+export function matches(m: FaultMatch, method: string, paths: string[]): boolean {
   if (m.method !== undefined && m.method.toUpperCase() !== method.toUpperCase()) return false;
   const p = m.path;
   if (p === undefined) return true;

@@ -1,0 +1,97 @@
+/**
+ * The resync pass's view of the cluster: Flux objects from the pass's own list calls, workloads and
+ * pods from one list call per (kind, namespace), each kept for a short while. A resync with nothing
+ * changed then costs a few list calls per namespace, not a GET per workload. Only reconciles that
+ * nothing but the resync asked for read it; events and re-checks read fresh.
+ */
+import { KubeError } from '../errors.js';
+import { selectorMatches, type LabelSelector } from './selector.js';
+import type { FluxKind, K8sObject, KubeReader, PodView, SourceRef, WorkloadKind } from './types.js';
+
+/** How long a listing answers for the pass before it is read again. */
+export const LISTING_MAX_AGE_MS = 30_000;
+
+export interface PassListings {
+  /** The reader the resync and its reconciles use. */
+  reader: KubeReader;
+  /** A new pass starts: forget every listing. */
+  begin(): void;
+}
+
+interface Entry<T> {
+  at: number;
+  value: Promise<T>;
+}
+
+interface FluxListing {
+  namespaces: readonly string[];
+  byKey: Map<string, K8sObject>;
+}
+
+const forbidden = (err: unknown) => err instanceof KubeError && (err.status === 403 || err.status === 401);
+
+export function createPassListings(base: KubeReader, o: { now: () => number; maxAgeMs?: number }): PassListings {
+  const maxAgeMs = o.maxAgeMs ?? LISTING_MAX_AGE_MS;
+  const flux = new Map<FluxKind, { at: number; listing: FluxListing }>();
+  const lists = new Map<string, Entry<unknown>>();
+  /** (kind, namespace) pairs whose list RBAC refuses: read those by name, as before. */
+  const unlistable = new Set<string>();
+
+  /** One list per key while fresh; concurrent callers share it; a failed list is not kept. */
+  function listed<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const hit = lists.get(key) as Entry<T> | undefined;
+    if (hit && o.now() - hit.at <= maxAgeMs) return hit.value;
+    const value = read();
+    lists.set(key, { at: o.now(), value });
+    value.catch(() => {
+      if (lists.get(key)?.value === value) lists.delete(key);
+    });
+    return value;
+  }
+
+  const byName = (objects: K8sObject[]) => new Map(objects.map((x) => [x.metadata.name, x]));
+
+  const reader: KubeReader = {
+    async listFluxObjects(kind, namespaces) {
+      const objects = await base.listFluxObjects(kind, namespaces);
+      const byKey = new Map(objects.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
+      flux.set(kind, { at: o.now(), listing: { namespaces: [...namespaces], byKey } });
+      return objects;
+    },
+    async getFluxObject(ref: SourceRef) {
+      const hit = flux.get(ref.kind);
+      const covers = hit && o.now() - hit.at <= maxAgeMs
+        && (hit.listing.namespaces.length === 0 || hit.listing.namespaces.includes(ref.namespace));
+      if (!covers) return base.getFluxObject(ref);
+      return hit.listing.byKey.get(`${ref.namespace}/${ref.name}`) ?? null;
+    },
+    async getWorkload(kind: WorkloadKind, namespace: string, name: string) {
+      const key = `${kind}/${namespace}`;
+      if (unlistable.has(key)) return base.getWorkload(kind, namespace, name);
+      try {
+        const objects = await listed(key, async () => byName(await base.listWorkloads(kind, namespace)));
+        return objects.get(name) ?? null;
+      } catch (err) {
+        if (!forbidden(err)) throw err;
+        unlistable.add(key);
+        return base.getWorkload(kind, namespace, name);
+      }
+    },
+    listWorkloads: (kind, namespace) => base.listWorkloads(kind, namespace),
+    async listPods(namespace: string, selector: LabelSelector | undefined): Promise<PodView[]> {
+      const all = await listed(`pods/${namespace}`, () => base.listPods(namespace, undefined));
+      return selector === undefined ? all : all.filter((p) => selectorMatches(selector, p.labels));
+    },
+    getSecret: (namespace, name) => base.getSecret(namespace, name),
+    getServiceAccountPullSecrets: (namespace, name) => base.getServiceAccountPullSecrets(namespace, name),
+  };
+
+  return {
+    reader,
+    begin() {
+      flux.clear();
+      lists.clear();
+      unlistable.clear();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { accessSync, closeSync, constants, existsSync, openSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+import { errorMessage } from '../errors.js';
+import type { Metrics } from '../metrics.js';
+import { openDatabase, type Db } from './db.js';
+import { StorageHealth } from './storage-health.js';
+
+/**
+ * Why a directory (or its nearest existing ancestor) cannot take writes, as the file system says:
+ * read-only, not writable by this process, no space or no inodes left. Undefined when it says nothing.
+ */
+export function diagnoseDirectory(dir: string): string | undefined {
+  let d = dir;
+  for (let i = 0; i < 64 && !existsSync(d) && dirname(d) !== d; i++) d = dirname(d);
+  try {
+    accessSync(d, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return `${d} is on a read-only file system (EROFS)`;
+    if (code === 'EACCES' || code === 'EPERM') return `${d} is not writable by this process (${code})`;
+  }
+  try {
+    const s = statfsSync(d);
+    if (s.bavail === 0) return `no space left on the file system of ${d} (ENOSPC)`;
+    if (s.ffree === 0 && s.files > 0) return `no inodes left on the file system of ${d} (ENOSPC)`;
+  } catch {
+    // statfs unsupported: the write below still tells.
+  }
+  // access(2) may not know (ext4's emergency read-only after an error): try a one-byte file.
+  const probe = join(d, '.github-deployment-bridge-write-probe');
+  try {
+    const fd = openSync(probe, 'w');
+    try { writeSync(fd, 'x'); } finally { closeSync(fd); unlinkSync(probe); }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return `${d} is on a read-only file system (EROFS)`;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return `no space left on the file system of ${d} (${code})`;
+    if (code === 'EIO') return `the file system of ${d} fails with I/O errors (EIO)`;
+  }
+  return undefined;
+}
+
+/** A small durable write: the schema version rewritten as it is (one page and an fsync). */
+export function probeWrite(db: Db): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  db.pragma(`user_version = ${version}`);
+}
+
+/**
+ * Opens the database and checks it takes a write. A read-only or full volume fails here, at start,
+ * with one line naming the file, what the file system says and SQLite's error.
+ */
+export function openStorage(path: string): Db {
+  let db: Db | undefined;
+  try {
+    db = openDatabase(path);
+    if (path !== ':memory:') probeWrite(db);
+    return db;
+  } catch (err) {
+    try { db?.close(); } catch { /* already failing */ }
+    const cause = path === ':memory:' ? undefined : diagnoseDirectory(dirname(path));
+    const code = (err as { code?: unknown }).code;
+    throw new Error(`database ${path} cannot be opened for writing${cause ? `: ${cause}` : ''} (${errorMessage(err)}${typeof code === 'string' ? `, ${code}` : ''})`, { cause: err });
+  }
+}
+
+/** The bridge's storage tracker for an open database: probe, file-system diagnosis, metrics and logs wired. */
+export function storageHealthFor(db: Db, path: string, o: { metrics: Metrics; log: Logger; now: () => number }): StorageHealth {
+  o.metrics.storageWritable.set(1);
+  return new StorageHealth({
+    path, now: o.now, probe: () => probeWrite(db),
+    diagnose: () => (path === ':memory:' ? undefined : diagnoseDirectory(dirname(path))),
+    onFailure: (code) => o.metrics.storageErrors.inc({ code }),
+    onChange: (problem, previous) => {
+      o.metrics.storageWritable.set(problem === null ? 1 : 0);
+      if (problem) o.log.error({ code: problem.code, err: problem.message, cause: problem.cause, operation: problem.operation }, 'database writes failing: not ready, webhook events answered 503');
+      else o.log.info({ failures: previous?.failures }, 'database writes work again');
+    },
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * The webhook's limits, as an operator configures and observes them: WEBHOOK_RATE_PER_MINUTE, requests
+ * refused before the handler (413, 415, 429) counted in gdb_events_total, and the server's deadline for
+ * receiving a request (a stalled sender answered 408 and cut).
+ */
+import t, { type Test } from 'tap';
+import net from 'node:net';
+import { pino } from 'pino';
+import { REQUEST_TIMEOUT_MS, buildApp } from '../../src/app.js';
+import { loadConfig, ConfigError } from '../../src/config.js';
+import { signBody } from '../../src/http/hmac.js';
+import { WEBHOOK_BODY_LIMIT_BYTES } from '../../src/http/webhook.js';
+import { createMetrics } from '../../src/metrics.js';
+import { openDatabase } from '../../src/store/db.js';
+import { DeploymentStore } from '../../src/store/deployments.js';
+import { QueueStore } from '../../src/store/queue.js';
+import { SourceStore } from '../../src/store/sources.js';
+
+const KEY = Buffer.from('bridge-webhook-key');
+const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
+
+async function setup(t: Test, webhookRatePerMinute?: number) {
+  const db = openDatabase(':memory:');
+  const metrics = createMetrics();
+  const app = await buildApp({
+    webhookKey: KEY, queue: new QueueStore(db), deployments: new DeploymentStore(db), sources: new SourceStore(db), metrics,
+    log: pino({ level: 'silent' }), now: Date.now, onEnqueued: () => undefined, isShuttingDown: () => false,
+    readiness: () => ({ ready: true, reasons: [] }), activeReconciles: () => 0,
+    ...(webhookRatePerMinute ? { webhookRatePerMinute } : {}),
+  });
+  t.teardown(async () => {
+    await app.close();
+    db.close();
+  });
+  const counters = async () => [...(await app.inject('/metrics')).body.matchAll(/^gdb_events_total\{kind="(\w+)",result="(\w+)"\} (\d+)$/gm)]
+    .map((m) => `${m[1]}/${m[2]} ${m[3]}`).sort();
+  return { app, counters };
+}
+
+t.test('WEBHOOK_RATE_PER_MINUTE: unset keeps the built-in default, a whole number from 1 sets it', async (t) => {
+  t.notOk('webhookRatePerMinute' in loadConfig({ ...MINIMAL }), 'unset: absent');
+  t.equal(loadConfig({ ...MINIMAL, WEBHOOK_RATE_PER_MINUTE: ' 100000 ' }).webhookRatePerMinute, 100_000);
+  for (const bad of ['0', '-5', '1.5', 'lots']) {
+    let problems: string[] = [];
+    try {
+      loadConfig({ ...MINIMAL, WEBHOOK_RATE_PER_MINUTE: bad });
+    } catch (err) {
+      problems = err instanceof ConfigError ? err.problems : [String(err)];
+    }
+    t.match(problems, [new RegExp(`^WEBHOOK_RATE_PER_MINUTE="${bad.replace('.', '\\.')}" must be a whole number from 1 to`)], bad);
+  }
+});
+
+t.test('requests refused before the handler show in gdb_events_total', async (t) => {
+  const s = await setup(t, 2);
+  const event = '{"involvedObject":{}}';
+  const big = 'x'.repeat(WEBHOOK_BODY_LIMIT_BYTES + 1);
+  const post = (payload: string, contentType: string) =>
+    s.app.inject({ method: 'POST', url: '/webhook', payload, headers: { 'content-type': contentType, 'x-signature': signBody(KEY, payload) } });
+  t.equal((await post(big, 'application/json')).statusCode, 413);
+  t.equal((await post(event, 'text/plain')).statusCode, 415);
+  t.equal((await post(event, 'application/json')).statusCode, 429, 'the third request in the minute');
+  t.same(await s.counters(), ['unknown/rate_limited 1', 'unknown/too_large 1', 'unknown/unsupported_media_type 1'],
+    'each once; the handler counts its own answers, the hook only the others');
+  const allowed = await setup(t);
+  t.equal((await allowed.app.inject({ method: 'POST', url: '/webhook', payload: event, headers: { 'content-type': 'application/json' } })).statusCode, 401);
+  t.same(await allowed.counters(), ['unknown/bad_signature 1'], 'a request the handler answered is not counted twice');
+});
+
+t.test('a sender that stalls mid-body is answered 408 and cut', async (t) => {
+  t.ok(REQUEST_TIMEOUT_MS >= 5_000 && REQUEST_TIMEOUT_MS <= 30_000, `a deadline in seconds: ${REQUEST_TIMEOUT_MS} ms`);
+  const s = await setup(t);
+  await s.app.listen({ port: 0, host: '127.0.0.1' });
+  t.equal(s.app.server.requestTimeout, REQUEST_TIMEOUT_MS);
+  t.equal(s.app.server.headersTimeout, REQUEST_TIMEOUT_MS);
+  const { port } = s.app.server.address() as net.AddressInfo;
+  const answer = await new Promise<string>((resolve) => {
+    let out = '';
+    const socket = net.connect(port, '127.0.0.1', () => socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"involvedObject":'));
+    socket.on('data', (d: Buffer) => { out += d.toString('latin1'); });
+    socket.on('error', () => undefined);
+    // Without a deadline the server would hold the socket forever: give up (and fail) after 3 of them.
+    const giveUp = setTimeout(() => socket.destroy(), 3 * REQUEST_TIMEOUT_MS);
+    socket.on('close', () => { clearTimeout(giveUp); resolve(out); });
+  });
+  t.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/, 'answered 408, then the connection closed');
+});
