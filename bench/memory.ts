@@ -87,6 +87,7 @@ async function main(): Promise<void> {
     const url = new URL(bridge.url);
     let peak = idle;
     const sample = () => { peak = Math.max(peak, rssMiB(pid)); };
+    const sampler = setInterval(sample, 250); // also while waiting for the queue to drain
     const t1 = Date.now();
     const trackCodes = await blast(url, sources, (i) => `src-${i}`, sample);
     const expected = DRY ? TRACKED : 2 * TRACKED;
@@ -94,13 +95,15 @@ async function main(): Promise<void> {
     await bridge.waitFor(`${expected} writes`, () => { sample(); return done() >= expected; }, 3_600_000);
     await settled(bridge, 900_000);
     const trackMs = Date.now() - t1;
+    const peakTracking = peak;
     await pause(5000);
     const tracked = rssMiB(pid);
     const state = (await bridge.get('/state')).body as { skipped?: unknown[] };
     const cached = [...((await bridge.get('/metrics')).body as string).matchAll(/^gdb_deployments\{state="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
     say(`  ${TRACKED} tracked deployments (${sources} events, answers ${answers(trackCodes)}; ${done()} ${DRY ? 'dry-run writes' : 'GitHub writes'} in ${(trackMs / 1000).toFixed(1)} s; `
-      + `cached rows by state: ${cached || 'n/a'}; skipped ${state.skipped?.length ?? '?'}): RSS ${tracked.toFixed(1)} MiB, SQLite ${dbBytes(dbPath)}; ${load()}`);
+      + `cached rows by state: ${cached || 'n/a'}; skipped ${state.skipped?.length ?? '?'}): RSS ${tracked.toFixed(1)} MiB (highest sampled while creating ${peakTracking.toFixed(1)} MiB), SQLite ${dbBytes(dbPath)}; ${load()}`);
 
+    peak = tracked;
     const writesBefore = world.github.writes().length;
     const t2 = Date.now();
     const codes = await blast(url, EVENTS, (i) => `src-${i % sources}`, sample);
@@ -112,12 +115,13 @@ async function main(): Promise<void> {
     const afterDrain = rssMiB(pid);
     sample();
     await pause(5000);
+    clearInterval(sampler);
     const later = rssMiB(pid);
     const metrics = (await bridge.get('/metrics')).body as string;
     const reconciles = [...metrics.matchAll(/^gdb_reconciles_total\{outcome="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
     say(`  after ${EVENTS} events round-robin over the ${sources} Kustomizations (sent in ${(sendMs / 1000).toFixed(1)} s, ${(EVENTS / (sendMs / 1000)).toFixed(0)}/s, answers ${answers(codes)}): `
       + `RSS ${afterEvents.toFixed(1)} MiB; queue drained ${(drainedMs / 1000).toFixed(1)} s after the first: ${afterDrain.toFixed(1)} MiB; 5 s later ${later.toFixed(1)} MiB; `
-      + `highest sampled ${peak.toFixed(1)} MiB; SQLite ${dbBytes(dbPath)}; ${load()}`);
+      + `highest sampled during the events ${peak.toFixed(1)} MiB; SQLite ${dbBytes(dbPath)}; ${load()}`);
     say(`  reconciles (whole run): ${reconciles || 'n/a'}; GitHub writes caused by the events ${world.github.writes().length - writesBefore}; schema violations ${world.github.violations.length}`);
   } finally {
     agent.destroy();

@@ -37,6 +37,12 @@ export interface BridgeOptions {
   waitReady?: boolean;
 }
 
+/** Bridges still running: killed when the test process exits, even when tap's timeout ends it. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of running) c.kill('SIGKILL');
+});
+
 /** Spawns `node dist/src/main.js` with only the given environment (plus PATH) and waits until it listens. */
 export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
   // Through env(1), without the NODE_OPTIONS tap adds to node child processes (its process-info loader:
@@ -46,6 +52,8 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
   let buf = '';

@@ -156,11 +156,6 @@ async function until<T>(world: World, bridges: BridgeProcess[], what: string, ch
   }
 }
 
-/** Every bridge started here: if this process dies before the teardowns run, none is left behind. */
-const spawned = new Set<BridgeProcess>();
-process.once('exit', () => {
-  for (const b of spawned) if (b.child.exitCode === null && b.child.signalCode === null) b.child.kill('SIGKILL');
-});
 const repoCalls = (reqs: readonly RecordedRequest[], method: string) => reqs.filter((r) => r.method === method && r.path.startsWith('/repos/')).length;
 
 /** Plays the three stages; with a crash point, SIGKILLs the bridge there and restarts it on the same database. */
@@ -186,7 +181,7 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
   }
   // Bare: without the loaders tap adds to NODE_OPTIONS, which cost seconds of CPU per start on a loaded machine.
   const start = () => startBridge({ env: world.env(BRIDGE_ENV), webhookKey: WEBHOOK_KEY })
-    .then((b) => { bridges.push(b); spawned.add(b); return b; });
+    .then((b) => { bridges.push(b); return b; });
   STAGES[0]!.apply(world);
   current = start();
   let restartedAt: number | undefined;
