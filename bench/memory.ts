@@ -5,7 +5,8 @@
  * then after EVENTS signed webhook events spread round-robin over those Kustomizations (each reconcile
  * finds nothing changed); once the queue drained; and 5 s later. Also the SQLite file size.
  * The webhook allows 1,200 requests per client address per minute; the events are sent from ADDRESSES
- * loopback addresses (127.0.0.2…) so the limit does not throttle the benchmark.
+ * loopback addresses (127.0.0.2…) so the limit does not throttle the benchmark. Next to each RSS: the V8
+ * heap used / total from the bridge's /metrics (RSS also holds garbage not yet collected).
  *   TRACKED=10000 EVENTS=100000 node dist/bench/memory.js      (needs `npx tsc -p .` first; Linux only)
  */
 import { existsSync, statSync } from 'node:fs';
@@ -21,7 +22,7 @@ const EVENTS = Number(process.env.EVENTS ?? 100_000);
 const DRY = process.env.TRACKED_MODE === 'dry-run';
 const PER_SOURCE = 10;
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
-const ADDRESSES = Number(process.env.ADDRESSES ?? 64);
+const ADDRESSES = Number(process.env.ADDRESSES ?? 200);
 
 /** Keeps connections open per local address, as Flux's HTTP client does. */
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -62,6 +63,13 @@ function dbBytes(path: string): string {
   return `${((db + wal + shm) / 2 ** 20).toFixed(1)} MiB (db ${(db / 2 ** 20).toFixed(1)}, wal ${(wal / 2 ** 20).toFixed(1)}, shm ${(shm / 2 ** 20).toFixed(2)})`;
 }
 
+/** `heap used/total MiB` from the bridge's default process metrics. */
+async function heap(bridge: { get(path: string): Promise<{ body: unknown }> }): Promise<string> {
+  const text = (await bridge.get('/metrics')).body as string;
+  const mib = (name: string) => (Number(new RegExp(`^gdb_process_nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(text)?.[1]) / 2 ** 20).toFixed(1);
+  return `heap ${mib('used')}/${mib('total')} MiB`;
+}
+
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const answers = (codes: number[]) => tally(codes.map(String)).map(([k, n]) => `${k}×${n}`).join(', ');
 
@@ -75,7 +83,7 @@ async function main(): Promise<void> {
     await settled(bridge);
     await pause(2000);
     const idle = rssMiB(pid);
-    say(`memory: ${DRY ? 'DRY_RUN=true' : 'GITHUB_WRITE_INTERVAL=0s against the simulator'}; idle RSS ${idle.toFixed(1)} MiB, SQLite ${dbBytes(dbPath)}; ${load()}`);
+    say(`memory: ${DRY ? 'DRY_RUN=true' : 'GITHUB_WRITE_INTERVAL=0s against the simulator'}; idle RSS ${idle.toFixed(1)} MiB (${await heap(bridge)}), SQLite ${dbBytes(dbPath)}; ${load()}`);
 
     // TRACKED workloads appear (10 per Kustomization, each its own repository); Flux reports each Kustomization once.
     const sources = Math.ceil(TRACKED / PER_SOURCE);
@@ -101,7 +109,7 @@ async function main(): Promise<void> {
     const state = (await bridge.get('/state')).body as { skipped?: unknown[] };
     const cached = [...((await bridge.get('/metrics')).body as string).matchAll(/^gdb_deployments\{state="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
     say(`  ${TRACKED} tracked deployments (${sources} events, answers ${answers(trackCodes)}; ${done()} ${DRY ? 'dry-run writes' : 'GitHub writes'} in ${(trackMs / 1000).toFixed(1)} s; `
-      + `cached rows by state: ${cached || 'n/a'}; skipped ${state.skipped?.length ?? '?'}): RSS ${tracked.toFixed(1)} MiB (highest sampled while creating ${peakTracking.toFixed(1)} MiB), SQLite ${dbBytes(dbPath)}; ${load()}`);
+      + `cached rows by state: ${cached || 'n/a'}; skipped ${state.skipped?.length ?? '?'}): RSS ${tracked.toFixed(1)} MiB (${await heap(bridge)}; highest RSS sampled while creating ${peakTracking.toFixed(1)} MiB), SQLite ${dbBytes(dbPath)}; ${load()}`);
 
     peak = tracked;
     const writesBefore = world.github.writes().length;
@@ -109,18 +117,22 @@ async function main(): Promise<void> {
     const codes = await blast(url, EVENTS, (i) => `src-${i % sources}`, sample);
     const sendMs = Date.now() - t2;
     const afterEvents = rssMiB(pid);
+    const heapAfterEvents = await heap(bridge);
     sample();
     await settled(bridge, 1_800_000);
     const drainedMs = Date.now() - t2;
     const afterDrain = rssMiB(pid);
+    const heapAfterDrain = await heap(bridge);
     sample();
     await pause(5000);
     clearInterval(sampler);
     const later = rssMiB(pid);
+    const heapLater = await heap(bridge);
     const metrics = (await bridge.get('/metrics')).body as string;
     const reconciles = [...metrics.matchAll(/^gdb_reconciles_total\{outcome="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
     say(`  after ${EVENTS} events round-robin over the ${sources} Kustomizations (sent in ${(sendMs / 1000).toFixed(1)} s, ${(EVENTS / (sendMs / 1000)).toFixed(0)}/s, answers ${answers(codes)}): `
-      + `RSS ${afterEvents.toFixed(1)} MiB; queue drained ${(drainedMs / 1000).toFixed(1)} s after the first: ${afterDrain.toFixed(1)} MiB; 5 s later ${later.toFixed(1)} MiB; `
+      + `RSS ${afterEvents.toFixed(1)} MiB (${heapAfterEvents}); queue drained ${(drainedMs / 1000).toFixed(1)} s after the first: ${afterDrain.toFixed(1)} MiB (${heapAfterDrain}); `
+      + `5 s later ${later.toFixed(1)} MiB (${heapLater}); `
       + `highest sampled during the events ${peak.toFixed(1)} MiB; SQLite ${dbBytes(dbPath)}; ${load()}`);
     say(`  reconciles (whole run): ${reconciles || 'n/a'}; GitHub writes caused by the events ${world.github.writes().length - writesBefore}; schema violations ${world.github.violations.length}`);
   } finally {

@@ -257,35 +257,16 @@ t.test('GitHub down: refused, then hanging', { buffered: true }, async (t) => {
   const bridge = await startBridge(t, world, { GITHUB_API_URL: `http://${gate.host}` });
   await settleV1(t, bridge, world, v1);
 
-  const down = Date.now();
-  await gate.refuse();
-  for (const n of SOURCES) {
-    putDeployment(world, n, `ghcr.io/acme/${n}:2`, annotated(n, v2[n]!));
-    putKustomization(world, n, [n], READY, 2);
-  }
-  await postEvents(t, bridge, ['s1', 's2']);
-  const refused = await sourcesFailing(bridge, ['s1', 's2'], /ECONNREFUSED/);
-  t.comment(`github refused, queue: ${queueSays(refused)}`);
-  const readyRefused = await bridge.get('/readyz');
-  t.comment(`github refused /readyz: ${readyRefused.status} ${JSON.stringify(readyRefused.body)}`);
-  readyButDegraded(t, readyRefused, /^GitHub failing since \S+: GET \/repos\/\{owner\}\/\{repo\}\/deployments: network error: connect ECONNREFUSED/, 'GitHub refusing');
-  await pause(Math.max(0, down + REFUSED_MS - Date.now()));
-
-  await gate.open('hang');
-  await postEvents(t, bridge, ['s3', 's1']);
-  const hung = await sourcesFailing(bridge, ['s3'], /timed out/, LONG_WAIT_MS);
-  t.comment(`github hanging, queue: ${queueSays(hung)}`);
-  const readyHung = await bridge.get('/readyz');
-  readyButDegraded(t, readyHung, /^GitHub failing since \S+: GET \/repos\/\{owner\}\/\{repo\}\/deployments: timed out$/, 'GitHub hanging');
-  t.ok(gate.held > 0, 'requests reached the hanging port');
-
-  const restored = Date.now();
-  await gate.open('pass');
-  const unanswered = await counted(bridge, 'gdb_github_requests_total', /status="(network|timeout)"/);
-  const drainMs = await drained(bridge, world, v2, restored);
-  t.comment(`github hanging /readyz: ${readyHung.status} ${JSON.stringify(readyHung.body)}`);
-  t.comment(`FIGURES github: outage ${restored - down} ms; restore→drained ${drainMs} ms; events during outage 4 (all 202); reconcile failures during outage ${failuresBetween(bridge, down, restored)}; GitHub requests unanswered (refused + timed out) ${unanswered}; connections held by the hanging port ${gate.held}`);
-  await assertEndState(t, bridge, world, v1, v2);
+  await gatedOutage(t, {
+    name: 'github', bridge, world, gate, v1, v2,
+    applyV2: () => {
+      for (const n of SOURCES) putDeployment(world, n, `ghcr.io/acme/${n}:2`, annotated(n, v2[n]!));
+    },
+    refused: /^GitHub failing since \S+: GET \/repos\/\{owner\}\/\{repo\}\/deployments: network error: connect ECONNREFUSED/,
+    hungError: /timed out/,
+    hung: /^GitHub failing since \S+: GET \/repos\/\{owner\}\/\{repo\}\/deployments: timed out$/,
+    unanswered: ['gdb_github_requests_total', /status="(network|timeout)"/],
+  });
 });
 
 t.test('registry down: refused, then hanging', { buffered: true }, async (t) => {
@@ -305,33 +286,52 @@ t.test('registry down: refused, then hanging', { buffered: true }, async (t) => 
   const bridge = await startBridge(t, world, { REGISTRY_INSECURE_HOSTS: gate.host });
   await settleV1(t, bridge, world, v1);
 
+  await gatedOutage(t, {
+    name: 'registry', bridge, world, gate, v1, v2,
+    applyV2: () => {
+      for (const n of SOURCES) putDeployment(world, n, images2[n]!);
+    },
+    refused: new RegExp(`^registry failing for 2 workload container\\(s\\): ${gate.host.replace(/\./g, '\\.')} is unreachable \\(ECONNREFUSED\\)$`),
+    hungError: /did not answer within 10000 ms/,
+    hung: /^registry failing for [1-3] workload container\(s\): .*did not answer within 10000 ms/,
+    unanswered: ['gdb_registry_http_requests_total', /status="0"/],
+  });
+});
+
+/**
+ * A dependency behind `gate` goes down while version 2 is applied: refused, then hanging, with signed
+ * events during both; then it comes back and everything must drain to version 2.
+ */
+async function gatedOutage(t: Test, o: {
+  name: string; bridge: BridgeProcess; world: World; gate: Gate; v1: Record<string, string>; v2: Record<string, string>;
+  applyV2: () => void; refused: RegExp; hungError: RegExp; hung: RegExp; unanswered: [string, RegExp];
+}): Promise<void> {
+  const { name, bridge, world, gate, v1, v2 } = o;
   const down = Date.now();
   await gate.refuse();
-  for (const n of SOURCES) {
-    putDeployment(world, n, images2[n]!);
-    putKustomization(world, n, [n], READY, 2);
-  }
+  o.applyV2();
+  for (const n of SOURCES) putKustomization(world, n, [n], READY, 2);
   await postEvents(t, bridge, ['s1', 's2']);
   const refused = await sourcesFailing(bridge, ['s1', 's2'], /ECONNREFUSED/);
-  t.comment(`registry refused, queue: ${queueSays(refused)}`);
+  t.comment(`${name} refused, queue: ${queueSays(refused)}`);
   const readyRefused = await bridge.get('/readyz');
-  t.comment(`registry refused /readyz: ${readyRefused.status} ${JSON.stringify(readyRefused.body)}`);
-  readyButDegraded(t, readyRefused, new RegExp(`^registry failing for 2 workload container\\(s\\): ${gate.host.replace(/\./g, '\\.')} is unreachable \\(ECONNREFUSED\\)$`), 'registry refusing');
+  t.comment(`${name} refused /readyz: ${readyRefused.status} ${JSON.stringify(readyRefused.body)}`);
+  readyButDegraded(t, readyRefused, o.refused, `${name} refusing`);
   await pause(Math.max(0, down + REFUSED_MS - Date.now()));
 
   await gate.open('hang');
   await postEvents(t, bridge, ['s3', 's1']);
-  const hung = await sourcesFailing(bridge, ['s3'], /did not answer within 10000 ms/, LONG_WAIT_MS);
-  t.comment(`registry hanging, queue: ${queueSays(hung)}`);
+  const hung = await sourcesFailing(bridge, ['s3'], o.hungError, LONG_WAIT_MS);
+  t.comment(`${name} hanging, queue: ${queueSays(hung)}`);
   const readyHung = await bridge.get('/readyz');
-  readyButDegraded(t, readyHung, /^registry failing for [1-3] workload container\(s\): .*did not answer within 10000 ms/, 'registry hanging');
+  readyButDegraded(t, readyHung, o.hung, `${name} hanging`);
   t.ok(gate.held > 0, 'requests reached the hanging port');
 
   const restored = Date.now();
   await gate.open('pass');
-  const unanswered = await counted(bridge, 'gdb_registry_http_requests_total', /status="0"/);
+  const unanswered = await counted(bridge, ...o.unanswered);
   const drainMs = await drained(bridge, world, v2, restored);
-  t.comment(`registry hanging /readyz: ${readyHung.status} ${JSON.stringify(readyHung.body)}`);
-  t.comment(`FIGURES registry: outage ${restored - down} ms; restore→drained ${drainMs} ms; events during outage 4 (all 202); reconcile failures during outage ${failuresBetween(bridge, down, restored)}; registry requests unanswered (refused + timed out) ${unanswered}; connections held by the hanging port ${gate.held}`);
+  t.comment(`${name} hanging /readyz: ${readyHung.status} ${JSON.stringify(readyHung.body)}`);
+  t.comment(`FIGURES ${name}: outage ${restored - down} ms; restore→drained ${drainMs} ms; events during outage 4 (all 202); reconcile failures during outage ${failuresBetween(bridge, down, restored)}; requests unanswered (refused + timed out) ${unanswered}; connections held by the hanging port ${gate.held}`);
   await assertEndState(t, bridge, world, v1, v2);
-});
+}
