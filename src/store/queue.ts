@@ -32,6 +32,8 @@ export class QueueStore {
       VALUES (@kind, @namespace, @name, @now, @now, @eventAt, @viaResync)
       ON CONFLICT (kind, namespace, name) DO UPDATE SET
         dirty = CASE WHEN state = 'active' THEN 1 ELSE dirty END,
+        not_before = CASE WHEN state = 'pending' AND excluded.first_event_at IS NOT NULL
+          THEN MIN(not_before, excluded.not_before) ELSE not_before END,
         via_resync = MIN(via_resync, excluded.via_resync),
         first_event_at = COALESCE(first_event_at, excluded.first_event_at)`);
     this.due = db.prepare(`SELECT kind, namespace, name, attempts, first_event_at, via_resync FROM queue
@@ -41,7 +43,8 @@ export class QueueStore {
   }
 
   /**
-   * Records a source durably; `eventAt` marks a webhook event (for the event-to-status latency),
+   * Records a source durably; `eventAt` marks a webhook event (for the event-to-status latency; an
+   * event also ends a retry backoff: Flux says something happened, so the dependency may be back),
    * `viaResync` a row that only the resync pass asked for (an event or re-check clears it).
    */
   enqueue(ref: SourceRef, now: number, eventAt: number | null = null, viaResync = false): void {

@@ -100,9 +100,13 @@ t.test('fail sets backoff, attempts and the error', async (t) => {
   t.match(row(queue, apps), { state: 'pending', attempts: 1, notBefore: 5000, lastError: 'GitHub 502' });
   t.equal(queue.nextDue(), 5000);
   t.same(queue.claim(4999, 10), [], 'not before the backoff ends');
+  queue.enqueue(apps, 4000, null, true);
+  t.equal(row(queue, apps)?.notBefore, 5000, 'the resync does not cut the backoff short');
   t.same(queue.claim(5000, 10), [{ ...apps, attempts: 1, firstEventAt: null, viaResync: false }]);
   queue.fail(apps, 9000, 'timeout');
   t.match(row(queue, apps), { attempts: 2, notBefore: 9000, lastError: 'timeout' });
+  queue.enqueue(apps, 6000, 6000);
+  t.match(row(queue, apps), { attempts: 2, notBefore: 6000 }, 'a Flux event ends the backoff now (attempts kept)');
   queue.claim(9000, 1);
   queue.enqueue(apps, 9100);
   queue.complete(apps, 9200);
