@@ -67,10 +67,8 @@ const CRASH_POINTS: CrashPoint[] = [
     left: [{ deploymentId: null, state: null, pendingState: null }, null] },
   { name: 'after createDeployment (A)', method: 'createDeployment', extra: { list: 1, listStatuses: 1 },
     left: [{ deploymentId: null, state: null, pendingState: null }, null] },
-  { name: 'after status queued', method: 'createStatus', state: 'queued', extra: { list: 0, listStatuses: 1 },
-    left: [{ deploymentId: Number, state: null, pendingState: 'queued' }, null] },
   { name: 'after status in_progress', method: 'createStatus', state: 'in_progress', extra: { list: 0, listStatuses: 1 },
-    left: [{ state: 'queued', pendingState: 'in_progress' }, null] },
+    left: [{ deploymentId: Number, state: null, pendingState: 'in_progress' }, null] },
   { name: 'after status success (A)', method: 'createStatus', state: 'success', extra: { list: 0, listStatuses: 1 },
     left: [{ state: 'in_progress', pendingState: 'success' }, null] },
   { name: 'after createDeployment (B)', method: 'createDeployment', nth: 2, extra: { list: 1, listStatuses: 1 },
@@ -176,12 +174,12 @@ function assertGitHub(t: Test, sim: GitHubSimulator) {
   const ds = sim.deployments(OWNER, REPO);
   t.same(ds.map((d) => d.sha), [SHA_A, SHA_B], 'exactly one deployment per commit');
   for (const d of ds) t.same(repeats(d), [], `no status repeated in a row on ${d.sha.slice(0, 7)}: ${d.statuses.map((s) => `${s.state}/${s.addedBy}`).join(', ')}`);
-  t.same(states(ds[0]!), ['queued', 'in_progress', 'success', 'inactive'], 'A: rolled out, succeeded, superseded');
+  t.same(states(ds[0]!), ['in_progress', 'success', 'inactive'], 'A: rolled out, succeeded, superseded');
   t.same(states(ds[1]!), ['success'], 'B: caught up at success');
   t.same(sim.violations, [], 'every request matched GitHub\'s schema');
 }
 
-const BASELINE = { list: 2, create: 2, listStatuses: 0, status: 5 };
+const BASELINE = { list: 2, create: 2, listStatuses: 0, status: 4 };
 
 t.test('the lifecycle through createOctokit (throttled, as in production)', async (t) => {
   const metrics = createMetrics();
@@ -193,11 +191,11 @@ t.test('the lifecycle through createOctokit (throttled, as in production)', asyn
     })),
   });
   assertGitHub(t, r.sim);
-  t.same(r.total, BASELINE, 'two lists, two creates, five statuses, no status reads');
+  t.same(r.total, BASELINE, 'two lists, two creates, four statuses, no status reads');
   t.equal(r.replayRequests, 0, 'publishing the same truth again costs no request');
   const text = await metrics.registry.metrics();
   t.match(text, /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments",status="201"\} 2\b/);
-  t.match(text, /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="201"\} 5\b/);
+  t.match(text, /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="201"\} 4\b/);
 });
 
 for (const flavour of ['production', 'named'] as const) {

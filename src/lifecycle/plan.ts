@@ -7,8 +7,9 @@ export type DesiredState = 'in_progress' | 'success' | 'failure';
  * The statuses to send so GitHub shows `desired`, given the last status GitHub has (`null`: none yet).
  * Pure: the whole lifecycle in one table.
  *
- * - First sight in progress: `queued` then `in_progress`. First sight terminal (catch-up): the terminal
- *   state only.
+ * - First sight: the state itself, `in_progress` or (catch-up) the terminal state. No `queued` first:
+ *   a new deployment already shows as pending on GitHub, and a `queued` sent right before
+ *   `in_progress` would be a write nobody sees.
  * - `success` is final; only `inactive` (supersession) may follow it.
  * - `failure` is not final: a retry of the same commit that succeeds reports `success` on the same
  *   deployment. Flux's retry loop (failure → reconciling → failure) is not echoed, to spare writes.
@@ -20,7 +21,7 @@ export function planStatuses(current: StatusState | null, desired: DesiredState)
   if (current === desired) return [];
   switch (current) {
     case null:
-      return desired === 'in_progress' ? ['queued', 'in_progress'] : [desired];
+      return [desired];
     case 'queued':
       return [desired];
     case 'in_progress':

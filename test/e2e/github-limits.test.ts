@@ -16,7 +16,7 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
   t.teardown(() => world.close());
   const commit = sha('limits-1');
   const bridge = await world.bridge();
-  // The first status (queued) meets a spent budget that resets in a few seconds; the source appears after start.
+  // The first status (in_progress) meets a spent budget that resets in a few seconds; the source appears after start.
   const reset = Math.ceil(Date.now() / 1000) + 10;
   world.github.inject({ method: 'POST', path: /\/statuses$/, ...world.github.faults.primaryRateLimit(reset) });
   putDeployment(world, 'web', 'ghcr.io/acme/web:1', { ...OPT_IN, 'github-deployment-bridge.io/repository': 'acme/web', 'github-deployment-bridge.io/commit': commit });
@@ -43,7 +43,7 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
   t.same(world.github.writes().map((w) => `${w.method} ${w.path.replace(/\d+/g, 'N')} ${(w.body as { state?: string }).state ?? ''}`), [
     'POST /repos/acme/web/deployments ',
     'POST /repos/acme/web/deployments/N/statuses success',
-  ], 'two writes: the create and the success; queued and in_progress were overtaken and dropped');
+  ], 'two writes: the create and the success; in_progress was overtaken and dropped');
   t.same(clientStates(world.github.deployments('acme', 'web')[0]), ['success']);
   const during = world.github.requests.filter((r) => r.time > refusedAt && r.time < until);
   t.same(during.map((r) => `${r.method} ${r.path}`), [], 'no GitHub request between the refusal and the reset');

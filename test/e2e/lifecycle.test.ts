@@ -19,7 +19,7 @@ t.test('happy path: in progress then success, one deployment with the full paylo
     const ds = world.github.deployments('acme', 'web');
     return ds.length === 1 && states(ds[0]!).includes('in_progress') && ds;
   });
-  t.same(states(first!), ['queued', 'in_progress']);
+  t.same(states(first!), ['in_progress']);
   t.match(first, {
     sha: commit, ref: commit, environment: 'staging', task: 'deploy', description: 'Deployed by Flux',
     production_environment: false, transient_environment: false,
@@ -37,7 +37,7 @@ t.test('happy path: in progress then success, one deployment with the full paylo
     const ds = world.github.deployments('acme', 'web');
     return states(ds[0]!).includes('success') && ds;
   });
-  t.same(states(done!), ['queued', 'in_progress', 'success']);
+  t.same(states(done!), ['in_progress', 'success']);
   const success = done!.statuses.at(-1)!;
   t.equal(success.environment_url, 'https://web.example.com');
   t.equal(success.log_url, `https://logs.example.com/apps/web?sha=${commit}`);
@@ -104,8 +104,8 @@ t.test('a new commit supersedes the previous one', async (t) => {
 
   const [da, db] = world.github.deployments('acme', 'shop');
   t.same(da!.statuses.map((s) => `${s.state}/${s.addedBy}`), ['success/client', 'inactive/github'], 'GitHub auto_inactive deactivated A; the bridge did not repeat it');
-  t.same(states(db!), ['queued', 'in_progress', 'success']);
-  t.equal(world.github.writes().length, 2 + 1 + 3, 'two creates and four statuses: nothing more');
+  t.same(states(db!), ['in_progress', 'success']);
+  t.equal(world.github.writes().length, 2 + 1 + 2, 'two creates and three statuses: nothing more');
   const state = await bridge.waitFor('cache settled', async () => {
     const s = (await bridge.get('/state')).body;
     return s.queue.pending + s.queue.active + s.queue.running === 0 && s;

@@ -63,7 +63,7 @@ t.test('queued work survives a crash; a restart finishes the lifecycle on the sa
   putKustomization(world, 'web', ['web'], READY);
   t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' }))).status, 202);
   await bridge.kill('SIGKILL');
-  t.same(clientStates(world.github.deployments('acme', 'web')[0]!), ['queued', 'in_progress']);
+  t.same(clientStates(world.github.deployments('acme', 'web')[0]!), ['in_progress']);
 
   // After the restart the resync loop cannot list Flux objects: only the durable queue knows about web.
   world.kube.clearFaults();
@@ -71,7 +71,7 @@ t.test('queued work survives a crash; a restart finishes the lifecycle on the sa
   bridge = await world.bridge();
   await bridge.waitFor('success after restart', () => clientStates(world.github.deployments('acme', 'web')[0]!).includes('success'));
   t.equal(world.github.deployments('acme', 'web').length, 1);
-  t.same(clientStates(world.github.deployments('acme', 'web')[0]!), ['queued', 'in_progress', 'success']);
+  t.same(clientStates(world.github.deployments('acme', 'web')[0]!), ['in_progress', 'success']);
 });
 
 t.test('Kubernetes and GitHub outages: the source retries with backoff and nothing is lost', async (t) => {

@@ -113,12 +113,12 @@ t.test('backlog: statuses overtaken during a pause are dropped, only the newest 
   const rig = await startRig(t);
   const x = target(COMMIT);
   rig.sim.inject({ method: 'POST', path: STATUS, ...rig.sim.faults.primaryRateLimit(resetIn(rig, 600)) });
-  t.equal(kind(await rig.attempt(x, 'in_progress')), 'retry', 'queued is refused by the rate limit');
+  t.equal(kind(await rig.attempt(x, 'in_progress')), 'retry', 'in_progress is refused by the rate limit');
   t.match(rig.deployments.get(x.target), { state: null, pendingState: null }, 'the refused status leaves nothing to settle');
   await sitOutPause(t, rig);
   // Flux finished meanwhile: the retried source reads success.
   t.equal(kind(await rig.attempt(x, 'success')), 'ok');
-  t.same(writes(rig), ['create', 'status:success'], 'queued and in_progress were never sent late');
+  t.same(writes(rig), ['create', 'status:success'], 'in_progress was never sent late');
   t.same(requestLog(rig.sim), ['list 200', 'create 201', 'status 403', 'status 201']);
 });
 

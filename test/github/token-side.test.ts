@@ -12,9 +12,9 @@ t.test('a token on GitHub Enterprise Server: every call under /api/v3, the check
   t.equal(rig.side.health.credentialState, 'ok');
   const a = await rig.attempt(target(sha('ghes-1')), 'in_progress');
   t.ok('ok' in a);
-  t.same(requestLog(rig.sim), ['rate_limit 200', 'list 200', 'create 201', 'status 201', 'status 201']);
-  t.same(rig.trail(), [['queued', 'in_progress']]);
-  t.same(rig.sim.requests.map((r) => r.credential), ['token', 'token', 'token', 'token', 'token']);
+  t.same(requestLog(rig.sim), ['rate_limit 200', 'list 200', 'create 201', 'status 201']);
+  t.same(rig.trail(), [['in_progress']]);
+  t.same(rig.sim.requests.map((r) => r.credential), ['token', 'token', 'token', 'token']);
   t.same(rig.sim.violations, []);
 });
 

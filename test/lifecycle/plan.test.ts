@@ -4,7 +4,7 @@ import { isSupersedable, MAX_DESCRIPTION_CHARS, planStatuses, statusDescription,
 
 /** Every current state × every desired state. */
 const TABLE: Record<string, Record<DesiredState, StatusState[]>> = {
-  null: { in_progress: ['queued', 'in_progress'], success: ['success'], failure: ['failure'] },
+  null: { in_progress: ['in_progress'], success: ['success'], failure: ['failure'] },
   queued: { in_progress: ['in_progress'], success: ['success'], failure: ['failure'] },
   in_progress: { in_progress: [], success: ['success'], failure: ['failure'] },
   success: { in_progress: [], success: [], failure: [] },
@@ -52,9 +52,9 @@ t.test('planStatuses: a lifecycle walked step by step', async (t) => {
     }
     return sent;
   };
-  t.same(walk(['in_progress', 'in_progress', 'success', 'in_progress', 'success']), ['queued', 'in_progress', 'success'], 'happy path, resync echoes ignored');
+  t.same(walk(['in_progress', 'in_progress', 'success', 'in_progress', 'success']), ['in_progress', 'success'], 'happy path, resync echoes ignored');
   t.same(walk(['in_progress', 'failure', 'in_progress', 'failure', 'in_progress', 'success']),
-    ['queued', 'in_progress', 'failure', 'success'], 'Flux retry loop not echoed; a later success lands');
+    ['in_progress', 'failure', 'success'], 'Flux retry loop not echoed; a later success lands');
   t.same(walk(['success']), ['success'], 'catch-up: terminal only');
   t.same(walk(['failure', 'failure']), ['failure'], 'catch-up failure once');
 });

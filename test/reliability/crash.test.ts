@@ -46,24 +46,24 @@ const STAGES: Stage[] = [
   {
     name: 'commit A rolling out',
     apply: (w) => { putWeb(w, A); putKustomization(w, 'web', ['web'], PROGRESSING, 1); },
-    trails: { [A]: ['queued', 'in_progress'] },
+    trails: { [A]: ['in_progress'] },
     cached: { [A]: 'in_progress' },
   },
   {
     name: 'commit A live',
     apply: (w) => putKustomization(w, 'web', ['web'], READY, 1),
-    trails: { [A]: ['queued', 'in_progress', 'success'] },
+    trails: { [A]: ['in_progress', 'success'] },
     cached: { [A]: 'success' },
   },
   {
     name: 'commit B live, A superseded',
     apply: (w) => { putWeb(w, B); putKustomization(w, 'web', ['web'], READY, 2); },
-    trails: { [A]: ['queued', 'in_progress', 'success', 'inactive'], [B]: ['success'] },
+    trails: { [A]: ['in_progress', 'success', 'inactive'], [B]: ['success'] },
     cached: { [A]: 'inactive', [B]: 'success' },
   },
 ];
-/** Applied writes of the whole lifecycle: 2 creates + 5 statuses. */
-const LIFECYCLE_WRITES = 7;
+/** Applied writes of the whole lifecycle: 2 creates + 4 statuses. */
+const LIFECYCLE_WRITES = 6;
 
 interface CrashPoint {
   title: string;
@@ -81,14 +81,13 @@ const STATUS = /\/statuses$/;
 const POINTS: CrashPoint[] = [
   { title: 'after the provisional row (killed as the list call arrives)', method: 'GET', path: LIST_OR_CREATE, skip: 0, when: 'before', stage: 0 },
   { title: 'after create (GitHub created it, the answer was lost)', method: 'POST', path: LIST_OR_CREATE, skip: 0, when: 'after', stage: 0 },
-  { title: 'after the pending mark for queued, before the POST reaches GitHub', method: 'POST', path: STATUS, skip: 0, when: 'before', stage: 0 },
-  { title: 'after status queued (applied, answer lost)', method: 'POST', path: STATUS, skip: 0, when: 'after', stage: 0 },
-  { title: 'after status in_progress (applied, answer lost)', method: 'POST', path: STATUS, skip: 1, when: 'after', stage: 0 },
-  { title: 'after status success (applied, answer lost)', method: 'POST', path: STATUS, skip: 2, when: 'after', stage: 1 },
+  { title: 'after the pending mark for in_progress, before the POST reaches GitHub', method: 'POST', path: STATUS, skip: 0, when: 'before', stage: 0 },
+  { title: 'after status in_progress (applied, answer lost)', method: 'POST', path: STATUS, skip: 0, when: 'after', stage: 0 },
+  { title: 'after status success (applied, answer lost)', method: 'POST', path: STATUS, skip: 1, when: 'after', stage: 1 },
   { title: 'after create of the second commit (applied, answer lost)', method: 'POST', path: LIST_OR_CREATE, skip: 1, when: 'after', stage: 2 },
-  { title: 'after status success of the second commit, before superseding the first', method: 'POST', path: STATUS, skip: 3, when: 'after', stage: 2 },
-  { title: 'after the pending mark for inactive (superseded), before the POST reaches GitHub', method: 'POST', path: STATUS, skip: 4, when: 'before', stage: 2 },
-  { title: 'after status inactive of the superseded commit (applied, answer lost)', method: 'POST', path: STATUS, skip: 4, when: 'after', stage: 2 },
+  { title: 'after status success of the second commit, before superseding the first', method: 'POST', path: STATUS, skip: 2, when: 'after', stage: 2 },
+  { title: 'after the pending mark for inactive (superseded), before the POST reaches GitHub', method: 'POST', path: STATUS, skip: 3, when: 'before', stage: 2 },
+  { title: 'after status inactive of the superseded commit (applied, answer lost)', method: 'POST', path: STATUS, skip: 3, when: 'after', stage: 2 },
 ];
 
 interface Figures {
@@ -217,7 +216,7 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
     const states = d.statuses.map((s) => s.state);
     t.equal(new Set(states).size, states.length, `no status repeated on ${d.sha.slice(0, 7)}: ${states.join(' → ')}`);
   }
-  t.same(trailOf(world, A), ['queued', 'in_progress', 'success', 'inactive'], 'commit A ends superseded');
+  t.same(trailOf(world, A), ['in_progress', 'success', 'inactive'], 'commit A ends superseded');
   t.same(trailOf(world, B), ['success'], 'commit B ends live');
   t.equal(world.github.writes().length, LIFECYCLE_WRITES, 'no applied write beyond the lifecycle');
   t.same(world.github.violations, [], 'every request matched GitHub\'s schema');
