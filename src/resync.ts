@@ -56,17 +56,20 @@ export class Resync {
     let complete = true;
     this.o.onPassStart?.();
     for (const kind of KINDS) {
+      let objects;
       try {
-        const objects = await this.o.kube.listFluxObjects(kind, this.o.namespaces);
-        for (const o of objects) {
-          if (!o.metadata.namespace) continue;
-          this.o.queue.enqueue({ kind, namespace: o.metadata.namespace, name: o.metadata.name }, this.o.now(), null, true);
-          listed.add(`${kind}/${o.metadata.namespace}/${o.metadata.name}`);
-          count++;
-        }
+        objects = await this.o.kube.listFluxObjects(kind, this.o.namespaces);
       } catch (err) {
         complete = false;
         this.o.log.warn({ kind, err: errorMessage(err) }, 'resync could not list Flux objects');
+        continue;
+      }
+      // A queue that cannot be written fails the whole pass (logged by the loop), not this listing.
+      for (const o of objects) {
+        if (!o.metadata.namespace) continue;
+        this.o.queue.enqueue({ kind, namespace: o.metadata.namespace, name: o.metadata.name }, this.o.now(), null, true);
+        listed.add(`${kind}/${o.metadata.namespace}/${o.metadata.name}`);
+        count++;
       }
     }
     // A source deleted while the bridge was down sends no event: its reconcile finds it gone and cleans up.

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from './errors.js';
 import type { SourceRef } from './kube/types.js';
 import type { QueueItem, QueueStore } from './store/queue.js';
+import type { StorageWrites } from './store/storage-health.js';
 
 /** First retry delay of a failed reconcile, doubled per attempt up to the cap (with ±25 % jitter). */
 export const RETRY_BASE_MS = 2_000;
@@ -28,7 +29,7 @@ export interface WorkerOptions {
    * Hears of queue writes that failed and of ones that went through. `failed` returns a reason for a
    * storage failure (the worker keeps the result and retries the write), undefined for anything else (thrown).
    */
-  storage?: { failed(operation: string, err: unknown): string | undefined; succeeded(): void };
+  storage?: StorageWrites;
 }
 
 const key = (r: SourceRef) => `${r.kind}/${r.namespace}/${r.name}`;

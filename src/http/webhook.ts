@@ -6,6 +6,7 @@ import type { QueueStore } from '../store/queue.js';
 import { verifySignature } from './hmac.js';
 import { errorMessage } from '../errors.js';
 import { EnqueueBatcher } from '../store/enqueue-batch.js';
+import type { StorageWrites } from '../store/storage-health.js';
 
 /** Largest webhook body accepted; Flux events are a few hundred bytes to a few KiB. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;
@@ -28,7 +29,7 @@ export interface WebhookDeps {
   /** Requests per client address per minute; default WEBHOOK_RATE_PER_MINUTE (benchmarks raise it). */
   webhookRatePerMinute?: number;
   /** Hears of intake writes: `failed` gives the reason a storage failure is answered 503 with. */
-  storage?: { failed(operation: string, err: unknown): string | undefined; succeeded(): void };
+  storage?: StorageWrites;
 }
 
 /**

@@ -13,6 +13,14 @@ export function storageErrorCode(err: unknown): string | undefined {
   return STORAGE_CODES.some((c) => code === c || code.startsWith(`${c}_`)) ? code : undefined;
 }
 
+/** What writers of the database tell the tracker (StorageHealth implements it). */
+export interface StorageWrites {
+  /** A write failed: the reason for a storage failure, undefined for anything else (the caller throws). */
+  failed(operation: string, err: unknown): string | undefined;
+  /** A write went through. */
+  succeeded(): void;
+}
+
 /** A failing database, as /readyz, /state and the webhook's 503 name it. */
 export interface StorageProblem {
   code: string;
@@ -43,7 +51,7 @@ export interface StorageHealthOptions {
  * Whether the database takes writes. Failed writes (webhook intake, queue updates) mark it failing; a
  * write that goes through, or the probe that readiness runs while it is failing, marks it working again.
  */
-export class StorageHealth {
+export class StorageHealth implements StorageWrites {
   private current: StorageProblem | null = null;
 
   constructor(private readonly o: StorageHealthOptions) {}
