@@ -71,9 +71,11 @@ async function main(): Promise<void> {
     await rollout(world, bridge, '1.1.0', 2);
     await bridge.waitFor('1.0.0 superseded', () => world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'inactive'), 30_000);
     printGitHub(world);
+    if (world.github.violations.length > 0) throw new Error(`the bridge sent ${world.github.violations.length} request(s) GitHub's schema rejects`);
     const state = (await bridge.get('/state')).body as { deployments: Array<Record<string, unknown>> };
     say(`GET ${bridge.url}/state → deployments:`);
     for (const d of state.deployments) process.stdout.write(`  ${d.owner}/${d.repo} ${d.environment} ${String(d.sha).slice(0, 7)} #${d.deploymentId} ${d.state}\n`);
+    say('Demo succeeded: two rollouts reported, the older one superseded, every request valid against GitHub\'s schema');
     if (serve) {
       say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C to stop)`);
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));

@@ -9,4 +9,5 @@ t.test('npm run demo: the README\'s first command shows a real rollout end to en
   t.match(stdout, /#\d+\s+staging\s+[0-9a-f]{7}\s+in_progress → success → inactive \(by GitHub\)/);
   t.match(stdout, /#\d+\s+staging\s+[0-9a-f]{7}\s+in_progress → success\n/);
   t.match(stdout, /schema violations: 0/);
+  t.match(stdout, /^▶ Demo succeeded/m, 'the success line .ci/run looks for in a lone clone');
 });

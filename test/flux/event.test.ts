@@ -1,9 +1,9 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { MAX_FIELD_CHARS, parseFluxEvent, reportableKind } from '../../src/flux/event.js';
+import { fluxEventsDir } from '../fixtures/locate.js';
 
-/** `<repo>/../shared/fixtures/flux-events/`: this file is `<repo>/test/flux/event.test.ts`. */
-const FIXTURES = new URL('../../../shared/fixtures/flux-events/', import.meta.url);
+const FIXTURES = fluxEventsDir();
 
 /** Every fixture that is an event, and whether it is a complete one. */
 const EXPECTED: Record<string, { valid: true; kind: string; name: string } | { valid: false; fields: string[] }> = {

@@ -37,7 +37,7 @@ export interface GitHubSimulatorOptions extends RepoFacts {
   requestsPerHour?: number;
   /** Login recorded as the creator of deployments and statuses. */
   login?: string;
-  /** Path of github-openapi-deployments.json; default <repo>/../shared/fixtures/. */
+  /** Path of github-openapi-deployments.json; default <repo>/test/fixtures/. */
   fixturePath?: string;
   /** A GitHub App: JWTs verified with its public key, installations, installation tokens. */
   app?: SimAppOptions;

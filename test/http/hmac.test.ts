@@ -2,9 +2,9 @@ import t from 'tap';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { signBody, verifySignature } from '../../src/http/hmac.js';
+import { fluxEventsDir } from '../fixtures/locate.js';
 
-/** `<repo>/../shared/fixtures/flux-events/`: this file is `<repo>/test/http/hmac.test.ts`. */
-const FIXTURES = new URL('../../../shared/fixtures/flux-events/', import.meta.url);
+const FIXTURES = fluxEventsDir();
 
 interface TestVector {
   hmacKey: string;

@@ -13,9 +13,9 @@ import { openDatabase } from '../../src/store/db.js';
 import { DeploymentStore } from '../../src/store/deployments.js';
 import { QueueStore } from '../../src/store/queue.js';
 import { SourceStore } from '../../src/store/sources.js';
+import { fluxEventsDir } from '../fixtures/locate.js';
 
-/** `<repo>/../shared/fixtures/flux-events/`: this file is `<repo>/test/http/webhook.test.ts`. */
-const FIXTURES = new URL('../../../shared/fixtures/flux-events/', import.meta.url);
+const FIXTURES = fluxEventsDir();
 const fixture = (name: string): Buffer => readFileSync(new URL(name, FIXTURES));
 
 const KEY = Buffer.from('bridge-webhook-key');

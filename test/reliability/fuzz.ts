@@ -99,7 +99,7 @@ const CONTENT_TYPES: ReadonlyArray<readonly [string | undefined, boolean | undef
   ['multipart/form-data; boundary=x', false], ['', false], ['json', false], [undefined, undefined],
 ];
 
-/** The event seeds: every Flux payload in shared/fixtures plus compact events as the harness sends them. */
+/** The event seeds: every Flux payload in test/fixtures/flux-events plus compact events as the harness sends them. */
 export function loadSeeds(fixturesDir: URL, extra: string[]): Buffer[] {
   const files = readdirSync(fixturesDir).filter((f) => f.endsWith('.json') && f !== 'generic-hmac-test-vector.json').sort();
   return [...files.map((f) => readFileSync(new URL(f, fixturesDir))), ...extra.map((s) => Buffer.from(s))];

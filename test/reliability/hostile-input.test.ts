@@ -11,9 +11,9 @@ import t, { type Test } from 'tap';
 import { fluxEvent, startBridge, type BridgeProcess } from '../harness/bridge-process.js';
 import { WEBHOOK_KEY, startWorld } from '../harness/world.js';
 import { BODY_LIMIT, FuzzGenerator, Rng, hmac, loadSeeds, type Expected, type FuzzCase } from './fuzz.js';
+import { fluxEventsDir } from '../fixtures/locate.js';
 
-/** `<repo>/../shared/fixtures/flux-events/`: this file is `<repo>/test/reliability/hostile-input.test.ts`. */
-const FIXTURES = new URL('../../../shared/fixtures/flux-events/', import.meta.url);
+const FIXTURES = fluxEventsDir();
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 32)) >>> 0;
 const CASES = Number(process.env.FUZZ_CASES ?? 5000);
 const CONCURRENCY = 16;

@@ -1,11 +1,10 @@
 /**
- * The GitHub OpenAPI description of the deployment endpoints (the shared fixture), compiled
+ * The GitHub OpenAPI description of the deployment endpoints (test/fixtures), compiled
  * with ajv so the simulator rejects exactly what GitHub's schema rejects, in GitHub's words.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { fixturePath } from '../../fixtures/locate.js';
 
 const FIXTURE_FILE = 'github-openapi-deployments.json';
 
@@ -36,18 +35,7 @@ export interface DeploymentsFixture {
   bodiesSeenOutsideTheSpec: Record<string, unknown>;
 }
 
-/** `<repo root>/../shared/fixtures/…`, the repo root being the nearest folder above this module with a package.json. */
-function defaultFixturePath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return resolve(dir, '..', 'shared', 'fixtures', FIXTURE_FILE);
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
-}
-
-export function loadFixture(path: string = defaultFixturePath()): DeploymentsFixture {
+export function loadFixture(path: string = fixturePath(FIXTURE_FILE)): DeploymentsFixture {
   return JSON.parse(readFileSync(path, 'utf8')) as DeploymentsFixture;
 }
 
