@@ -1,7 +1,7 @@
 import { derivePhase, type Phase } from '../flux/phase.js';
-import type { K8sObject, SourceRef } from '../kube/types.js';
-import { desiredFor } from '../lifecycle/desired.js';
-import type { ResolvedSource } from '../resolve-source.js';
+import type { K8sObject, SourceRef } from '../kube/kube-types.js';
+import { desiredFor } from '../lifecycle/desired-state.js';
+import type { ResolvedSource } from '../reconcile/resolve-source.js';
 
 /** What `explain` found for one Flux source, ready to print. */
 export interface ExplainReport {

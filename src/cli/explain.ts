@@ -1,13 +1,13 @@
 import pino from 'pino';
-import { buildDefaults, buildImageFacts } from '../compose.js';
-import { loadConfig } from '../config.js';
-import { createKubeReader } from '../kube/client.js';
-import type { FluxKind, SourceRef } from '../kube/types.js';
-import { createMetrics } from '../metrics.js';
-import { resolveSource } from '../resolve-source.js';
-import { openDatabase } from '../store/db.js';
+import { buildDefaults, buildImageFacts } from '../images/image-facts-wiring.js';
+import { loadConfig } from '../config/load-config.js';
+import { createKubeReader } from '../kube/kube-client.js';
+import type { FluxKind, SourceRef } from '../kube/kube-types.js';
+import { createMetrics } from '../common/metrics.js';
+import { resolveSource } from '../reconcile/resolve-source.js';
+import { openDatabase } from '../store/database.js';
 import { ImageCache } from '../store/image-cache.js';
-import { controllerVersion } from '../version.js';
+import { controllerVersion } from '../common/version.js';
 import { explainLines } from './explain-report.js';
 
 const USAGE = 'usage: github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name>';

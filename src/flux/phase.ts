@@ -1,4 +1,4 @@
-import type { Condition, K8sObject } from '../kube/types.js';
+import type { Condition, K8sObject } from '../kube/kube-types.js';
 
 /**
  * What a Flux object's status says about the revision it carries:

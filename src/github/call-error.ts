@@ -1,5 +1,5 @@
-import { GitHubError } from '../errors.js';
-import { GitHubPaused } from './health.js';
+import { GitHubError } from '../common/errors.js';
+import { GitHubPaused } from './github-health.js';
 
 /** The GitHub calls the bridge makes, named so a refusal can say what was refused. */
 export type GitHubOperation =

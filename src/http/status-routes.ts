@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import type { GitHubHealth } from '../github/health.js';
-import type { Metrics } from '../metrics.js';
-import type { DeploymentStore } from '../store/deployments.js';
-import type { QueueStore } from '../store/queue.js';
-import type { RefusalStore } from '../store/refusals.js';
-import type { SourceStore } from '../store/sources.js';
+import type { GitHubHealth } from '../github/github-health.js';
+import type { Metrics } from '../common/metrics.js';
+import type { DeploymentStore } from '../store/deployment-store.js';
+import type { QueueStore } from '../store/queue-store.js';
+import type { RefusalStore } from '../store/refusal-store.js';
+import type { SourceStore } from '../store/source-store.js';
 
 /** Why the bridge is or is not ready to do its work. */
 export interface Readiness {

@@ -4,7 +4,7 @@
  * the last good one, with one warning.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../common/errors.js';
 import { parseDockerConfigJson, type Keyring } from '../oci/docker-config.js';
 import type { WarnOnce } from './pull-secrets.js';
 

@@ -6,16 +6,16 @@
  * workload and reconcile, and Secrets only when the registry must actually be asked.
  */
 import type { Logger } from 'pino';
-import { KubeError, errorMessage } from '../errors.js';
-import type { K8sObject, KubeReader, PodView } from '../kube/types.js';
-import type { ImageFacts } from '../metadata/resolve.js';
+import { KubeError, errorMessage } from '../common/errors.js';
+import type { K8sObject, KubeReader, PodView } from '../kube/kube-types.js';
+import type { ImageFacts } from '../metadata/resolve-target.js';
 import { lookupCredentials, type Keyring } from '../oci/docker-config.js';
 import type { RunningImage } from '../oci/image-id.js';
 import { parseImageReference } from '../oci/reference.js';
-import type { CredentialLookup, LabelSource } from '../oci/types.js';
+import type { CredentialLookup, LabelSource } from '../oci/oci-types.js';
 import { readPullSecrets, type WarnOnce } from './pull-secrets.js';
-import { selectorString, type LabelSelector } from '../kube/selector.js';
-import { runningImage } from './running.js';
+import { selectorString, type LabelSelector } from '../kube/label-selector.js';
+import { runningImage } from './running-image.js';
 
 /** Distinct warnings remembered before the memory is reset. */
 const MAX_WARNINGS_REMEMBERED = 10_000;

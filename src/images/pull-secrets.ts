@@ -5,8 +5,8 @@
  * ServiceAccounts the keyring is simply empty, so pulls fall back to REGISTRY_AUTH_FILE and
  * anonymous, with one log line.
  */
-import { KubeError, errorMessage } from '../errors.js';
-import type { KubeReader, SecretView } from '../kube/types.js';
+import { KubeError, errorMessage } from '../common/errors.js';
+import type { KubeReader, SecretView } from '../kube/kube-types.js';
 import { parseDockerConfigJson, parseDockercfg, type KeyringEntry, type ParsedKeyring } from '../oci/docker-config.js';
 
 /** Logs a warning once per key (per process), so a steady problem is not repeated every resync. */

@@ -3,9 +3,9 @@
  * the Pods of a selector. Only called for opted-in workloads, only for the names they give.
  */
 import type { ConfigurationOptions, CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { KubeError } from '../errors.js';
-import { selectorString, type LabelSelector } from './selector.js';
-import type { PodView, SecretView } from './types.js';
+import { KubeError } from '../common/errors.js';
+import { selectorString, type LabelSelector } from './label-selector.js';
+import type { PodView, SecretView } from './kube-types.js';
 
 /** Runs one request with its own timeout; failures become KubeError (see client.ts). */
 export type KubeCall = <T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>) => Promise<T>;

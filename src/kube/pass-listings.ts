@@ -4,9 +4,9 @@
  * changed then costs a few list calls per namespace, not a GET per workload. Only reconciles that
  * nothing but the resync asked for read it; events and re-checks read fresh.
  */
-import { KubeError } from '../errors.js';
-import { selectorMatches, type LabelSelector } from './selector.js';
-import type { FluxKind, K8sObject, KubeReader, PodView, SourceRef, WorkloadKind } from './types.js';
+import { KubeError } from '../common/errors.js';
+import { selectorMatches, type LabelSelector } from './label-selector.js';
+import type { FluxKind, K8sObject, KubeReader, PodView, SourceRef, WorkloadKind } from './kube-types.js';
 
 /** How long a listing answers for the pass before it is read again. */
 export const LISTING_MAX_AGE_MS = 30_000;

@@ -1,4 +1,4 @@
-import type { ReportTarget } from '../metadata/resolve.js';
+import type { ReportTarget } from '../metadata/resolve-target.js';
 
 /** Payload fields that, with owner/repo/environment/sha, identify one deployment. */
 const IDENTITY_FIELDS = ['cluster', 'namespace', 'sourceNamespace', 'kustomization', 'helmRelease', 'deploymentName', 'image'];

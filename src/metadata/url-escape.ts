@@ -1,4 +1,4 @@
-import type { TemplateVars } from './template.js';
+import type { TemplateVars } from './url-template.js';
 
 /**
  * The values a URL template expands, percent-encoded when `LOG_URL_TEMPLATE_ESCAPE=true` (a value

@@ -6,10 +6,10 @@
  * Permanent failures are remembered briefly in memory, per credentials: an anonymous "denied"
  * never hides an image that a workload's credentials can read.
  */
-import { RegistryError } from '../errors.js';
+import { RegistryError } from '../common/errors.js';
 import { formatReference, parseImageReference } from './reference.js';
 import { credentialsFingerprint, type Credentials } from './registry-auth.js';
-import type { ImageMetadata, LabelSource, LookupOptions, RegistryClient } from './types.js';
+import type { ImageMetadata, LabelSource, LookupOptions, RegistryClient } from './oci-types.js';
 
 /** How long a tag → digest answer is reused by default: 5 minutes. */
 export const DEFAULT_TAG_TTL_MS = 5 * 60_000;

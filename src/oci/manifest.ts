@@ -2,7 +2,7 @@
  * Manifest and config-blob decoding (pure): tells an index from an image manifest across the
  * OCI and Docker v2 media types, rejects schema1, and extracts `config.Labels`.
  */
-import { RegistryError } from '../errors.js';
+import { RegistryError } from '../common/errors.js';
 import type { IndexEntry } from './platform.js';
 
 /** Media types the client understands. */

@@ -2,7 +2,7 @@
  * Image reference parsing (pure): every form a pod template may carry, normalised the way
  * Docker and containerd do it (Docker Hub host aliases, implicit `library/`, implicit `latest`).
  */
-import { RegistryError } from '../errors.js';
+import { RegistryError } from '../common/errors.js';
 
 /** An image reference split into what the registry API needs. */
 export interface ImageReference {

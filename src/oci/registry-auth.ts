@@ -5,7 +5,7 @@
  * an answer obtained with one workload's credentials never serves a pull made with others.
  */
 import { createHash } from 'node:crypto';
-import { RegistryError } from '../errors.js';
+import { RegistryError } from '../common/errors.js';
 import type { AuthChallenge } from './challenge.js';
 import { httpGet, type HttpSettings } from './registry-http.js';
 

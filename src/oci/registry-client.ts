@@ -4,14 +4,14 @@
  * digest resolution with one HEAD, for the cache in front of it.
  */
 import { createHash } from 'node:crypto';
-import { RegistryError } from '../errors.js';
+import { RegistryError } from '../common/errors.js';
 import { pickChallenge } from './challenge.js';
 import { MANIFEST_ACCEPT, parseConfigLabels, parseManifest } from './manifest.js';
 import { DEFAULT_PLATFORM, formatPlatform, selectManifest, type Platform } from './platform.js';
 import { formatReference, manifestReference, parseImageReference, type ImageReference } from './reference.js';
 import { createAuthenticator, deniedMessage, type AuthTarget, type Credentials } from './registry-auth.js';
 import { httpGet, type HttpResult, type HttpSettings } from './registry-http.js';
-import type { ImageMetadata, LookupOptions, RegistryClient } from './types.js';
+import type { ImageMetadata, LookupOptions, RegistryClient } from './oci-types.js';
 
 export type { Credentials } from './registry-auth.js';
 

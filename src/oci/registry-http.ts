@@ -3,7 +3,7 @@
  * redirects followed by hand so `Authorization` never leaves the origin it was meant for, and
  * transport failures sorted into RegistryError kinds.
  */
-import { RegistryError } from '../errors.js';
+import { RegistryError } from '../common/errors.js';
 
 /** Redirect hops followed before giving up (registries redirect blobs once, to storage). */
 const MAX_REDIRECTS = 5;

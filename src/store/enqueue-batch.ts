@@ -1,5 +1,5 @@
-import type { SourceRef } from '../kube/types.js';
-import type { QueueStore } from './queue.js';
+import type { SourceRef } from '../kube/kube-types.js';
+import type { QueueStore } from './queue-store.js';
 
 interface Waiting {
   ref: SourceRef;

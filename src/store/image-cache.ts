@@ -1,6 +1,6 @@
 import type { ImageCacheStore } from '../oci/cached-label-source.js';
-import type { ImageMetadata } from '../oci/types.js';
-import type { Db } from './db.js';
+import type { ImageMetadata } from '../oci/oci-types.js';
+import type { Db } from './database.js';
 
 interface ImageRow {
   digest: string;

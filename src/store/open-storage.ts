@@ -1,10 +1,10 @@
 import { accessSync, closeSync, constants, existsSync, openSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import { errorMessage } from '../errors.js';
-import type { Metrics } from '../metrics.js';
-import { openDatabase, type Db } from './db.js';
-import { StorageHealth } from './storage-health.js';
+import { errorMessage } from '../common/errors.js';
+import type { Metrics } from '../common/metrics.js';
+import { openDatabase, type Db } from './database.js';
+import { StorageHealth } from '../health/storage-health.js';
 
 /**
  * Why a directory (or its nearest existing ancestor) cannot take writes, as the file system says:

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { derivePhase, type PhaseKind } from '../../src/flux/phase.js';
-import type { K8sObject } from '../../src/kube/types.js';
+import type { K8sObject } from '../../src/kube/kube-types.js';
 import { helmRelease, kustomization } from '../harness/flux-objects.js';
 import { condition } from '../harness/kube-meta.js';
 

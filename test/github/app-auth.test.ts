@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { AppJwt, parseAppPrivateKey, signAppJwt } from '../../src/github/app-jwt.js';
 import { InstallationTokens, TOKEN_REFRESH_MARGIN_MS } from '../../src/github/installation-tokens.js';
-import { INSTALLATION_TTL_MS, InstallationResolver } from '../../src/github/installations.js';
-import { openDatabase } from '../../src/store/db.js';
-import { InstallationStore } from '../../src/store/installations.js';
+import { INSTALLATION_TTL_MS, InstallationResolver } from '../../src/github/installation-lookup.js';
+import { openDatabase } from '../../src/store/database.js';
+import { InstallationStore } from '../../src/store/installation-store.js';
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PKCS1 = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();

@@ -7,16 +7,16 @@
 import { createHash } from 'node:crypto';
 import type { Test } from 'tap';
 import { pino } from 'pino';
-import { createGitHubSide, type GitHubAuth, type GitHubSide } from '../../src/github/client.js';
-import type { DesiredState } from '../../src/lifecycle/plan.js';
-import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve.js';
-import { createMetrics, type Metrics } from '../../src/metrics.js';
-import { Publisher, type PublishResult } from '../../src/publisher.js';
-import { GuardedPublisher, RefusedByGitHub } from '../../src/refusals.js';
-import { openDatabase, type Db } from '../../src/store/db.js';
-import { DeploymentStore, type Origin } from '../../src/store/deployments.js';
-import { InstallationStore } from '../../src/store/installations.js';
-import { RefusalStore } from '../../src/store/refusals.js';
+import { createGitHubSide, type GitHubAuth, type GitHubSide } from '../../src/github/github-client.js';
+import type { DesiredState } from '../../src/lifecycle/status-plan.js';
+import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve-target.js';
+import { createMetrics, type Metrics } from '../../src/common/metrics.js';
+import { Publisher, type PublishResult } from '../../src/reconcile/deployment-publisher.js';
+import { GuardedPublisher, RefusedByGitHub } from '../../src/reconcile/refusal-guard.js';
+import { openDatabase, type Db } from '../../src/store/database.js';
+import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
+import { InstallationStore } from '../../src/store/installation-store.js';
+import { RefusalStore } from '../../src/store/refusal-store.js';
 import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions, type SimDeployment } from '../harness/github-sim.js';
 
 export const TOKEN = 'ghs_rig_token';

@@ -3,7 +3,7 @@
  * leave in the cluster: spec defaults, conditions, inventory, revisions, Helm history.
  * Workload and namespace builders live in workload-objects.ts and are re-exported here.
  */
-import type { Condition } from '../../src/kube/types.js';
+import type { Condition } from '../../src/kube/kube-types.js';
 import type { KubeObject } from './fake-kube/store.js';
 import { commitOf, condition, digestOf, kubeTime, uidFor } from './kube-meta.js';
 

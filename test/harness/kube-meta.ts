@@ -1,6 +1,6 @@
 /** Small pieces shared by the object builders: deterministic uids and hashes, conditions, times. */
 import { createHash } from 'node:crypto';
-import type { Condition } from '../../src/kube/types.js';
+import type { Condition } from '../../src/kube/kube-types.js';
 
 /** RFC 3339 with seconds precision, as the API server writes timestamps. */
 export function kubeTime(d = new Date()): string {

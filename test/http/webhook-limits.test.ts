@@ -6,15 +6,15 @@
 import t, { type Test } from 'tap';
 import net from 'node:net';
 import { pino } from 'pino';
-import { REQUEST_TIMEOUT_MS, buildApp } from '../../src/app.js';
-import { loadConfig, ConfigError } from '../../src/config.js';
+import { REQUEST_TIMEOUT_MS, buildApp } from '../../src/http/http-app.js';
+import { loadConfig, ConfigError } from '../../src/config/load-config.js';
 import { signBody } from '../../src/http/hmac.js';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../../src/http/webhook.js';
-import { createMetrics } from '../../src/metrics.js';
-import { openDatabase } from '../../src/store/db.js';
-import { DeploymentStore } from '../../src/store/deployments.js';
-import { QueueStore } from '../../src/store/queue.js';
-import { SourceStore } from '../../src/store/sources.js';
+import { createMetrics } from '../../src/common/metrics.js';
+import { openDatabase } from '../../src/store/database.js';
+import { DeploymentStore } from '../../src/store/deployment-store.js';
+import { QueueStore } from '../../src/store/queue-store.js';
+import { SourceStore } from '../../src/store/source-store.js';
 
 const KEY = Buffer.from('bridge-webhook-key');
 const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };

@@ -2,14 +2,14 @@
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { pino } from 'pino';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/http/http-app.js';
 import { signBody } from '../../src/http/hmac.js';
-import { createMetrics } from '../../src/metrics.js';
-import { openDatabase } from '../../src/store/db.js';
-import { DeploymentStore } from '../../src/store/deployments.js';
-import { QueueStore } from '../../src/store/queue.js';
-import { SourceStore } from '../../src/store/sources.js';
-import { StorageHealth } from '../../src/store/storage-health.js';
+import { createMetrics } from '../../src/common/metrics.js';
+import { openDatabase } from '../../src/store/database.js';
+import { DeploymentStore } from '../../src/store/deployment-store.js';
+import { QueueStore } from '../../src/store/queue-store.js';
+import { SourceStore } from '../../src/store/source-store.js';
+import { StorageHealth } from '../../src/health/storage-health.js';
 
 const KEY = Buffer.from('bridge-webhook-key');
 const body = JSON.stringify({

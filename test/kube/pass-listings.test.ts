@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { createKubeReader } from '../../src/kube/client.js';
+import { createKubeReader } from '../../src/kube/kube-client.js';
 import { createPassListings } from '../../src/kube/pass-listings.js';
 import { podsFor } from '../harness/core-objects.js';
 import { startFakeKube, writeKubeconfig } from '../harness/fake-kube.js';

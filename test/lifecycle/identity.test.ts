@@ -1,6 +1,6 @@
 import t from 'tap';
 import { identityKey, payloadMatches } from '../../src/lifecycle/identity.js';
-import type { ReportTarget } from '../../src/metadata/resolve.js';
+import type { ReportTarget } from '../../src/metadata/resolve-target.js';
 
 const SHA = '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e';
 const IMAGE = 'ghcr.io/stefanprodan/podinfo:6.7.1';

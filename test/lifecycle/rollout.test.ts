@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { K8sObject } from '../../src/kube/types.js';
+import type { K8sObject } from '../../src/kube/kube-types.js';
 import { DEADLINE_EXCEEDED, NOT_OBSERVED, rolloutOf, type Rollout, type RolloutKind } from '../../src/lifecycle/rollout.js';
 import { condition } from '../harness/kube-meta.js';
 import { daemonSet, deployment, statefulSet } from '../harness/workload-objects.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { expandUrl } from '../../src/metadata/template.js';
+import { expandUrl } from '../../src/metadata/url-template.js';
 import { escapeTemplateValues } from '../../src/metadata/url-escape.js';
 
 const vars = { name: 'web', namespace: 'apps', source: 'apps/web', kind: 'Kustomization', environment: 'pr 42&x=1' };

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RegistryError } from '../../src/errors.js';
+import { RegistryError } from '../../src/common/errors.js';
 import { MediaType, parseConfigLabels, parseManifest } from '../../src/oci/manifest.js';
 
 const enc = (v: unknown): Uint8Array => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RegistryError } from '../../src/errors.js';
+import { RegistryError } from '../../src/common/errors.js';
 import { formatReference, manifestReference, parseImageReference } from '../../src/oci/reference.js';
 
 const D = `sha256:${'a'.repeat(64)}`;

@@ -5,7 +5,7 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { RegistryError } from '../../src/errors.js';
+import { RegistryError } from '../../src/common/errors.js';
 import { createRegistryClient } from '../../src/oci/registry-client.js';
 import { parseImageReference } from '../../src/oci/reference.js';
 import { pushBlob, pushImage, pushIndex, pushManifest } from '../harness/push-image.js';

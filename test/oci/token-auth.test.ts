@@ -3,7 +3,7 @@
  * ES256 JWTs from the harness token service against its rootcertbundle.
  */
 import t from 'tap';
-import { RegistryError } from '../../src/errors.js';
+import { RegistryError } from '../../src/common/errors.js';
 import { createRegistryClient } from '../../src/oci/registry-client.js';
 import { parseImageReference } from '../../src/oci/reference.js';
 import { pushImage, pushIndex } from '../harness/push-image.js';

@@ -10,7 +10,7 @@ import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from
 import { basename, join } from 'node:path';
 import { Octokit } from 'octokit';
 import t, { type Test } from 'tap';
-import { SCHEMA_MIGRATIONS, openDatabase } from '../../src/store/db.js';
+import { SCHEMA_MIGRATIONS, openDatabase } from '../../src/store/database.js';
 import { MAIN_JS, fluxEvent, startBridge, type BridgeProcess } from '../harness/bridge-process.js';
 import { GITHUB_TOKEN, WEBHOOK_KEY, startWorld, type World } from '../harness/world.js';
 import { OPT_IN, READY, putDeployment, putKustomization, sha } from '../e2e/scenario.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { openDatabase } from '../../src/store/db.js';
+import { openDatabase } from '../../src/store/database.js';
 import { ImageCache } from '../../src/store/image-cache.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'image-cache-test-'));

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { SCHEMA_MIGRATIONS } from '../../src/store/db.js';
+import { SCHEMA_MIGRATIONS } from '../../src/store/database.js';
 import { diagnoseDirectory, openStorage, probeWrite } from '../../src/store/open-storage.js';
 
 function tempDir(t: Test): string {

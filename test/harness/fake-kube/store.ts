@@ -1,6 +1,6 @@
 /** The fake server's object store: what etcd plus the API server's metadata handling would keep. */
 import { randomUUID } from 'node:crypto';
-import type { K8sObject, ObjectMeta } from '../../../src/kube/types.js';
+import type { K8sObject, ObjectMeta } from '../../../src/kube/kube-types.js';
 import { kubeTime } from '../kube-meta.js';
 import { apiVersionOf, typeByKind, type ResourceType } from './resources.js';
 

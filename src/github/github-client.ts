@@ -1,0 +1,79 @@
+import type { Logger } from 'pino';
+import type { Metrics } from '../common/metrics.js';
+import { createAppSide } from './app-auth.js';
+import { parseAppPrivateKey } from './app-jwt.js';
+import { CredentialMonitor } from './credential-check.js';
+import { GitHubHealth } from './github-health.js';
+import type { InstallationCache } from './installation-lookup.js';
+import { callGitHub, createDeploymentsPort, createOctokit, staticToken } from './octokit-factory.js';
+import type { DeploymentsPort } from './github-types.js';
+import { WriteSpacing } from './write-spacing.js';
+
+/** How the bridge authenticates to GitHub: a token, or a GitHub App (PEM private key). */
+export type GitHubAuth =
+  | { kind: 'token'; token: string }
+  | { kind: 'app'; appId: number; privateKey: string; installationId?: number };
+
+export interface GitHubSideOptions {
+  auth: GitHubAuth;
+  /** `https://api.github.com`, or `https://<host>/api/v3` for GitHub Enterprise Server. */
+  baseUrl: string;
+  userAgent: string;
+  metrics: Metrics;
+  log: Logger;
+  now: () => number;
+  /** Where App installations are remembered (unused with a token). */
+  installations: InstallationCache;
+  /** Space writes ~1 s apart (default true). */
+  spaceWrites?: boolean;
+  /** Minimum milliseconds between writes (`GITHUB_WRITE_INTERVAL`; 0: none); default the throttler's own 1 s. */
+  writeIntervalMs?: number;
+  /** Per-request timeout of the deployments port (default GITHUB_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+/** The GitHub side as the rest of the bridge sees it. */
+export interface GitHubSide {
+  port: DeploymentsPort;
+  health: GitHubHealth;
+  /** Checks the credentials at start and after a 401; `start()` once the process runs. */
+  monitor: CredentialMonitor;
+}
+
+/** Builds the GitHub clients for token or App auth, the health tracker that pauses them, and the credential check. */
+export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
+  const health = new GitHubHealth({ auth: o.auth.kind, now: o.now, onPause: (p) => o.metrics.githubPauses.inc({ kind: p.kind }) });
+  const monitor: { current?: CredentialMonitor } = {};
+  const client = {
+    baseUrl: o.baseUrl, userAgent: o.userAgent, metrics: o.metrics, log: o.log, health, now: o.now,
+    ...(o.spaceWrites === undefined ? {} : { spaceWrites: o.spaceWrites }),
+    ...(o.writeIntervalMs === undefined ? {} : { writeSpacing: new WriteSpacing(o.writeIntervalMs) }),
+    onUnauthorized: (reason: string) => monitor.current?.rejected(reason),
+  };
+  let port: DeploymentsPort;
+  let check: () => Promise<string | undefined>;
+  if (o.auth.kind === 'token') {
+    const credentials = staticToken(o.auth.token);
+    port = createDeploymentsPort(createOctokit({ ...client, credentials, scope: 'token' }), o.timeoutMs);
+    const { onUnauthorized: _own, ...checkOptions } = client;
+    const checker = createOctokit({ ...checkOptions, credentials, scope: 'token', gated: false, spaceWrites: false });
+    check = async () => {
+      // Free of charge: GET /rate_limit does not count against the budget, and answers 401 for a bad token.
+      await callGitHub('credentialCheck', 'check GITHUB_TOKEN (GET /rate_limit)', (signal) => checker.request('GET /rate_limit', { request: { signal } }));
+      return undefined;
+    };
+  } else {
+    const app = createAppSide({
+      app: {
+        appId: o.auth.appId, privateKey: parseAppPrivateKey(o.auth.privateKey),
+        ...(o.auth.installationId !== undefined ? { installationId: o.auth.installationId } : {}),
+      },
+      client, installations: o.installations, now: o.now,
+      ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+    });
+    port = app.port;
+    check = () => app.check();
+  }
+  monitor.current = new CredentialMonitor({ check, health, log: o.log, now: o.now });
+  return { port, health, monitor: monitor.current };
+}

@@ -1,0 +1,188 @@
+import { Octokit, RequestError } from 'octokit';
+import type { Logger } from 'pino';
+import { GitHubError } from '../common/errors.js';
+import type { Metrics } from '../common/metrics.js';
+import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
+import { GitHubPaused, type GitHubHealth } from './github-health.js';
+import { rateLimitOf, type HeaderBag } from './rate-limit.js';
+import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment, GhStatus, RepoRef } from './github-types.js';
+import type { WriteSpacing } from './write-spacing.js';
+
+/** Every GitHub request is abandoned after this long; the queue retries the source later. */
+export const GITHUB_TIMEOUT_MS = 15_000;
+
+/** How a client authenticates: asked before every request, so App tokens can refresh. */
+export interface Credentials {
+  scheme: 'token' | 'bearer';
+  get(): Promise<string>;
+  /** Forgets a cached credential after a 401, so the next request gets a fresh one. */
+  invalidate?(): void;
+}
+
+/** A fixed token (`GITHUB_TOKEN`). */
+export const staticToken = (token: string): Credentials => ({ scheme: 'token', get: async () => token });
+
+export interface GitHubClientOptions {
+  credentials: Credentials;
+  baseUrl: string;
+  userAgent: string;
+  metrics: Metrics;
+  log: Logger;
+  health: GitHubHealth;
+  /** Whose budget the answers report, for /state: `token`, `app`, `installation 42`. */
+  scope: string;
+  /** false: sent even while GitHub work is paused (the credential check itself). Default true. */
+  gated?: boolean;
+  /** Space writes ~1 s apart with octokit's throttler (default true; fault-matrix tests turn it off). */
+  spaceWrites?: boolean;
+  /** Paces writes instead of the throttler's own 1 s group (`GITHUB_WRITE_INTERVAL`); shared by every client. */
+  writeSpacing?: WriteSpacing;
+  /** GitHub answered 401 (after `credentials.invalidate()`). */
+  onUnauthorized?: (reason: string) => void;
+  now?: () => number;
+}
+
+/** The Bottleneck group type octokit's throttler takes for `write`. */
+type ThrottleGroup = NonNullable<NonNullable<NonNullable<ConstructorParameters<typeof Octokit>[0]>['throttle']>['write']>;
+
+interface RequestFn {
+  (options: unknown): Promise<unknown>;
+  endpoint: { merge(route: unknown, parameters?: unknown): { headers: Record<string, string> } };
+}
+
+/** An auth strategy that asks the gate, then the credentials, right before the request leaves (after the throttler's wait). */
+function gatedAuth(credentials: Credentials, gate: () => void) {
+  return () => Object.assign(async () => ({ type: 'token', token: await credentials.get() }), {
+    hook: async (request: RequestFn, route: unknown, parameters?: unknown) => {
+      gate();
+      const endpoint = request.endpoint.merge(route, parameters);
+      endpoint.headers.authorization = `${credentials.scheme} ${await credentials.get()}`;
+      return request(endpoint);
+    },
+  });
+}
+
+/**
+ * Octokit configured for the bridge: no blind retries (creation is find-or-create), writes spaced by
+ * the throttler but never a sleep inside a request for a rate limit (the bridge pauses all GitHub
+ * work instead), nothing sent while paused, every answer counted and its budget recorded.
+ */
+export function createOctokit(o: GitHubClientOptions): Octokit {
+  const gated = o.gated ?? true;
+  const gate = () => { if (gated) o.health.assertOpen(); };
+  const noInlineWait = (kind: string) => (retryAfter: number, options: { method?: string; url?: string }) => {
+    o.log.debug({ kind, retryAfter, endpoint: `${options.method} ${options.url}` }, 'rate limit left to the pause');
+    return false;
+  };
+  const octokit = new Octokit({
+    authStrategy: gatedAuth(o.credentials, gate),
+    baseUrl: o.baseUrl,
+    userAgent: o.userAgent,
+    // A retried POST whose first attempt succeeded would duplicate a deployment: the queue retries instead.
+    retry: { enabled: false },
+    throttle: {
+      enabled: o.spaceWrites ?? true, onRateLimit: noInlineWait('primary'), onSecondaryRateLimit: noInlineWait('secondary'),
+      // The throttler calls only key(id).schedule(options, fn) on its write group.
+      ...(o.writeSpacing ? { write: o.writeSpacing as unknown as ThrottleGroup } : {}),
+    },
+    log: { debug: () => {}, info: () => {}, warn: (m: string) => o.log.warn(m), error: (m: string) => o.log.error(m) },
+  });
+  octokit.hook.wrap('request', async (request, options) => {
+    const endpoint = `${options.method} ${options.url}`;
+    const count = (status: string) => o.metrics.github.inc({ endpoint, status });
+    try {
+      gate();
+      const res = await request(options);
+      count(String(res.status));
+      o.health.observe(o.scope, res.headers as HeaderBag);
+      // The credential check's own answer is judged by the monitor (an App may answer 200 yet lack a permission).
+      if (gated) o.health.succeeded();
+      return res;
+    } catch (err) {
+      const typed = settle(o, err, count);
+      // No usable answer (refused, timed out, 5xx): /readyz and /state name it until a request succeeds.
+      if (typed instanceof GitHubCallError && (typed.status === undefined || typed.status >= 500)) o.health.unreachable(`${endpoint}: ${typed.message}`);
+      throw typed;
+    }
+  });
+  return octokit;
+}
+
+/** Sorts a failed request: counts it, records budget and pauses, and returns the typed error. */
+function settle(o: GitHubClientOptions, err: unknown, count: (status: string) => void): unknown {
+  if (err instanceof GitHubPaused) {
+    count('paused');
+    return err;
+  }
+  if (err instanceof RequestError && err.response !== undefined) {
+    const headers = err.response.headers as HeaderBag;
+    const githubMessage = (err.response.data as { message?: string } | undefined)?.message ?? err.message;
+    count(String(err.status));
+    const hit = rateLimitOf(err.status, headers, githubMessage, (o.now ?? Date.now)(), o.health.secondaryRepeats);
+    if (hit !== undefined) {
+      o.health.rateLimited(hit);
+      o.log.warn({ kind: hit.kind, until: new Date(hit.until).toISOString() }, 'GitHub rate limit: pausing GitHub work');
+    }
+    // After the refusal's own pause, so the pause says why GitHub refused.
+    o.health.observe(o.scope, headers);
+    if (err.status === 401) {
+      o.credentials.invalidate?.();
+      o.onUnauthorized?.(githubMessage);
+    }
+    return new GitHubCallError(`${err.status} ${githubMessage}`, err.status, githubMessage, undefined, {
+      cause: err, ...(hit !== undefined ? { retryAt: hit.until } : {}),
+    });
+  }
+  if (err instanceof GitHubError) return err;
+  const e = (err instanceof RequestError && err.cause instanceof Error ? err.cause : err) as Error | undefined;
+  const timeout = e?.name === 'TimeoutError' || e?.name === 'AbortError';
+  count(timeout ? 'timeout' : 'network');
+  return new GitHubCallError(timeout ? 'timed out' : `network error: ${networkDetail(err)}`, undefined, undefined, undefined, { cause: err });
+}
+
+/** The innermost cause of a network failure (`fetch failed` names nothing; `connect ECONNREFUSED 10.0.0.1:443` does). */
+function networkDetail(err: unknown): string {
+  let detail = err instanceof Error ? err.message : String(err);
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++, e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (e.message) detail = e.message;
+    if (typeof code === 'string' && !detail.includes(code)) detail = `${detail} (${code})`;
+  }
+  return detail;
+}
+
+/** Runs one call with a timeout and names what failed. */
+export async function callGitHub<T>(op: GitHubOperation, what: string, fn: (signal: AbortSignal) => Promise<{ data: unknown }>, timeoutMs = GITHUB_TIMEOUT_MS): Promise<T> {
+  try {
+    return (await fn(AbortSignal.timeout(timeoutMs))).data as T;
+  } catch (err) {
+    if (err instanceof GitHubCallError) throw inOperation(err, op, what);
+    if (err instanceof GitHubError) throw err;
+    throw new GitHubCallError(`${what}: ${err instanceof Error ? err.message : String(err)}`, undefined, undefined, op, { cause: err });
+  }
+}
+
+/** The deployments port over one octokit (one token or one App installation). */
+export function createDeploymentsPort(octokit: Octokit, timeoutMs = GITHUB_TIMEOUT_MS): DeploymentsPort {
+  const call = <T>(op: GitHubOperation, what: string, fn: (signal: AbortSignal) => Promise<{ data: unknown }>) => callGitHub<T>(op, what, fn, timeoutMs);
+  return {
+    listDeployments: (r: RepoRef, q) =>
+      call<GhDeployment[]>('listDeployments', `list deployments of ${r.owner}/${r.repo}`, (signal) =>
+        octokit.rest.repos.listDeployments({ ...r, ...q, per_page: 100, request: { signal } })),
+    createDeployment: (r: RepoRef, body: CreateDeploymentBody) =>
+      call<GhDeployment>('createDeployment', `create deployment in ${r.owner}/${r.repo}`, async (signal) => {
+        const res = await octokit.rest.repos.createDeployment({ ...r, ...body, request: { signal } });
+        // 202 means GitHub merged the default branch instead of creating: never expected with auto_merge false.
+        if (res.status !== 201) throw new GitHubCallError(`GitHub answered ${res.status} instead of creating a deployment`, 422, undefined, 'createDeployment');
+        return res;
+      }),
+    listStatuses: (r: RepoRef, deploymentId: number) =>
+      call<GhStatus[]>('listStatuses', `list statuses of deployment ${deploymentId}`, (signal) =>
+        octokit.rest.repos.listDeploymentStatuses({ ...r, deployment_id: deploymentId, per_page: 100, request: { signal } })),
+    createStatus: async (r: RepoRef, deploymentId: number, body: CreateStatusBody) => {
+      await call('createStatus', `create ${body.state} status on deployment ${deploymentId}`, (signal) =>
+        octokit.rest.repos.createDeploymentStatus({ ...r, deployment_id: deploymentId, ...body, request: { signal } }));
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { GitHubError, isRetryable } from '../common/errors.js';
+import { identityKey } from '../lifecycle/identity.js';
+import { GitHubCallError } from './call-error.js';
+
+/** A refusal is tried again after this long (persisted): a resync every few minutes must not repeat it. */
+export const REFUSAL_RETRY_MS = 60 * 60_000;
+
+/** Low-cardinality class of a refusal, for /state and metrics. */
+export type RefusalCode = 'github_not_installed' | 'github_not_found' | 'github_forbidden' | 'github_invalid' | 'github_conflict' | 'github_rejected';
+
+/** A GitHub answer that will not change by retrying soon, and what a person should do about it. */
+export interface Refusal {
+  /** What it blocks: `repo:<owner>/<repo>` (every deployment in it) or `deployment:<identity>`. */
+  key: string;
+  code: RefusalCode;
+  reason: string;
+  status: number | null;
+  retryAt: number;
+}
+
+/** The deployment a refusal is about. */
+export interface RefusalTarget {
+  owner: string;
+  repo: string;
+  environment: string;
+  sha: string;
+  deploymentName: string;
+}
+
+/** The keys a target's refusals are kept under: its repository, and its own deployment identity. */
+export function refusalKeys(t: RefusalTarget): { repo: string; deployment: string } {
+  return { repo: `repo:${t.owner}/${t.repo}`.toLowerCase(), deployment: `deployment:${identityKey(t)}` };
+}
+
+/**
+ * Sorts a GitHub failure: undefined when retrying soon may help (5xx, timeouts, rate limits, 401);
+ * else the refusal with an actionable reason. 404 and 403 block the repository, 409 and 422 the
+ * one deployment. Pure.
+ */
+export function refusalOf(err: unknown, t: RefusalTarget, auth: 'token' | 'app', now: number): Refusal | undefined {
+  if (!(err instanceof GitHubError) || isRetryable(err) || err.status === undefined) return undefined;
+  const status = err.status;
+  const op = err instanceof GitHubCallError ? err.operation : undefined;
+  const said = err instanceof GitHubCallError && err.githubMessage !== undefined ? err.githubMessage : err.message;
+  const where = `${t.owner}/${t.repo}`;
+  const commit = t.sha.slice(0, 7);
+  const keys = refusalKeys(t);
+  const who = auth === 'app' ? 'the GitHub App' : 'GITHUB_TOKEN';
+  const out = (key: string, code: RefusalCode, reason: string): Refusal => ({ key, code, reason, status, retryAt: now + REFUSAL_RETRY_MS });
+
+  if (status === 404) {
+    if (op === 'installation') return out(keys.repo, 'github_not_installed', `App not installed on ${where}: install the GitHub App on ${t.owner} with access to ${t.repo}`);
+    if (op === 'installationToken') return out(keys.repo, 'github_not_installed', `App installation for ${where} not found: reinstall the App or fix GITHUB_APP_INSTALLATION_ID`);
+    if (op === 'listStatuses' || op === 'createStatus') return out(keys.deployment, 'github_not_found', `the deployment of ${commit} in ${where} no longer exists on GitHub (404)`);
+    return auth === 'app'
+      ? out(keys.repo, 'github_not_found', `${where} not found, or the App installation cannot see it: add ${t.repo} to the App's installation`)
+      : out(keys.repo, 'github_not_found', `${where} not found, or GITHUB_TOKEN cannot see it: give the token access to the repository`);
+  }
+  if (status === 403) {
+    if (op === 'installationToken') return out(keys.repo, 'github_forbidden', `GitHub refused an installation token for ${where} (403 ${said}): is the installation suspended?`);
+    return out(keys.repo, 'github_forbidden', `GitHub refused access to ${where} (403 ${said}): give ${who} Deployments read & write on it`);
+  }
+  if (status === 422 && op === 'installationToken') {
+    return out(keys.repo, 'github_forbidden', `the App installation for ${where} lacks Deployments write or Metadata read (422 ${said}): accept the App's permissions on the installation`);
+  }
+  if (status === 422 && op === 'createDeployment' && /no ref found|not found|no commit/i.test(said)) {
+    return out(keys.deployment, 'github_invalid', `commit ${commit} not found in ${where}: push it, or fix the image's revision label or the commit annotation`);
+  }
+  if (status === 422) return out(keys.deployment, 'github_invalid', `GitHub refused the deployment of ${commit} to ${where} (422 ${said})`);
+  if (status === 409) return out(keys.deployment, 'github_conflict', `GitHub answered 409 for the deployment of ${commit} to ${where}: ${said}`);
+  return out(keys.deployment, 'github_rejected', `GitHub refused ${op ?? 'a request'} for ${where} (${status} ${said})`);
+}

@@ -1,0 +1,30 @@
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { statusRoutes, type StatusDeps } from './status-routes.js';
+import { WEBHOOK_BODY_LIMIT_BYTES, webhookRoutes, type WebhookDeps } from './webhook.js';
+
+export type AppDeps = WebhookDeps & StatusDeps & { log: Logger };
+
+/**
+ * Longest a client may take to send a whole request, headers and body: a slow or stalled sender is
+ * answered 408 and cut instead of holding a connection (and its buffers) forever. Flux posts a few KiB.
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
+
+/** Builds the HTTP application from its dependencies; no I/O of its own, so tests use `inject()`. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // Node checks those deadlines every connectionsCheckingInterval (30 s by default); headers get the same bound.
+    http: { headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    // Per-request lines would log every Flux event; the routes log what matters once.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  await app.register(rateLimit, { global: false });
+  await app.register(async (scope) => webhookRoutes(scope, deps));
+  await app.register(async (scope) => statusRoutes(scope, deps));
+  return app;
+}

@@ -1,0 +1,188 @@
+/**
+ * The Kubernetes adapter: the few reads of KubeReader over @kubernetes/client-node 1.x.
+ * Flux objects and apps/v1 workloads alike go through CustomObjectsApi (plain JSON, no model
+ * classes); the core/v1 reads for image credentials and running digests go through CoreV1Api
+ * (core-reads.ts). Every HTTP request carries its own timeout signal; failures become KubeError.
+ */
+import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  Observable,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
+} from '@kubernetes/client-node';
+import { KubeError, errorMessage } from '../common/errors.js';
+import { coreReads } from './core-reads.js';
+import type { FluxKind, K8sObject, KubeReader, SourceRef, WorkloadKind } from './kube-types.js';
+
+/** Per-request timeout when none is configured. */
+export const DEFAULT_KUBE_TIMEOUT_MS = 10_000;
+/** Objects asked for per list page (the API server's own default page size is unbounded). */
+const LIST_PAGE_SIZE = 500;
+/** Bound on pages per list (500 × 200 = 100k objects), so a looping continue token cannot spin forever. */
+const MAX_LIST_PAGES = 200;
+
+interface Resource {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+}
+
+const FLUX_RESOURCES: Record<FluxKind, Resource> = {
+  Kustomization: { group: 'kustomize.toolkit.fluxcd.io', version: 'v1', plural: 'kustomizations', kind: 'Kustomization' },
+  HelmRelease: { group: 'helm.toolkit.fluxcd.io', version: 'v2', plural: 'helmreleases', kind: 'HelmRelease' },
+};
+
+const apps = (kind: WorkloadKind, plural: string): Resource => ({ group: 'apps', version: 'v1', plural, kind });
+const WORKLOAD_RESOURCES: Record<WorkloadKind, Resource> = {
+  Deployment: apps('Deployment', 'deployments'),
+  StatefulSet: apps('StatefulSet', 'statefulsets'),
+  DaemonSet: apps('DaemonSet', 'daemonsets'),
+  ReplicaSet: apps('ReplicaSet', 'replicasets'),
+};
+
+export interface KubeReaderOptions {
+  /** A kubeconfig file; otherwise KUBECONFIG, ~/.kube/config or the in-cluster service account. */
+  kubeconfigPath?: string;
+  /** Use the pod's service account (KUBERNETES_SERVICE_HOST/PORT and the mounted token). */
+  inCluster?: boolean;
+  /** Timeout of each HTTP request in milliseconds (default 10 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * Loads the client configuration. Throws (a plain Error: a startup problem, not a retryable one)
+ * when the file cannot be read or names no usable cluster.
+ */
+export function loadKubeConfig(opts: Pick<KubeReaderOptions, 'kubeconfigPath' | 'inCluster'>): KubeConfig {
+  const kc = new KubeConfig();
+  const source = opts.inCluster ? 'in-cluster config' : opts.kubeconfigPath ? `kubeconfig ${opts.kubeconfigPath}` : 'default kubeconfig';
+  try {
+    if (opts.inCluster) kc.loadFromCluster();
+    else if (opts.kubeconfigPath) kc.loadFromFile(opts.kubeconfigPath);
+    else kc.loadFromDefault();
+  } catch (err) {
+    throw new Error(`cannot load ${source}: ${errorMessage(err)}`, { cause: err });
+  }
+  const cluster = kc.getCurrentCluster();
+  if (!cluster?.server) throw new Error(`${source} names no current cluster with a server`);
+  if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
+    // client-node refuses plain http unless insecure-skip-tls-verify is set; say so now, not per request.
+    throw new Error(`${source}: server ${cluster.server} is plain http, which needs insecure-skip-tls-verify: true`);
+  }
+  return kc;
+}
+
+/** Request options that attach a fresh timeout signal to the outgoing request. */
+function withSignal(signal: AbortSignal): ConfigurationOptions {
+  const middleware: ObservableMiddleware = {
+    pre: (ctx) => {
+      ctx.setSignal(signal);
+      return new Observable(Promise.resolve(ctx));
+    },
+    post: (res) => new Observable(Promise.resolve(res)),
+  };
+  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+}
+
+/** The `message` of a metav1.Status body, when the error carries one. */
+function statusMessage(body: unknown): string | undefined {
+  let parsed = body;
+  if (typeof body === 'string') {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return body.trim().slice(0, 200) || undefined;
+    }
+  }
+  const msg = (parsed as { message?: unknown } | null)?.message;
+  return typeof msg === 'string' ? msg : undefined;
+}
+
+function isObjectWithName(v: unknown): v is K8sObject {
+  const meta = (v as { metadata?: { name?: unknown } } | null)?.metadata;
+  return typeof v === 'object' && v !== null && typeof meta?.name === 'string';
+}
+
+/** Creates the production KubeReader. Reads only: the bridge never writes to the cluster. */
+export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) throw new Error(`kube timeout must be positive, got ${timeoutMs}`);
+  const kc = loadKubeConfig(opts);
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const core = kc.makeApiClient(CoreV1Api);
+
+  /** Runs one request with its own timeout and turns any failure into a KubeError. */
+  async function call<T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>): Promise<T> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      return await fn(withSignal(signal));
+    } catch (err) {
+      if (err instanceof ApiException) {
+        const code = err.code;
+        const detail = statusMessage(err.body) ?? (code === 401 ? 'Unauthorized' : 'no message');
+        throw new KubeError(`Kubernetes API: ${what} failed: ${code} ${detail}`, code, { cause: err });
+      }
+      if (signal.aborted) {
+        throw new KubeError(`Kubernetes API: ${what} timed out after ${timeoutMs} ms`, undefined, { cause: err });
+      }
+      throw new KubeError(`Kubernetes API: ${what} failed: ${errorMessage(err)}`, undefined, { cause: err });
+    }
+  }
+
+  async function getObject(r: Resource, namespace: string, name: string): Promise<K8sObject | null> {
+    const what = `GET ${r.plural} ${namespace}/${name}`;
+    try {
+      const body: unknown = await call(what, (o) =>
+        api.getNamespacedCustomObject({ group: r.group, version: r.version, namespace, plural: r.plural, name }, o),
+      );
+      if (!isObjectWithName(body)) throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
+      return body;
+    } catch (err) {
+      if (err instanceof KubeError && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  /** All pages of one list call (namespace undefined = all namespaces). */
+  async function listAll(r: Resource, namespace: string | undefined): Promise<K8sObject[]> {
+    const what = namespace === undefined ? `LIST ${r.plural} (all namespaces)` : `LIST ${r.plural} in ${namespace}`;
+    const out: K8sObject[] = [];
+    let cont: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const base = { group: r.group, version: r.version, plural: r.plural, limit: LIST_PAGE_SIZE, _continue: cont };
+      const body = (await call(what, (o) =>
+        namespace === undefined
+          ? api.listClusterCustomObject(base, o)
+          : api.listNamespacedCustomObject({ ...base, namespace }, o),
+      )) as { items?: unknown; metadata?: { continue?: string } } | null;
+      if (!body || !Array.isArray(body.items)) throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
+      for (const item of body.items) {
+        if (!isObjectWithName(item)) continue;
+        // Typed lists strip apiVersion/kind from items; put them back so callers can rely on them.
+        out.push({ ...item, apiVersion: item.apiVersion ?? `${r.group}/${r.version}`, kind: item.kind ?? r.kind });
+      }
+      cont = body.metadata?.continue || undefined;
+      if (!cont) return out;
+    }
+    throw new KubeError(`Kubernetes API: ${what} did not finish within ${MAX_LIST_PAGES} pages`);
+  }
+
+  return {
+    ...coreReads(core, call),
+    getFluxObject: (ref: SourceRef) => getObject(FLUX_RESOURCES[ref.kind], ref.namespace, ref.name),
+    getWorkload: (kind: WorkloadKind, namespace: string, name: string) =>
+      getObject(WORKLOAD_RESOURCES[kind], namespace, name),
+    listWorkloads: (kind: WorkloadKind, namespace: string) => listAll(WORKLOAD_RESOURCES[kind], namespace),
+    async listFluxObjects(kind: FluxKind, namespaces: readonly string[]) {
+      const r = FLUX_RESOURCES[kind];
+      if (namespaces.length === 0) return listAll(r, undefined);
+      const out: K8sObject[] = [];
+      for (const ns of new Set(namespaces)) out.push(...(await listAll(r, ns)));
+      return out;
+    },
+  };
+}

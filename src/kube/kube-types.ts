@@ -1,0 +1,85 @@
+/** Structural view of the Kubernetes objects the bridge reads (plain JSON as served by the API). */
+import type { LabelSelector } from './label-selector.js';
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  annotations?: Record<string, string>;
+  labels?: Record<string, string>;
+  ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid?: string; controller?: boolean }>;
+  deletionTimestamp?: string;
+}
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  observedGeneration?: number;
+  lastTransitionTime?: string;
+}
+
+export interface K8sObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+/** The two Flux kinds whose reconciliations the bridge reports. */
+export type FluxKind = 'Kustomization' | 'HelmRelease';
+
+/** Identifies one Flux object: the unit of work of the queue. */
+export interface SourceRef {
+  kind: FluxKind;
+  namespace: string;
+  name: string;
+}
+
+/** Workload kinds the bridge reads from an inventory. */
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'ReplicaSet';
+
+/** The parts of a v1 Secret the bridge reads (only Secrets named by an opted-in workload). */
+export interface SecretView {
+  type: string;
+  /** Values base64-encoded, as the API serves them. */
+  data: Record<string, string>;
+}
+
+/** The parts of a v1 Pod the bridge reads: which image each container runs. */
+export interface PodView {
+  name: string;
+  /** creationTimestamp in ms since the epoch; 0 when absent. */
+  createdAt: number;
+  labels: Record<string, string>;
+  /** deletionTimestamp is set. */
+  terminating: boolean;
+  containers: Array<{ name: string; image: string }>;
+  /** `status.containerStatuses`: imageID is '' until the image is pulled. */
+  containerStatuses: Array<{ name: string; imageID: string }>;
+}
+
+/** The few Kubernetes reads the bridge needs; tests swap in the fake API server behind the real client. */
+export interface KubeReader {
+  /** The Flux object, or null when it does not exist (404). */
+  getFluxObject(ref: SourceRef): Promise<K8sObject | null>;
+  /** Every object of a Flux kind in the given namespaces (all namespaces when the list is empty). */
+  listFluxObjects(kind: FluxKind, namespaces: readonly string[]): Promise<K8sObject[]>;
+  /** An apps/v1 workload, or null when it does not exist (404). */
+  getWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<K8sObject | null>;
+  /** Every apps/v1 workload of a kind in a namespace (one paged list call). */
+  listWorkloads(kind: WorkloadKind, namespace: string): Promise<K8sObject[]>;
+  /** A Secret, or null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError. */
+  getSecret(namespace: string, name: string): Promise<SecretView | null>;
+  /** The names in a ServiceAccount's `imagePullSecrets`, or null when it does not exist (404). */
+  getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null>;
+  /**
+   * Pods of a namespace that a workload's `spec.selector` selects (none when it selects nothing
+   * usable), or every pod of the namespace when the selector is undefined.
+   */
+  listPods(namespace: string, selector: LabelSelector | undefined): Promise<PodView[]>;
+}

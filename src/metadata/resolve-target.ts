@@ -1,0 +1,180 @@
+import type { K8sObject, SourceRef } from '../kube/kube-types.js';
+import { parseCommit, parseRepository } from './repository.js';
+import { isTransient } from './patterns.js';
+import { expandUrl } from './url-template.js';
+import { escapeTemplateValues } from './url-escape.js';
+import { pickRepository, repositoryAllowed, type RepositoryPattern, type RepositorySource } from './repository-trust.js';
+
+/** Prefix of every annotation the bridge reads. */
+export const ANNOTATION_PREFIX = 'github-deployment-bridge.io/';
+export const LABEL_SOURCE = 'org.opencontainers.image.source';
+export const LABEL_REVISION = 'org.opencontainers.image.revision';
+export const LABEL_VERSION = 'org.opencontainers.image.version';
+
+/** Controller-wide defaults, from configuration. */
+export interface Defaults {
+  cluster: string;
+  environment?: string;
+  environmentUrl?: string;
+  logUrlTemplate?: string;
+  description: string;
+  /** GitHub web host that repository URLs must name (github.com or the GHES host). */
+  githubHost: string;
+  controllerVersion: string;
+  /** `REPOSITORY_SOURCE`: `annotation` ignores the image's source label (default `any`). */
+  repositorySource?: RepositorySource;
+  /** `ALLOWED_REPOSITORIES`: targets outside are skipped, never written (empty: all allowed). */
+  allowedRepositories?: readonly RepositoryPattern[];
+  /** `TRANSIENT_ENVIRONMENTS`: environment patterns (`pr-*`) whose deployments are transient. */
+  transientEnvironments?: readonly string[];
+  /** `LOG_URL_TEMPLATE_ESCAPE`: percent-encode values expanded into URL templates. */
+  escapeUrlValues?: boolean;
+}
+
+/** A workload after its annotations are merged (workload wins over pod template). */
+export interface WorkloadInfo {
+  kind: string;
+  namespace: string;
+  name: string;
+  annotations: Record<string, string>;
+  containers: Array<{ name: string; image: string }>;
+}
+
+/** What the registry said about a container image, when it was asked. */
+export interface ImageFacts {
+  labels: Record<string, string>;
+  digest?: string;
+}
+
+/** Everything needed to create and update one GitHub deployment. */
+export interface ReportTarget {
+  owner: string;
+  repo: string;
+  environment: string;
+  sha: string;
+  deploymentName: string;
+  /** Sent as the deployment `task` only when `deployment-name` is annotated. */
+  task?: string;
+  description: string;
+  productionEnvironment: boolean;
+  /** A preview: GitHub shows it as destroyed once inactive, and auto_inactive never touches it. */
+  transientEnvironment: boolean;
+  autoInactive: boolean;
+  environmentUrl?: string;
+  logUrl?: string;
+  container: string;
+  image: string;
+  payload: Record<string, unknown>;
+  /** Problems that dropped an optional field (for example a bad URL template); logged, never blocking. */
+  warnings: string[];
+}
+
+/** Low-cardinality class of a skip reason, for metrics. */
+export type SkipCode = 'no_repository' | 'bad_repository' | 'repository_not_allowed' | 'no_commit' | 'bad_commit' | 'no_environment';
+
+export type Resolution = { target: ReportTarget } | { skip: string; code: SkipCode };
+
+const EXTRAS: Record<string, string> = {
+  team: 'team', service: 'service', component: 'component', 'slack-channel': 'slackChannel',
+  owner: 'owner', release: 'release', tag: 'tag',
+};
+
+const nonBlank = (a: Record<string, string>) => Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+
+/** The bridge's annotations of a workload; the pod template's fill in keys the workload lacks. */
+export function bridgeAnnotations(workload: K8sObject): Record<string, string> {
+  const template = (workload.spec?.template as K8sObject | undefined)?.metadata?.annotations ?? {};
+  const own = workload.metadata.annotations ?? {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...template, ...nonBlank(own) })) {
+    // A blank value (a Helm chart rendering an unset value as "") counts as absent.
+    if (k.startsWith(ANNOTATION_PREFIX) && typeof v === 'string' && v.trim() !== '') out[k.slice(ANNOTATION_PREFIX.length)] = v.trim();
+  }
+  return out;
+}
+
+/** Opt-in: only workloads annotated `auto-report: "true"` are reported. */
+export function isOptedIn(annotations: Record<string, string>): boolean {
+  return annotations['auto-report']?.trim().toLowerCase() === 'true';
+}
+
+/** The containers that report: those the `container` annotation lists (comma list), else all of them. */
+export function reportedContainers<C extends { name: string }>(annotations: Record<string, string>, containers: readonly C[]): C[] {
+  const chosen = annotations.container?.split(',').map((c) => c.trim()).filter(Boolean);
+  return chosen?.length ? containers.filter((c) => chosen.includes(c.name)) : [...containers];
+}
+
+/** When both repository and commit are annotated, the registry need not be asked for labels. */
+export function needsLabels(annotations: Record<string, string>): boolean {
+  return !(annotations.repository && annotations.commit);
+}
+
+const truthy = (v: string | undefined): boolean | undefined =>
+  v === undefined ? undefined : ['true', 'yes', '1'].includes(v.trim().toLowerCase());
+
+/** Resolves one container to a report target (annotation > OCI label > default), or says why not. */
+export function resolveTarget(
+  source: SourceRef, workload: WorkloadInfo, container: { name: string; image: string },
+  facts: ImageFacts | undefined, defaults: Defaults,
+): Resolution {
+  const a = nonBlank(workload.annotations);
+  const labels = facts?.labels ?? {};
+  const picked = pickRepository(a.repository, labels[LABEL_SOURCE], defaults.repositorySource ?? 'any');
+  if (!picked) {
+    return defaults.repositorySource === 'annotation'
+      ? { code: 'no_repository', skip: `no ${ANNOTATION_PREFIX}repository annotation: REPOSITORY_SOURCE=annotation does not take the repository from image labels` }
+      : { code: 'no_repository', skip: `image ${container.image} has no ${LABEL_SOURCE} label: set annotation ${ANNOTATION_PREFIX}repository` };
+  }
+  const origin = picked.from === 'annotation' ? `${ANNOTATION_PREFIX}repository annotation` : `${LABEL_SOURCE} label`;
+  const repo = parseRepository(picked.value, defaults.githubHost);
+  if ('error' in repo) return { code: 'bad_repository', skip: `repository ${repo.error}: fix the ${origin}` };
+  if (!repositoryAllowed(defaults.allowedRepositories ?? [], repo.owner, repo.repo)) {
+    return { code: 'repository_not_allowed', skip: `${repo.owner}/${repo.repo} (from the ${origin}) is not in ALLOWED_REPOSITORIES` };
+  }
+  const commitValue = a.commit ?? labels[LABEL_REVISION];
+  if (!commitValue) return { code: 'no_commit', skip: `image ${container.image} has no ${LABEL_REVISION} label: set annotation ${ANNOTATION_PREFIX}commit` };
+  const sha = parseCommit(commitValue);
+  if (!sha) return { code: 'bad_commit', skip: `commit "${commitValue}" is not 7-40 hex digits: fix the ${a.commit ? `${ANNOTATION_PREFIX}commit annotation` : `${LABEL_REVISION} label`}` };
+  const environment = (a.environment ?? defaults.environment ?? '').trim();
+  if (!environment) return { code: 'no_environment', skip: `no environment: set annotation ${ANNOTATION_PREFIX}environment or ENVIRONMENT` };
+
+  const cluster = a.cluster ?? defaults.cluster;
+  const annotatedName = a['deployment-name']?.trim() || undefined;
+  const deploymentName = annotatedName ?? repo.repo;
+  const warnings: string[] = [];
+  const vars = escapeTemplateValues({
+    sha, namespace: workload.namespace, name: workload.name, service: a.service ?? workload.name, environment, cluster,
+    kind: source.kind, source: source.name,
+  }, defaults.escapeUrlValues ?? false);
+  const url = (template: string | undefined, what: string): string | undefined => {
+    if (!template) return undefined;
+    const r = expandUrl(template, vars);
+    if ('error' in r) warnings.push(`${what} dropped: ${r.error}`);
+    return 'url' in r ? r.url : undefined;
+  };
+  const environmentUrl = url(a['environment-url'] ?? defaults.environmentUrl, 'environment_url');
+  const logUrl = url(a['log-url'] ?? defaults.logUrlTemplate, 'log_url');
+  const sourceKey = source.kind === 'Kustomization' ? 'kustomization' : 'helmRelease';
+  const payload: Record<string, unknown> = {
+    cluster, namespace: workload.namespace, sourceNamespace: source.namespace, [sourceKey]: source.name,
+    deploymentName, image: container.image,
+  };
+  if (facts?.digest) payload.digest = facts.digest;
+  if (labels[LABEL_VERSION]) payload.version = labels[LABEL_VERSION];
+  payload.controllerVersion = defaults.controllerVersion;
+  for (const [key, field] of Object.entries(EXTRAS)) if (a[key]) payload[field] = a[key];
+
+  return {
+    target: {
+      owner: repo.owner, repo: repo.repo, environment, sha, deploymentName,
+      ...(annotatedName ? { task: annotatedName } : {}),
+      description: a.description ?? defaults.description,
+      productionEnvironment: truthy(a.production) ?? ['production', 'prod'].includes(environment.toLowerCase()),
+      transientEnvironment: isTransient(a, environment, defaults.transientEnvironments ?? []),
+      autoInactive: annotatedName === undefined,
+      ...(environmentUrl ? { environmentUrl } : {}),
+      ...(logUrl ? { logUrl } : {}),
+      container: container.name, image: container.image, payload, warnings,
+    },
+  };
+}

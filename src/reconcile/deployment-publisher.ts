@@ -1,0 +1,168 @@
+import type { Logger } from 'pino';
+import { definitelyRefused } from '../github/call-error.js';
+import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, StatusState } from '../github/github-types.js';
+import { payloadMatches } from '../lifecycle/identity.js';
+import { isSupersedable, planStatuses, statusDescription, type DesiredState } from '../lifecycle/status-plan.js';
+import type { ReportTarget } from '../metadata/resolve-target.js';
+import type { DeploymentRow, DeploymentStore, Identity, Origin } from '../store/deployment-store.js';
+
+/** What a publish did, for logs, metrics and tests. */
+export interface PublishResult {
+  deploymentId: number;
+  sent: StatusState[];
+  superseded: number[];
+  created: boolean;
+}
+
+export interface PublisherDeps {
+  github: DeploymentsPort;
+  deployments: DeploymentStore;
+  log: Logger;
+  now: () => number;
+}
+
+const identityOf = (t: ReportTarget): Identity => ({
+  owner: t.owner, repo: t.repo, environment: t.environment, sha: t.sha, deploymentName: t.deploymentName,
+});
+
+/** The latest status GitHub lists first (newest first); `pending` is a state the bridge never sends. */
+const latestState = (states: Array<{ state: string }>): StatusState | null => {
+  const s = states[0]?.state;
+  return s === undefined || s === 'pending' ? null : (s as StatusState);
+};
+
+/**
+ * Brings GitHub to the desired state for one target, crash-safely:
+ * provisional row → find (one list call) or create → persist id → statuses (each marked pending
+ * before the POST) → supersede older commits of the same lineage on success.
+ * After a crash, a provisional row or a pending mark makes it read GitHub first, so it never
+ * creates a second deployment nor repeats a status.
+ */
+export class Publisher {
+  constructor(private readonly deps: PublisherDeps) {}
+
+  async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<PublishResult> {
+    const { deployments, now } = this.deps;
+    const id = identityOf(target);
+    let row = deployments.get(id) ?? deployments.insertProvisional(id, origin, now());
+    let created = false;
+    if (row.deploymentId === null) {
+      created = await this.findOrCreate(target, row);
+      row = deployments.get(id)!;
+    } else if (row.pendingState !== null) {
+      await this.settlePending(row);
+      row = deployments.get(id)!;
+    }
+    const deploymentId = row.deploymentId!;
+    const sent: StatusState[] = [];
+    const text = statusDescription(description);
+    for (const state of planStatuses(row.state, desired)) {
+      await this.sendStatus(id, deploymentId, {
+        state,
+        description: text,
+        ...(target.environmentUrl ? { environment_url: target.environmentUrl } : {}),
+        ...(target.logUrl ? { log_url: target.logUrl } : {}),
+        ...(target.autoInactive ? {} : { auto_inactive: false }),
+      });
+      sent.push(state);
+    }
+    // Also after a crash mid-supersession: any success re-checks its lineage (a local query).
+    const superseded = deployments.get(id)!.state === 'success' ? await this.supersede(target, id, origin) : [];
+    return { deploymentId, sent, superseded, created };
+  }
+
+  private async findOrCreate(target: ReportTarget, row: DeploymentRow): Promise<boolean> {
+    const { github, deployments, now, log } = this.deps;
+    const repo = { owner: target.owner, repo: target.repo };
+    const existing = await github.listDeployments(repo, {
+      sha: target.sha, environment: target.environment, ...(target.task ? { task: target.task } : {}),
+    });
+    const match = existing.find((d) => payloadMatches(d.payload, target));
+    if (match) {
+      const statuses = await github.listStatuses(repo, match.id);
+      deployments.setDeploymentId(row, match.id, latestState(statuses), now());
+      log.info({ deploymentId: match.id }, 'adopted existing GitHub deployment');
+      return false;
+    }
+    const body: CreateDeploymentBody = {
+      ref: target.sha,
+      environment: target.environment,
+      description: target.description,
+      auto_merge: false,
+      required_contexts: [],
+      payload: target.payload,
+      production_environment: target.productionEnvironment,
+      transient_environment: target.transientEnvironment,
+      ...(target.task ? { task: target.task } : {}),
+    };
+    const d = await github.createDeployment(repo, body);
+    deployments.setDeploymentId(row, d.id, null, now());
+    log.info({ deploymentId: d.id }, 'created GitHub deployment');
+    return true;
+  }
+
+  /** A crash happened between marking a status and recording it: ask GitHub whether it arrived. */
+  private async settlePending(row: DeploymentRow): Promise<void> {
+    const statuses = await this.deps.github.listStatuses({ owner: row.owner, repo: row.repo }, row.deploymentId!);
+    const latest = latestState(statuses);
+    if (latest === row.pendingState) this.deps.deployments.setState(row, latest, row.description, this.deps.now());
+    else this.deps.deployments.setPending(row, null, this.deps.now());
+  }
+
+  private async sendStatus(id: Identity, deploymentId: number, body: CreateStatusBody): Promise<void> {
+    const { github, deployments, now, log } = this.deps;
+    deployments.setPending(id, body.state, now());
+    try {
+      await github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, body);
+    } catch (err) {
+      // Never sent (paused) or answered with a 4xx: GitHub has no such status, so nothing is left to settle.
+      if (definitelyRefused(err)) deployments.setPending(id, null, now());
+      throw err;
+    }
+    deployments.setState(id, body.state, body.description ?? null, now());
+    log.info({ owner: id.owner, repo: id.repo, environment: id.environment, sha: id.sha, deploymentName: id.deploymentName, deploymentId, state: body.state }, 'deployment status sent');
+  }
+
+  /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely. */
+  async deactivate(row: DeploymentRow, description: string): Promise<boolean> {
+    let current = row;
+    if (current.pendingState !== null) {
+      await this.settlePending(current);
+      current = this.deps.deployments.get(current)!;
+    }
+    if (!isSupersedable(current.state)) return false;
+    await this.sendStatus(current, current.deploymentId!, { state: 'inactive', description: statusDescription(description) });
+    return true;
+  }
+
+  /**
+   * Older commits of the lineage that were live (or never finished) become inactive. Where GitHub's
+   * auto_inactive already deactivated an older success (non-production, auto_inactive not turned off),
+   * the cache just records it: sending it again would be a duplicate status and a wasted write.
+   */
+  private async supersede(target: ReportTarget, id: Identity, origin: Origin): Promise<number[]> {
+    const githubDeactivates = target.autoInactive && !target.productionEnvironment && !target.transientEnvironment;
+    const out: number[] = [];
+    // Only an older commit of the same workload is superseded. Two workloads sharing a lineage (one repo,
+    // no deployment-name) each run their own commit: superseding across them would flip both forever.
+    const sameWorkload = (r: DeploymentRow) => r.origin.workload.kind === origin.workload.kind
+      && r.origin.workload.namespace === origin.workload.namespace && r.origin.workload.name === origin.workload.name;
+    for (let older of this.deps.deployments.lineage(id).filter(sameWorkload)) {
+      if (older.pendingState !== null) {
+        await this.settlePending(older);
+        older = this.deps.deployments.get(older)!;
+      }
+      if (!isSupersedable(older.state)) continue;
+      const description = statusDescription(`Superseded by ${id.sha.slice(0, 7)}`);
+      if (older.state === 'success' && githubDeactivates) {
+        this.deps.deployments.setState(older, 'inactive', `${description} (GitHub auto_inactive)`, this.deps.now());
+        continue;
+      }
+      await this.sendStatus(older, older.deploymentId!, {
+        state: 'inactive', description,
+      });
+      out.push(older.deploymentId!);
+    }
+    return out;
+  }
+}

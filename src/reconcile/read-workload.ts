@@ -1,0 +1,38 @@
+import type { WorkloadRef } from '../flux/inventory.js';
+import type { K8sObject, KubeReader } from '../kube/kube-types.js';
+
+/** A workload the bridge may report: a Deployment, StatefulSet or DaemonSet as read from the API. */
+export interface ReadWorkload {
+  kind: 'Deployment' | 'StatefulSet' | 'DaemonSet';
+  object: K8sObject;
+}
+
+export type WorkloadRead = { workload: ReadWorkload } | { missing: string } | { ignored: true };
+
+/**
+ * Reads an inventory entry's workload. A ReplicaSet resolves through its controller owner reference
+ * to its Deployment; a bare ReplicaSet (no owner) is ignored; a missing object says what is missing.
+ */
+export async function readWorkload(kube: KubeReader, ref: WorkloadRef): Promise<WorkloadRead> {
+  if (ref.kind !== 'ReplicaSet') {
+    const object = await kube.getWorkload(ref.kind, ref.namespace, ref.name);
+    return object ? { workload: { kind: ref.kind, object } } : { missing: `${ref.kind} ${ref.namespace}/${ref.name} not found` };
+  }
+  const rs = await kube.getWorkload('ReplicaSet', ref.namespace, ref.name);
+  if (!rs) return { missing: `ReplicaSet ${ref.namespace}/${ref.name} not found` };
+  const owner = rs.metadata.ownerReferences?.find((o) => o.controller && o.kind === 'Deployment' && o.apiVersion.startsWith('apps/'));
+  if (!owner) return { ignored: true };
+  const object = await kube.getWorkload('Deployment', ref.namespace, owner.name);
+  return object
+    ? { workload: { kind: 'Deployment', object } }
+    : { missing: `Deployment ${ref.namespace}/${owner.name} (owner of ReplicaSet ${ref.name}) not found` };
+}
+
+/** The containers of a workload's pod template (init containers never report). */
+export function templateContainers(object: K8sObject): Array<{ name: string; image: string }> {
+  const podSpec = (object.spec?.template as { spec?: { containers?: unknown } } | undefined)?.spec;
+  const list = Array.isArray(podSpec?.containers) ? podSpec.containers : [];
+  return list
+    .filter((c): c is { name: string; image: string } => typeof c?.name === 'string' && typeof c?.image === 'string')
+    .map((c) => ({ name: c.name, image: c.image }));
+}

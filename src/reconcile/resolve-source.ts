@@ -1,0 +1,103 @@
+import { KubeError, RegistryError, errorMessage, isRetryable } from '../common/errors.js';
+import { workloadsFromInventory } from '../flux/inventory.js';
+import type { ImageFactsSource } from '../images/image-facts.js';
+import type { K8sObject, KubeReader, SourceRef } from '../kube/kube-types.js';
+import { rolloutOf, type Rollout } from '../lifecycle/rollout.js';
+import {
+  bridgeAnnotations, isOptedIn, needsLabels, reportedContainers, resolveTarget, type Defaults, type ImageFacts, type ReportTarget,
+} from '../metadata/resolve-target.js';
+import type { Metrics } from '../common/metrics.js';
+import type { Origin } from '../store/deployment-store.js';
+import type { Skip } from '../store/source-store.js';
+import { readWorkload, templateContainers, type ReadWorkload } from './read-workload.js';
+
+export interface ResolveDeps {
+  kube: KubeReader;
+  /** Running digests (from pods) and OCI labels (from registries, with the workload's credentials). */
+  images: ImageFactsSource;
+  defaults: Defaults;
+  metrics: Metrics;
+}
+
+/** One container that resolved to a GitHub deployment. */
+export interface Candidate {
+  target: ReportTarget;
+  origin: Origin;
+}
+
+/** One workload of a source's inventory, as far as the bridge is concerned. */
+export interface ResolvedWorkload {
+  /** `Kind/namespace/name`. */
+  key: string;
+  optedIn: boolean;
+  rollout: Rollout;
+  candidates: Candidate[];
+  /** Why containers did not report (only when none of the workload's containers reported). */
+  skips: Skip[];
+}
+
+/** What a source's inventory resolves to, without any GitHub call: shared by reconcile and explain. */
+export interface ResolvedSource {
+  workloads: ResolvedWorkload[];
+  /** Inventory workloads that exist, and those the API says do not (cleanup needs both). */
+  present: Set<string>;
+  missing: Set<string>;
+  skips: Skip[];
+  /** Transient failures (registry or Kubernetes outages): the source should be retried later. */
+  retry: unknown[];
+}
+
+const keyOf = (w: { kind: string; namespace: string; name: string }) => `${w.kind}/${w.namespace}/${w.name}`;
+
+/** Walks a Flux object's inventory to workloads and resolves each opted-in container's metadata. */
+export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sObject): Promise<ResolvedSource> {
+  const out: ResolvedSource = { workloads: [], present: new Set(), missing: new Set(), skips: [], retry: [] };
+  for (const wref of workloadsFromInventory(obj.status)) {
+    const read = await readWorkload(deps.kube, wref);
+    if ('ignored' in read) continue;
+    if ('missing' in read) {
+      out.missing.add(keyOf(wref));
+      out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason: read.missing });
+      continue;
+    }
+    const resolved = await resolveWorkload(deps, ref, read.workload, out.retry);
+    out.present.add(resolved.key);
+    out.workloads.push(resolved);
+    out.skips.push(...resolved.skips);
+  }
+  return out;
+}
+
+async function resolveWorkload(deps: ResolveDeps, ref: SourceRef, w: ReadWorkload, retry: unknown[]): Promise<ResolvedWorkload> {
+  const meta = w.object.metadata;
+  const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
+  const resolved: ResolvedWorkload = { key: keyOf(workload), optedIn: false, rollout: rolloutOf(w.kind, w.object), candidates: [], skips: [] };
+  const annotations = bridgeAnnotations(w.object);
+  if (!isOptedIn(annotations)) return resolved;
+  resolved.optedIn = true;
+  const info = { ...workload, annotations, containers: templateContainers(w.object) };
+  const failed: Skip[] = [];
+  const images = deps.images.forWorkload(w.object, deps.kube);
+  const labelsNeeded = needsLabels(annotations);
+  for (const container of reportedContainers(annotations, info.containers)) {
+    let facts: ImageFacts | undefined;
+    try {
+      // The running digest is recorded even when annotations make the registry unnecessary.
+      facts = await images.facts(container, labelsNeeded);
+      if (labelsNeeded) deps.metrics.registryRequests.inc({ outcome: 'ok' });
+    } catch (err) {
+      const failure = err instanceof RegistryError ? err.failure : 'error';
+      if (labelsNeeded) deps.metrics.registryRequests.inc({ outcome: failure });
+      if (isRetryable(err)) retry.push(err);
+      const code = err instanceof KubeError ? 'kube_error' : `registry_${failure}`;
+      failed.push({ source: ref, workload, container: container.name, code, reason: errorMessage(err) });
+      continue;
+    }
+    const r = resolveTarget(ref, info, container, facts, deps.defaults);
+    if ('target' in r) resolved.candidates.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
+    else failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
+  }
+  // A sidecar without usable metadata is dropped silently when another container reported.
+  if (resolved.candidates.length === 0) resolved.skips = failed;
+  return resolved;
+}

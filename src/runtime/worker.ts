@@ -1,0 +1,168 @@
+import type { Logger } from 'pino';
+import { errorMessage } from '../common/errors.js';
+import type { SourceRef } from '../kube/kube-types.js';
+import type { QueueItem, QueueStore } from '../store/queue-store.js';
+import type { StorageWrites } from '../health/storage-health.js';
+
+/** First retry delay of a failed reconcile, doubled per attempt up to the cap (with ±25 % jitter). */
+export const RETRY_BASE_MS = 2_000;
+export const RETRY_CAP_MS = 5 * 60_000;
+/** How soon the worker looks again after the queue could not be written (disk full, read-only, I/O error). */
+export const STORE_RETRY_MS = 1_000;
+
+/** Delay before retry number `attempts + 1`. */
+export function retryDelay(attempts: number, random: () => number = Math.random): number {
+  const base = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.min(attempts, 20));
+  return Math.round(base * (0.75 + random() * 0.5));
+}
+
+export interface WorkerOptions {
+  queue: QueueStore;
+  /** Runs one source; throws to retry it later. Returns how many GitHub statuses it sent. */
+  run: (item: QueueItem) => Promise<number | void>;
+  concurrency: number;
+  log: Logger;
+  now: () => number;
+  /** Until when no work may start (GitHub rate limit or rejected credentials), or null. */
+  pausedUntil?: () => number | null;
+  /**
+   * Hears of queue writes that failed and of ones that went through. `failed` returns a reason for a
+   * storage failure (the worker keeps the result and retries the write), undefined for anything else (thrown).
+   */
+  storage?: StorageWrites;
+}
+
+const key = (r: SourceRef) => `${r.kind}/${r.namespace}/${r.name}`;
+
+/**
+ * Drains the durable queue with bounded concurrency. A source is never run twice at once (the queue
+ * row is `active` while it runs); failures go back with backoff; `notify()` wakes it for new work.
+ */
+export class Worker {
+  private readonly inflight = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private pumping = false;
+  /** Sources whose outcome could not be written to the queue (their row is still `active`): due again once it can. */
+  private readonly unsettled = new Map<string, { item: QueueItem; error: string }>();
+
+  constructor(private readonly o: WorkerOptions) {}
+
+  start(): void {
+    this.o.queue.recover();
+    this.running = true;
+    this.notify();
+  }
+
+  /** New or due work may exist: look now. */
+  notify(): void {
+    if (!this.running || this.pumping) return;
+    this.pumping = true;
+    try {
+      this.pump();
+    } catch (err) {
+      // The queue cannot be written now: keep serving, look again soon.
+      if (this.o.storage?.failed('claim queued work', err) === undefined) throw err;
+      this.retrySoon();
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private pump(): void {
+    this.settleLeftovers();
+    const paused = this.pausedUntil();
+    if (paused !== null) {
+      // Nothing starts while GitHub work is paused; the queue keeps every source for when it ends.
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.notify(), paused - this.o.now());
+      this.timer.unref();
+      return;
+    }
+    const free = this.o.concurrency - this.inflight.size;
+    if (free > 0) {
+      for (const item of this.o.queue.claim(this.o.now(), free)) {
+        const p = this.runOne(item).finally(() => {
+          this.inflight.delete(key(item));
+          setImmediate(() => this.notify());
+        });
+        this.inflight.set(key(item), p);
+      }
+    }
+    this.schedule();
+  }
+
+  private pausedUntil(): number | null {
+    const until = this.o.pausedUntil?.() ?? null;
+    return until !== null && until > this.o.now() ? until : null;
+  }
+
+  /** Makes sources whose outcome could not be recorded pending again (a reconcile is safe to repeat). */
+  private settleLeftovers(): void {
+    for (const [k, { item, error }] of this.unsettled) {
+      // Its row is still `active` (made pending), or was already completed (queued again).
+      this.o.queue.fail(item, this.o.now(), error);
+      this.o.queue.schedule(item, this.o.now());
+      this.unsettled.delete(k);
+      this.o.storage?.succeeded();
+    }
+  }
+
+  private retrySoon(): void {
+    clearTimeout(this.timer);
+    if (!this.running) return;
+    this.timer = setTimeout(() => this.notify(), STORE_RETRY_MS);
+    this.timer.unref();
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    const due = this.o.queue.nextDue();
+    if (due === null || !this.running) return;
+    this.timer = setTimeout(() => this.notify(), Math.max(0, due - this.o.now()));
+    this.timer.unref();
+  }
+
+  private async runOne(item: QueueItem): Promise<void> {
+    let record: () => void;
+    try {
+      const recheckInMs = await this.o.run(item);
+      record = () => {
+        this.o.queue.complete(item, this.o.now());
+        // Still rolling out, or a cleanup waiting for its confirming read: look again on our own.
+        if (typeof recheckInMs === 'number') this.o.queue.schedule(item, this.o.now() + recheckInMs);
+      };
+    } catch (err) {
+      // Failed during a pause (a rate limit, rejected credentials): due again when the pause ends, not before.
+      const now = this.o.now();
+      const retryAt = this.pausedUntil() ?? now + retryDelay(item.attempts);
+      this.o.log.warn({ source: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) }, 'reconcile failed; will retry');
+      record = () => this.o.queue.fail(item, retryAt, errorMessage(err));
+    }
+    try {
+      record();
+      this.o.storage?.succeeded();
+    } catch (err) {
+      const reason = this.o.storage?.failed('record a reconcile outcome', err);
+      if (reason === undefined) throw err;
+      // The row stays `active` (no other run claims it); once the queue takes writes it runs again.
+      this.unsettled.set(key(item), { item, error: `its outcome could not be recorded: ${reason}` });
+    }
+  }
+
+  /** Stops taking work and waits (bounded) for what runs now. */
+  async stop(timeoutMs: number): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inflight.values()]),
+      new Promise((r) => { timer = setTimeout(r, timeoutMs); }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  get active(): number {
+    return this.inflight.size;
+  }
+}

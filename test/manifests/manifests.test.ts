@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { parseAllDocuments } from 'yaml';
+import { REPO_ROOT } from '../harness/bridge-process.js';
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: any };
+
+/** Renders a kustomize directory with kubectl, as a user would (`kubectl kustomize`). */
+function render(dir: string): Obj[] {
+  let out: string;
+  try {
+    out = execFileSync('kubectl', ['kustomize', join(REPO_ROOT, dir)], { encoding: 'utf8' });
+  } catch (err) {
+    throw new Error('kubectl kustomize failed: install kubectl (Debian package kubernetes-client; .ci/run does)', { cause: err });
+  }
+  return parseAllDocuments(out).map((d) => d.toJS() as Obj);
+}
+
+const find = (objs: Obj[], kind: string, name?: string) => {
+  const o = objs.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
+  if (!o) throw new Error(`${kind} ${name ?? ''} not rendered`);
+  return o;
+};
+
+t.test('base manifests: least privilege, one replica, hardened pod', async (t) => {
+  const objs = render('manifests');
+  t.same(objs.map((o) => o.kind).sort(), ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'NetworkPolicy', 'PersistentVolumeClaim', 'Service', 'ServiceAccount']);
+  for (const o of objs) if (!o.kind.startsWith('Cluster')) t.equal(o.metadata.namespace, 'flux-system', `${o.kind} in flux-system`);
+
+  const role = find(objs, 'ClusterRole');
+  const granted = role.rules.flatMap((r: { apiGroups: string[]; resources: string[]; verbs: string[] }) =>
+    r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}:${[...r.verbs].sort().join(',')}`));
+  t.same(granted.sort(), [
+    'apps/daemonsets:get,list,watch', 'apps/deployments:get,list,watch', 'apps/replicasets:get,list,watch', 'apps/statefulsets:get,list,watch',
+    'core/namespaces:get,list,watch', 'core/pods:get,list,watch',
+    'helm.toolkit.fluxcd.io/helmreleases:get,list,watch', 'kustomize.toolkit.fluxcd.io/kustomizations:get,list,watch',
+  ], 'read-only, and no Secrets in the base');
+  t.match(find(objs, 'ClusterRoleBinding'), { roleRef: { name: role.metadata.name }, subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }] });
+
+  const dep = find(objs, 'Deployment');
+  t.equal(dep.spec.replicas, 1);
+  t.equal(dep.spec.strategy.type, 'Recreate', 'never two replicas on one SQLite volume');
+  const pod = dep.spec.template.spec;
+  t.match(pod.securityContext, { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+  const c = pod.containers[0];
+  t.match(c.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+  t.match(c.livenessProbe.httpGet, { path: '/healthz' });
+  t.match(c.readinessProbe.httpGet, { path: '/readyz' });
+  t.ok(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory, 'requests and a memory limit');
+  t.match(c.image, /^ghcr\.io\/.+:\d+\.\d+\.\d+$/);
+  t.same(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath).sort(), ['/data', '/etc/github-deployment-bridge/hmac']);
+  t.equal(find(objs, 'PersistentVolumeClaim').metadata.name, pod.volumes.find((v: { name: string }) => v.name === 'data').persistentVolumeClaim.claimName);
+
+  const np = find(objs, 'NetworkPolicy');
+  t.same(np.spec.policyTypes, ['Ingress']);
+  t.match(np.spec.ingress[0].from, [{ podSelector: { matchLabels: { app: 'notification-controller' } } }]);
+  t.equal(np.spec.ingress.length, 2, 'notification-controller and metrics scraping only');
+});
+
+t.test('Flux side and the optional Secrets component', async (t) => {
+  const flux = render('manifests/flux');
+  t.match(find(flux, 'Provider'), { apiVersion: 'notification.toolkit.fluxcd.io/v1beta3', spec: { type: 'generic-hmac', address: /:8080\/webhook$/, secretRef: { name: 'github-deployment-bridge-hmac' } } });
+  t.match(find(flux, 'Alert'), { apiVersion: 'notification.toolkit.fluxcd.io/v1beta3', spec: { eventSources: [{ kind: 'Kustomization', name: '*' }, { kind: 'HelmRelease', name: '*' }] } });
+  const secrets = render('manifests/optional/registry-secrets');
+  t.same(find(secrets, 'ClusterRole').rules, [{ apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['get'] }], 'get only, no list');
+});
+
+t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signals, labels', async (t) => {
+  const text = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  t.equal((text.match(/^FROM /gm) ?? []).length, 2, 'build and runtime stages');
+  t.match(text, /^ARG NODE_IMAGE=node:(22|24)-bookworm-slim$/m);
+  t.match(text, /npm prune --omit=dev/, 'runtime gets production dependencies only');
+  t.match(text, /^USER 65532:65532$/m);
+  t.match(text, /^STOPSIGNAL SIGTERM$/m);
+  t.match(text, /^ENTRYPOINT \["node", "dist\/src\/main\.js"\]$/m, 'exec form: node is PID 1 and receives SIGTERM');
+  for (const label of ['source', 'revision', 'version']) t.match(text, new RegExp(`org\\.opencontainers\\.image\\.${label}=`));
+  const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
+  for (const p of ['node_modules', '.git', 'data']) t.ok(ignore.includes(p), `.dockerignore has ${p}`);
+});

@@ -1,0 +1,55 @@
+import t from 'tap';
+import { ANNOTATION_PREFIX as P, LABEL_REVISION, LABEL_SOURCE, resolveTarget, type Defaults } from '../../src/metadata/resolve-target.js';
+import { describePatterns, parseRepositoryPatterns, pickRepository, repositoryAllowed } from '../../src/metadata/repository-trust.js';
+
+t.test('ALLOWED_REPOSITORIES patterns', async (t) => {
+  const rows: Array<[string, string[], string[]]> = [
+    ['acme/*', ['acme/*'], []],
+    [' Acme/Web , globex/* ,,', ['acme/web', 'globex/*'], []],
+    ['acme', [], ['"acme" is not owner/repo or owner/*']],
+    ['acme/web/extra', [], ['"acme/web/extra" is not owner/repo or owner/*']],
+    ['*/web', [], ['"*/web" is not owner/repo or owner/*']],
+    ['acme/we b,ok/x', ['ok/x'], ['"acme/we b" is not owner/repo or owner/*']],
+    ['', [], []],
+  ];
+  for (const [text, patterns, errors] of rows) {
+    const r = parseRepositoryPatterns(text);
+    t.same({ patterns: describePatterns(r.patterns), errors: r.errors }, { patterns: patterns.join(','), errors }, JSON.stringify(text));
+  }
+});
+
+t.test('matching is case-insensitive; owner/* takes the whole owner; empty allows all', async (t) => {
+  const { patterns } = parseRepositoryPatterns('acme/*,globex/api');
+  const rows: Array<[string, string, boolean]> = [
+    ['acme', 'web', true], ['ACME', 'Web', true], ['globex', 'api', true], ['Globex', 'API', true],
+    ['globex', 'web', false], ['acme-evil', 'web', false], ['other', 'acme', false],
+  ];
+  for (const [owner, repo, want] of rows) t.equal(repositoryAllowed(patterns, owner, repo), want, `${owner}/${repo}`);
+  t.ok(repositoryAllowed([], 'anyone', 'anything'), 'no list: everything');
+});
+
+t.test('REPOSITORY_SOURCE: the annotation always wins; labels count only with "any"', async (t) => {
+  t.same(pickRepository('acme/web', 'evil/x', 'annotation'), { value: 'acme/web', from: 'annotation' });
+  t.same(pickRepository('acme/web', 'evil/x', 'any'), { value: 'acme/web', from: 'annotation' });
+  t.same(pickRepository(undefined, 'acme/web', 'any'), { value: 'acme/web', from: 'label' });
+  t.equal(pickRepository(undefined, 'acme/web', 'annotation'), undefined);
+  t.equal(pickRepository(undefined, undefined, 'any'), undefined);
+});
+
+t.test('resolveTarget applies the trust boundary', async (t) => {
+  const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'apps' };
+  const container = { name: 'app', image: 'ghcr.io/acme/web:1' };
+  const SHA = '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e';
+  const facts = (repo: string) => ({ labels: { [LABEL_SOURCE]: `https://github.com/${repo}`, [LABEL_REVISION]: SHA } });
+  const base: Defaults = { cluster: 'c', environment: 'staging', description: 'd', githubHost: 'github.com', controllerVersion: '1' };
+  const resolve = (annotations: Record<string, string>, labelRepo: string, d: Partial<Defaults>) =>
+    resolveTarget(source, { kind: 'Deployment', namespace: 'apps', name: 'web', annotations, containers: [container] }, container, facts(labelRepo), { ...base, ...d });
+  const allowAcme = { allowedRepositories: parseRepositoryPatterns('acme/*').patterns };
+  t.match(resolve({}, 'acme/web', allowAcme), { target: { owner: 'acme', repo: 'web', sha: SHA } }, 'label inside the list');
+  t.same(resolve({}, 'evil/web', allowAcme), { code: 'repository_not_allowed', skip: `evil/web (from the ${LABEL_SOURCE} label) is not in ALLOWED_REPOSITORIES` }, 'a label naming another owner is never written');
+  t.same(resolve({ repository: 'evil/ops' }, 'acme/web', allowAcme), { code: 'repository_not_allowed', skip: `evil/ops (from the ${P}repository annotation) is not in ALLOWED_REPOSITORIES` }, 'annotations are bound by the list too');
+  const annotationOnly = { repositorySource: 'annotation' as const };
+  t.same(resolve({}, 'acme/web', annotationOnly), { code: 'no_repository', skip: `no ${P}repository annotation: REPOSITORY_SOURCE=annotation does not take the repository from image labels` });
+  t.match(resolve({ repository: 'acme/web' }, 'evil/web', annotationOnly), { target: { owner: 'acme', repo: 'web', sha: SHA } }, 'the annotation names the repository, the label still gives the commit');
+  t.match(resolve({}, 'evil/web', { repositorySource: 'any' }), { target: { owner: 'evil', repo: 'web' } }, 'default: labels are trusted');
+});
