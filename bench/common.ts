@@ -13,20 +13,31 @@ export function annotated(repo: string, commit: string): Record<string, string> 
 
 /** Puts an opted-in Deployment `apps/<name>` (rollout finished) whose repository and commit are annotated. */
 export function putAnnotatedDeployment(world: World, name: string, repo: string, commit: string): void {
-  world.kube.put(deployment({ namespace: 'apps', name, annotations: annotated(repo, commit), containers: [{ name: 'app', image: `registry.invalid/acme/${repo}:${commit.slice(0, 7)}` }] }));
+  world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name,
+      annotations: annotated(repo, commit),
+      containers: [{ name: 'app', image: `registry.invalid/acme/${repo}:${commit.slice(0, 7)}` }],
+    }),
+  );
   finishRollout(world, name);
 }
 
 /** Waits until the bridge's queue is empty and nothing is running. */
 export async function settled(bridge: BridgeProcess, timeoutMs = 600_000): Promise<void> {
-  await bridge.waitFor('queue drained', async () => {
-    const res = await fetch(`${bridge.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
-    const text = await res.text();
-    const depth = (state: string) => Number(new RegExp(`queue_depth\\{state="${state}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
-    if (depth('pending') !== 0 || depth('active') !== 0) return false;
-    const s = (await bridge.get('/state')).body as { queue: { pending: number; active: number; running: number } };
-    return s.queue.pending + s.queue.active + s.queue.running === 0;
-  }, timeoutMs);
+  await bridge.waitFor(
+    'queue drained',
+    async () => {
+      const res = await fetch(`${bridge.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+      const text = await res.text();
+      const depth = (state: string) => Number(new RegExp(`queue_depth\\{state="${state}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+      if (depth('pending') !== 0 || depth('active') !== 0) return false;
+      const s = (await bridge.get('/state')).body as { queue: { pending: number; active: number; running: number } };
+      return s.queue.pending + s.queue.active + s.queue.running === 0;
+    },
+    timeoutMs,
+  );
 }
 
 /** A GitHub path with owner, repo and numeric ids replaced by placeholders. */
@@ -71,7 +82,9 @@ export function say(line: string): void {
 
 /** The 1-, 5- and 15-minute load averages, for printing next to figures from a shared machine. */
 export function load(): string {
-  return `load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`;
+  return `load ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}`;
 }
 
 /**

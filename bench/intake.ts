@@ -30,12 +30,29 @@ async function bridgeApp(dir: string) {
   const queue = new QueueStore(db);
   let enqueued = 0;
   const app = await buildApp({
-    webhookKey: Buffer.from(KEY), queue, deployments: new DeploymentStore(db), sources: new SourceStore(db),
-    metrics: createMetrics(), log: pino({ level: 'silent' }), now: Date.now,
-    onEnqueued: () => { enqueued++; }, isShuttingDown: () => false, activeReconciles: () => 0,
-    readiness: () => ({ ready: true, reasons: [] }), webhookRatePerMinute: 1e9,
+    webhookKey: Buffer.from(KEY),
+    queue,
+    deployments: new DeploymentStore(db),
+    sources: new SourceStore(db),
+    metrics: createMetrics(),
+    log: pino({ level: 'silent' }),
+    now: Date.now,
+    onEnqueued: () => {
+      enqueued++;
+    },
+    isShuttingDown: () => false,
+    activeReconciles: () => 0,
+    readiness: () => ({ ready: true, reasons: [] }),
+    webhookRatePerMinute: 1e9,
   });
-  return { app, close: async () => { await app.close(); db.close(); }, enqueued: () => enqueued };
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      db.close();
+    },
+    enqueued: () => enqueued,
+  };
 }
 
 async function bareApp() {
@@ -47,13 +64,18 @@ async function bareApp() {
 async function load(url: string, requests: Array<{ body: string; sig: string }>): Promise<{ rps: number; non2xx: number; p99: number }> {
   let i = 0;
   const result = await autocannon({
-    url: `${url}/webhook`, connections: CONNECTIONS, duration: SECONDS, method: 'POST',
-    requests: [{
-      setupRequest: (req) => {
-        const r = requests[i++ % requests.length]!;
-        return { ...req, method: 'POST', body: r.body, headers: { 'content-type': 'application/json', 'x-signature': r.sig } };
+    url: `${url}/webhook`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    method: 'POST',
+    requests: [
+      {
+        setupRequest: (req) => {
+          const r = requests[i++ % requests.length]!;
+          return { ...req, method: 'POST', body: r.body, headers: { 'content-type': 'application/json', 'x-signature': r.sig } };
+        },
       },
-    }],
+    ],
   });
   return { rps: result.requests.average, non2xx: result.non2xx, p99: result.latency.p99 };
 }
@@ -80,14 +102,18 @@ async function main(): Promise<void> {
       failures += rb.non2xx + rf.non2xx;
       bridge.push(rb.rps);
       bare.push(rf.rps);
-      process.stdout.write(`round ${round + 1}: bridge ${rb.rps.toFixed(0)} req/s (p99 ${rb.p99} ms), bare fastify ${rf.rps.toFixed(0)} req/s (p99 ${rf.p99} ms), ratio ${(rb.rps / rf.rps).toFixed(2)}\n`);
+      process.stdout.write(
+        `round ${round + 1}: bridge ${rb.rps.toFixed(0)} req/s (p99 ${rb.p99} ms), bare fastify ${rf.rps.toFixed(0)} req/s (p99 ${rf.p99} ms), ratio ${(rb.rps / rf.rps).toFixed(2)}\n`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const mb = median(bridge);
   const mf = median(bare);
-  process.stdout.write(`intake: median of ${ROUNDS} rounds × ${SECONDS}s, ${CONNECTIONS} connections: bridge ${mb.toFixed(0)} req/s, bare fastify ${mf.toFixed(0)} req/s, ratio ${(mb / mf).toFixed(2)} (target ≥ 0.50); non-2xx answers: ${failures}\n`);
+  process.stdout.write(
+    `intake: median of ${ROUNDS} rounds × ${SECONDS}s, ${CONNECTIONS} connections: bridge ${mb.toFixed(0)} req/s, bare fastify ${mf.toFixed(0)} req/s, ratio ${(mb / mf).toFixed(2)} (target ≥ 0.50); non-2xx answers: ${failures}\n`,
+  );
 }
 
 await main();

@@ -21,7 +21,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 1);
 const POLL_MS = 2;
 const spacing = writeInterval();
 const intervalText = spacing.env.GITHUB_WRITE_INTERVAL ?? '1s';
-const intervalMs = /^0+(\.0+)?(ms|s|m|h)?$/.test(intervalText) ? 0 : parseDuration(intervalText) ?? 1000;
+const intervalMs = /^0+(\.0+)?(ms|s|m|h)?$/.test(intervalText) ? 0 : (parseDuration(intervalText) ?? 1000);
 /** Pause before each event, so the write spacing after the previous deployment has passed (0: back to back). */
 const GAP_MS = Number(process.env.GAP_MS ?? (intervalMs > 0 ? intervalMs + 100 : 0));
 
@@ -43,7 +43,9 @@ async function run(latencyMs: number): Promise<number[]> {
       const res = await bridge.post(fluxEvent('Kustomization', 'flux-system', `app-${i}`, { reason: 'ReconciliationSucceeded' }));
       if (res.status !== 202) throw new Error(`webhook answered ${res.status}`);
       for (;;) {
-        const hit = world.github.requests.slice(from).find((r) => r.method === 'POST' && path.test(r.path) && (r.body as { state?: string }).state === 'success');
+        const hit = world.github.requests
+          .slice(from)
+          .find((r) => r.method === 'POST' && path.test(r.path) && (r.body as { state?: string }).state === 'success');
         if (hit) {
           out.push(hit.time - t0);
           break;
@@ -67,12 +69,16 @@ async function main(): Promise<void> {
       const ms = await run(latencyMs);
       const r = { p50: median(ms), p99: percentile(ms, 99) };
       rounds.push(r);
-      say(`latency: simulator ${latencyMs} ms, ${spacing.label}, gap ${GAP_MS} ms, ${N} sequential catch-up deployments${ROUNDS > 1 ? `, round ${round}/${ROUNDS}` : ''} `
-        + `(${((Date.now() - started) / 1000).toFixed(0)} s): p50 ${r.p50.toFixed(0)} ms, p90 ${percentile(ms, 90).toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, `
-        + `min ${Math.min(...ms)} ms, max ${Math.max(...ms)} ms; ${load()}`);
+      say(
+        `latency: simulator ${latencyMs} ms, ${spacing.label}, gap ${GAP_MS} ms, ${N} sequential catch-up deployments${ROUNDS > 1 ? `, round ${round}/${ROUNDS}` : ''} ` +
+          `(${((Date.now() - started) / 1000).toFixed(0)} s): p50 ${r.p50.toFixed(0)} ms, p90 ${percentile(ms, 90).toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, ` +
+          `min ${Math.min(...ms)} ms, max ${Math.max(...ms)} ms; ${load()}`,
+      );
     }
     if (ROUNDS > 1) {
-      say(`latency: simulator ${latencyMs} ms, ${spacing.label}: median of ${ROUNDS} rounds p50 ${median(rounds.map((r) => r.p50)).toFixed(0)} ms, p99 ${median(rounds.map((r) => r.p99)).toFixed(0)} ms`);
+      say(
+        `latency: simulator ${latencyMs} ms, ${spacing.label}: median of ${ROUNDS} rounds p50 ${median(rounds.map((r) => r.p50)).toFixed(0)} ms, p99 ${median(rounds.map((r) => r.p99)).toFixed(0)} ms`,
+      );
     }
   }
 }

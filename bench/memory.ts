@@ -30,13 +30,26 @@ const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 /** POSTs one signed body from a given local loopback address; resolves with the status code. */
 function post(url: URL, body: string, localAddress: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: url.hostname, port: url.port, path: '/webhook', method: 'POST', localAddress, agent, signal: AbortSignal.timeout(10_000),
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-signature': signBody(WEBHOOK_KEY, body) },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/webhook',
+        method: 'POST',
+        localAddress,
+        agent,
+        signal: AbortSignal.timeout(10_000),
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-signature': signBody(WEBHOOK_KEY, body),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -46,13 +59,15 @@ function post(url: URL, body: string, localAddress: string): Promise<number> {
 async function blast(url: URL, count: number, name: (i: number) => string, sample: () => void): Promise<number[]> {
   const codes: number[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    for (let i = next++; i < count; i = next++) {
-      const body = fluxEvent('Kustomization', 'flux-system', name(i), { reason: 'ReconciliationSucceeded' });
-      codes.push(await post(url, body, `127.0.0.${2 + (i % ADDRESSES)}`));
-      if (i % 1000 === 0) sample();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const body = fluxEvent('Kustomization', 'flux-system', name(i), { reason: 'ReconciliationSucceeded' });
+        codes.push(await post(url, body, `127.0.0.${2 + (i % ADDRESSES)}`));
+        if (i % 1000 === 0) sample();
+      }
+    }),
+  );
   return codes;
 }
 
@@ -66,12 +81,16 @@ function dbBytes(path: string): string {
 /** `heap used/total MiB` from the bridge's default process metrics. */
 async function heap(bridge: { get(path: string): Promise<{ body: unknown }> }): Promise<string> {
   const text = (await bridge.get('/metrics')).body as string;
-  const mib = (name: string) => (Number(new RegExp(`^gdb_process_nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(text)?.[1]) / 2 ** 20).toFixed(1);
+  const mib = (name: string) =>
+    (Number(new RegExp(`^gdb_process_nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(text)?.[1]) / 2 ** 20).toFixed(1);
   return `heap ${mib('used')}/${mib('total')} MiB`;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const answers = (codes: number[]) => tally(codes.map(String)).map(([k, n]) => `${k}×${n}`).join(', ');
+const answers = (codes: number[]) =>
+  tally(codes.map(String))
+    .map(([k, n]) => `${k}×${n}`)
+    .join(', ');
 
 async function main(): Promise<void> {
   const world = await startWorld({ github: { requestsPerHour: 100_000_000 } });
@@ -83,7 +102,9 @@ async function main(): Promise<void> {
     await settled(bridge);
     await pause(2000);
     const idle = rssMiB(pid);
-    say(`memory: ${DRY ? 'DRY_RUN=true' : 'GITHUB_WRITE_INTERVAL=0s against the simulator'}; idle RSS ${idle.toFixed(1)} MiB (${await heap(bridge)}), SQLite ${dbBytes(dbPath)}; ${load()}`);
+    say(
+      `memory: ${DRY ? 'DRY_RUN=true' : 'GITHUB_WRITE_INTERVAL=0s against the simulator'}; idle RSS ${idle.toFixed(1)} MiB (${await heap(bridge)}), SQLite ${dbBytes(dbPath)}; ${load()}`,
+    );
 
     // TRACKED workloads appear (10 per Kustomization, each its own repository); Flux reports each Kustomization once.
     const sources = Math.ceil(TRACKED / PER_SOURCE);
@@ -94,22 +115,35 @@ async function main(): Promise<void> {
     }
     const url = new URL(bridge.url);
     let peak = idle;
-    const sample = () => { peak = Math.max(peak, rssMiB(pid)); };
+    const sample = () => {
+      peak = Math.max(peak, rssMiB(pid));
+    };
     const sampler = setInterval(sample, 250); // also while waiting for the queue to drain
     const t1 = Date.now();
     const trackCodes = await blast(url, sources, (i) => `src-${i}`, sample);
     const expected = DRY ? TRACKED : 2 * TRACKED;
     const done = () => (DRY ? bridge.logs.filter((l) => l.dryRun === true).length : world.github.writes().length);
-    await bridge.waitFor(`${expected} writes`, () => { sample(); return done() >= expected; }, 3_600_000);
+    await bridge.waitFor(
+      `${expected} writes`,
+      () => {
+        sample();
+        return done() >= expected;
+      },
+      3_600_000,
+    );
     await settled(bridge, 900_000);
     const trackMs = Date.now() - t1;
     const peakTracking = peak;
     await pause(5000);
     const tracked = rssMiB(pid);
     const state = (await bridge.get('/state')).body as { skipped?: unknown[] };
-    const cached = [...((await bridge.get('/metrics')).body as string).matchAll(/^gdb_deployments\{state="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
-    say(`  ${TRACKED} tracked deployments (${sources} events, answers ${answers(trackCodes)}; ${done()} ${DRY ? 'dry-run writes' : 'GitHub writes'} in ${(trackMs / 1000).toFixed(1)} s; `
-      + `cached rows by state: ${cached || 'n/a'}; skipped ${state.skipped?.length ?? '?'}): RSS ${tracked.toFixed(1)} MiB (${await heap(bridge)}; highest RSS sampled while creating ${peakTracking.toFixed(1)} MiB), SQLite ${dbBytes(dbPath)}; ${load()}`);
+    const cached = [...((await bridge.get('/metrics')).body as string).matchAll(/^gdb_deployments\{state="(\w+)"\} (\d+)/gm)]
+      .map((m) => `${m[1]} ${m[2]}`)
+      .join(', ');
+    say(
+      `  ${TRACKED} tracked deployments (${sources} events, answers ${answers(trackCodes)}; ${done()} ${DRY ? 'dry-run writes' : 'GitHub writes'} in ${(trackMs / 1000).toFixed(1)} s; ` +
+        `cached rows by state: ${cached || 'n/a'}; skipped ${state.skipped?.length ?? '?'}): RSS ${tracked.toFixed(1)} MiB (${await heap(bridge)}; highest RSS sampled while creating ${peakTracking.toFixed(1)} MiB), SQLite ${dbBytes(dbPath)}; ${load()}`,
+    );
 
     peak = tracked;
     const writesBefore = world.github.writes().length;
@@ -130,11 +164,15 @@ async function main(): Promise<void> {
     const heapLater = await heap(bridge);
     const metrics = (await bridge.get('/metrics')).body as string;
     const reconciles = [...metrics.matchAll(/^gdb_reconciles_total\{outcome="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
-    say(`  after ${EVENTS} events round-robin over the ${sources} Kustomizations (sent in ${(sendMs / 1000).toFixed(1)} s, ${(EVENTS / (sendMs / 1000)).toFixed(0)}/s, answers ${answers(codes)}): `
-      + `RSS ${afterEvents.toFixed(1)} MiB (${heapAfterEvents}); queue drained ${(drainedMs / 1000).toFixed(1)} s after the first: ${afterDrain.toFixed(1)} MiB (${heapAfterDrain}); `
-      + `5 s later ${later.toFixed(1)} MiB (${heapLater}); `
-      + `highest sampled during the events ${peak.toFixed(1)} MiB; SQLite ${dbBytes(dbPath)}; ${load()}`);
-    say(`  reconciles (whole run): ${reconciles || 'n/a'}; GitHub writes caused by the events ${world.github.writes().length - writesBefore}; schema violations ${world.github.violations.length}`);
+    say(
+      `  after ${EVENTS} events round-robin over the ${sources} Kustomizations (sent in ${(sendMs / 1000).toFixed(1)} s, ${(EVENTS / (sendMs / 1000)).toFixed(0)}/s, answers ${answers(codes)}): ` +
+        `RSS ${afterEvents.toFixed(1)} MiB (${heapAfterEvents}); queue drained ${(drainedMs / 1000).toFixed(1)} s after the first: ${afterDrain.toFixed(1)} MiB (${heapAfterDrain}); ` +
+        `5 s later ${later.toFixed(1)} MiB (${heapLater}); ` +
+        `highest sampled during the events ${peak.toFixed(1)} MiB; SQLite ${dbBytes(dbPath)}; ${load()}`,
+    );
+    say(
+      `  reconciles (whole run): ${reconciles || 'n/a'}; GitHub writes caused by the events ${world.github.writes().length - writesBefore}; schema violations ${world.github.violations.length}`,
+    );
   } finally {
     agent.destroy();
     await world.close();

@@ -29,13 +29,24 @@ async function measure(workloads: number): Promise<void> {
       const names = Array.from({ length: PER_SOURCE }, (_, k) => `w-${s}-${k}`);
       for (const n of names) {
         // One repository each: same-repo workloads with different commits would supersede each other.
-        world.kube.put(deployment({ namespace: ns, name: n, annotations: annotated(n, sha(n)), containers: [{ name: 'app', image: `registry.invalid/acme/${n}:1` }] }));
+        world.kube.put(
+          deployment({
+            namespace: ns,
+            name: n,
+            annotations: annotated(n, sha(n)),
+            containers: [{ name: 'app', image: `registry.invalid/acme/${n}:1` }],
+          }),
+        );
         finishRollout(world.kube, ns, n);
       }
-      world.kube.put(kustomization({
-        namespace: 'flux-system', name: `src-${s}`, conditions: READY,
-        inventory: names.map((n) => ({ namespace: ns, name: n, group: 'apps', kind: 'Deployment' })),
-      }));
+      world.kube.put(
+        kustomization({
+          namespace: 'flux-system',
+          name: `src-${s}`,
+          conditions: READY,
+          inventory: names.map((n) => ({ namespace: ns, name: n, group: 'apps', kind: 'Deployment' })),
+        }),
+      );
     }
     const bridge = await world.bridge({ DRY_RUN: 'true', RESYNC_INTERVAL: `${INTERVAL_S}s`, LOG_LEVEL: 'info' });
     const t0 = Date.now();
@@ -47,22 +58,31 @@ async function measure(workloads: number): Promise<void> {
     const ghFrom = world.github.requests.length;
     const dryFrom = bridge.logs.filter((l) => l.dryRun === true).length;
     let passStart = 0;
-    await bridge.waitFor('next resync pass', () => {
-      const i = world.kube.requests.slice(kubeFrom).findIndex((r) => r.method === 'GET' && KUSTOMIZATION_LIST.test(r.path));
-      if (i < 0) return false;
-      passStart = Date.now();
-      return true;
-    }, (INTERVAL_S + 60) * 1000);
-    const passKubeFrom = kubeFrom + world.kube.requests.slice(kubeFrom).findIndex((r) => r.method === 'GET' && KUSTOMIZATION_LIST.test(r.path));
+    await bridge.waitFor(
+      'next resync pass',
+      () => {
+        const i = world.kube.requests.slice(kubeFrom).findIndex((r) => r.method === 'GET' && KUSTOMIZATION_LIST.test(r.path));
+        if (i < 0) return false;
+        passStart = Date.now();
+        return true;
+      },
+      (INTERVAL_S + 60) * 1000,
+    );
+    const passKubeFrom =
+      kubeFrom + world.kube.requests.slice(kubeFrom).findIndex((r) => r.method === 'GET' && KUSTOMIZATION_LIST.test(r.path));
     await new Promise((r) => setTimeout(r, 200)); // let the pass enqueue before checking the queue
     await settled(bridge);
     const wallMs = Date.now() - passStart;
     const kube = world.kube.requests.slice(passKubeFrom);
     const gh = world.github.requests.slice(ghFrom);
     const dryWrites = bridge.logs.filter((l) => l.dryRun === true).length - dryFrom;
-    say(`resync-cost: ${workloads} workloads in ${workloads / PER_SOURCE} Kustomizations over ${Math.min(NAMESPACES, workloads / PER_SOURCE)} namespaces; first pass (creates, dry run) ${(firstMs / 1000).toFixed(1)} s, ${created} deployments`);
-    say(`  one unchanged pass: wall ≈ ${(wallMs / 1000).toFixed(2)} s (from its first list request to queue drained, 200 ms settle included, polled), `
-      + `Kubernetes ${kube.length} requests (${(kube.length / workloads).toFixed(2)} per workload), GitHub ${gh.length}, registry 0 (annotated), would-be writes ${dryWrites}`);
+    say(
+      `resync-cost: ${workloads} workloads in ${workloads / PER_SOURCE} Kustomizations over ${Math.min(NAMESPACES, workloads / PER_SOURCE)} namespaces; first pass (creates, dry run) ${(firstMs / 1000).toFixed(1)} s, ${created} deployments`,
+    );
+    say(
+      `  one unchanged pass: wall ≈ ${(wallMs / 1000).toFixed(2)} s (from its first list request to queue drained, 200 ms settle included, polled), ` +
+        `Kubernetes ${kube.length} requests (${(kube.length / workloads).toFixed(2)} per workload), GitHub ${gh.length}, registry 0 (annotated), would-be writes ${dryWrites}`,
+    );
     say(formatTally(tally(kube.map((r) => kubeEndpoint(r.method, r.path)))));
     if (gh.length) say(formatTally(tally(gh.map((r) => githubEndpoint(r.method, r.path)))));
   } finally {

@@ -57,14 +57,24 @@ async function main(): Promise<void> {
     const bridge = await world.bridge({ ...spacing.env });
     await settled(bridge); // the startup resync sees an empty cluster
     const from = world.github.requests.length;
-    say(`rollout: ${WORKLOADS} workloads in ${sources} Kustomizations, simulator limit ${WRITES_PER_MINUTE} writes/min, rollout ${ROLLOUT_S} s, ${spacing.label}; ${load()}`);
+    say(
+      `rollout: ${WORKLOADS} workloads in ${sources} Kustomizations, simulator limit ${WRITES_PER_MINUTE} writes/min, rollout ${ROLLOUT_S} s, ${spacing.label}; ${load()}`,
+    );
 
     // Flux applies the new commit: every workload starts rolling out, every Kustomization is progressing.
     for (let i = 0; i < WORKLOADS; i++) {
-      world.kube.put(deployment({ namespace: 'apps', name: `w-${i}`, annotations: annotated(repoOf(i), commitOf(i)), rollout: 'progressing',
-        containers: [{ name: 'app', image: `registry.invalid/acme/${repoOf(i)}:${commitOf(i).slice(0, 7)}` }] }));
+      world.kube.put(
+        deployment({
+          namespace: 'apps',
+          name: `w-${i}`,
+          annotations: annotated(repoOf(i), commitOf(i)),
+          rollout: 'progressing',
+          containers: [{ name: 'app', image: `registry.invalid/acme/${repoOf(i)}:${commitOf(i).slice(0, 7)}` }],
+        }),
+      );
     }
-    const members = (s: number) => Array.from({ length: Math.min(PER_SOURCE, WORKLOADS - s * PER_SOURCE) }, (_, k) => `w-${s * PER_SOURCE + k}`);
+    const members = (s: number) =>
+      Array.from({ length: Math.min(PER_SOURCE, WORKLOADS - s * PER_SOURCE) }, (_, k) => `w-${s * PER_SOURCE + k}`);
     for (let s = 0; s < sources; s++) putKustomization(world, `src-${s}`, members(s), PROGRESSING, 2);
     const t0 = Date.now();
     for (let s = 0; s < sources; s++) {
@@ -83,14 +93,20 @@ async function main(): Promise<void> {
     let last = 0;
     let lastReport = Date.now();
     const timeoutMs = (WORKLOADS * 4 * 1.5 + 600) * 1000;
-    await bridge.waitFor('every workload shows success', () => {
-      last = finalCount(world);
-      if (Date.now() - lastReport > 60_000) {
-        lastReport = Date.now();
-        say(`  … ${secs(Date.now() - t0)}: ${last}/${WORKLOADS} final, ${world.github.writes().length} writes, ${world.github.requests.filter((q) => q.status === 403 || q.status === 429).length} refusals; ${load()}`);
-      }
-      return last === WORKLOADS;
-    }, timeoutMs);
+    await bridge.waitFor(
+      'every workload shows success',
+      () => {
+        last = finalCount(world);
+        if (Date.now() - lastReport > 60_000) {
+          lastReport = Date.now();
+          say(
+            `  … ${secs(Date.now() - t0)}: ${last}/${WORKLOADS} final, ${world.github.writes().length} writes, ${world.github.requests.filter((q) => q.status === 403 || q.status === 429).length} refusals; ${load()}`,
+          );
+        }
+        return last === WORKLOADS;
+      },
+      timeoutMs,
+    );
     const finalAt = Date.now();
     const atFinal = world.github.requests.slice(from);
     await settled(bridge);
@@ -98,7 +114,9 @@ async function main(): Promise<void> {
     const writes = all.filter((q) => q.didWork && (q.method === 'POST' || q.method === 'DELETE'));
     const writesAtFinal = atFinal.filter((q) => q.didWork && (q.method === 'POST' || q.method === 'DELETE')).length;
     const refused = all.filter((q) => q.status === 403 || q.status === 429);
-    const byKind = tally(writes.map((q) => (q.path.endsWith('/statuses') ? `status ${(q.body as { state: string }).state}` : 'create deployment')));
+    const byKind = tally(
+      writes.map((q) => (q.path.endsWith('/statuses') ? `status ${(q.body as { state: string }).state}` : 'create deployment')),
+    );
 
     // The bridge's pauses (from its log) and any request that reached GitHub while one was running.
     const pauses = bridge.logs.filter((l) => l.msg === PAUSE_MSG).map((l) => ({ at: Number(l.time), until: Date.parse(String(l.until)) }));
@@ -114,18 +132,34 @@ async function main(): Promise<void> {
     const minMs = (minimum / WRITES_PER_MINUTE) * 60_000;
     const windowMs = Math.floor((minimum - 1) / WRITES_PER_MINUTE) * 60_000;
     const took = finalAt - t0;
-    say(`  final truth (success latest on all ${WORKLOADS}) ${secs(took)} after the first event (${secs(finalAt - readyAt)} after the Ready events); ${load()}`);
-    say(`  theoretical minimum: ${minimum} writes (create + success per workload) ÷ ${WRITES_PER_MINUTE}/min = ${secs(minMs)} `
-      + `(a sliding window lets the first ${WRITES_PER_MINUTE} go at once: ${secs(windowMs)}); measured ÷ minimum = ${(took / minMs).toFixed(2)}`);
-    say(`  writes: ${writesAtFinal} until the final truth, ${writes.length} in all (minimum ${minimum}, ratio ${(writes.length / minimum).toFixed(2)}); `
-      + `peak ${peakPerMinute(writes.map((q) => q.time))} writes in a 60 s window; mean ${(writes.length / (took / 60_000)).toFixed(1)} writes/min`);
+    say(
+      `  final truth (success latest on all ${WORKLOADS}) ${secs(took)} after the first event (${secs(finalAt - readyAt)} after the Ready events); ${load()}`,
+    );
+    say(
+      `  theoretical minimum: ${minimum} writes (create + success per workload) ÷ ${WRITES_PER_MINUTE}/min = ${secs(minMs)} ` +
+        `(a sliding window lets the first ${WRITES_PER_MINUTE} go at once: ${secs(windowMs)}); measured ÷ minimum = ${(took / minMs).toFixed(2)}`,
+    );
+    say(
+      `  writes: ${writesAtFinal} until the final truth, ${writes.length} in all (minimum ${minimum}, ratio ${(writes.length / minimum).toFixed(2)}); ` +
+        `peak ${peakPerMinute(writes.map((q) => q.time))} writes in a 60 s window; mean ${(writes.length / (took / 60_000)).toFixed(1)} writes/min`,
+    );
     say(formatTally(byKind));
-    say(`  refused by the limit: ${refused.length} (${tally(refused.map((q) => `${q.status} ${q.method === 'GET' ? 'GET' : 'write'}`)).map(([k, n]) => `${k}×${n}`).join(', ') || 'none'}); `
-      + `bridge pauses ${pauses.length}, ${secs(pausedMs)} paused in all; requests that reached GitHub during a pause: ${duringPause.length}`);
+    say(
+      `  refused by the limit: ${refused.length} (${
+        tally(refused.map((q) => `${q.status} ${q.method === 'GET' ? 'GET' : 'write'}`))
+          .map(([k, n]) => `${k}×${n}`)
+          .join(', ') || 'none'
+      }); ` +
+        `bridge pauses ${pauses.length}, ${secs(pausedMs)} paused in all; requests that reached GitHub during a pause: ${duringPause.length}`,
+    );
     if (sinceRefusal.length > 0) say(`    during a pause: ${sinceRefusal.join('; ')}`);
-    say(`  GitHub requests: ${all.length} (${all.filter((q) => q.method === 'GET').length} reads); schema violations ${world.github.violations.length}`);
+    say(
+      `  GitHub requests: ${all.length} (${all.filter((q) => q.method === 'GET').length} reads); schema violations ${world.github.violations.length}`,
+    );
     say(formatTally(tally(all.map((q) => `${githubEndpoint(q.method, q.path)} → ${q.status ?? 'none'}`))));
-    const dup = Array.from({ length: WORKLOADS }, (_, i) => world.github.deployments('acme', repoOf(i)).length).filter((n) => n !== 1).length;
+    const dup = Array.from({ length: WORKLOADS }, (_, i) => world.github.deployments('acme', repoOf(i)).length).filter(
+      (n) => n !== 1,
+    ).length;
     say(`  workloads with other than exactly one deployment: ${dup}`);
   } finally {
     await world.close();

@@ -28,7 +28,9 @@ async function main(): Promise<void> {
       world.github.deployments('acme', 'web').some((d) => d.sha === commit && d.statuses.some((s) => s.state === state));
     const step = async (commit: string, cond: typeof READY, generation: number, state: string) => {
       putKustomization(world, 'web', ['web'], cond, generation);
-      await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: state === 'success' ? 'ReconciliationSucceeded' : 'Progressing' }));
+      await bridge.post(
+        fluxEvent('Kustomization', 'flux-system', 'web', { reason: state === 'success' ? 'ReconciliationSucceeded' : 'Progressing' }),
+      );
       await bridge.waitFor(`${commit.slice(0, 7)} ${state}`, has(commit, state), 60_000);
     };
     await step(a, PROGRESSING, 1, 'in_progress');
@@ -42,21 +44,28 @@ async function main(): Promise<void> {
     const lifecycle = world.github.requests.slice(before);
     const writes = lifecycle.filter((r) => r.didWork && (r.method === 'POST' || r.method === 'DELETE'));
     const reads = lifecycle.filter((r) => r.method === 'GET');
-    say(`write-economy: one lifecycle (A in_progress → success → B in_progress → success), ${(lifecycleMs / 1000).toFixed(1)} s wall, ${spacing.label}; ${load()}`);
+    say(
+      `write-economy: one lifecycle (A in_progress → success → B in_progress → success), ${(lifecycleMs / 1000).toFixed(1)} s wall, ${spacing.label}; ${load()}`,
+    );
     say('  GitHub requests by endpoint (answer status):');
     say(formatTally(tally(lifecycle.map((r) => `${githubEndpoint(r.method, r.path)} → ${r.status ?? 'none'}`))));
     for (const d of world.github.deployments('acme', 'web')) say(`  deployment ${d.sha.slice(0, 7)}: ${states(d).join(', ')}`);
     // Minimum: a create per commit, the statuses the lifecycle shows (in_progress, success per commit);
     // A's inactive is free: GitHub's auto_inactive adds it when B succeeds.
     const minimum = 2 + 2 * 2;
-    say(`  writes: ${writes.length} (minimum ${minimum}: 2 creates + in_progress and success per commit; inactive 0, GitHub's auto_inactive does it), ratio ${(writes.length / minimum).toFixed(2)}`);
+    say(
+      `  writes: ${writes.length} (minimum ${minimum}: 2 creates + in_progress and success per commit; inactive 0, GitHub's auto_inactive does it), ratio ${(writes.length / minimum).toFixed(2)}`,
+    );
     say(`  reads: ${reads.length}; total requests ${lifecycle.length}; schema violations ${world.github.violations.length}`);
 
     const writesBefore = world.github.writes().length;
     const requestsBefore = world.github.requests.length;
-    for (let i = 0; i < REPEATS; i++) await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' }));
+    for (let i = 0; i < REPEATS; i++)
+      await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' }));
     await settled(bridge);
-    say(`  ${REPEATS} repeated identical events: ${world.github.writes().length - writesBefore} GitHub writes, ${world.github.requests.length - requestsBefore} GitHub requests in all`);
+    say(
+      `  ${REPEATS} repeated identical events: ${world.github.writes().length - writesBefore} GitHub writes, ${world.github.requests.length - requestsBefore} GitHub requests in all`,
+    );
   } finally {
     await world.close();
   }

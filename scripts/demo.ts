@@ -17,10 +17,17 @@ const say = (text: string) => process.stdout.write(`\n▶ ${text}\n`);
 async function image(world: World, tag: string, sha: string): Promise<{ image: string; annotations: Record<string, string> }> {
   if (!world.registry) {
     // No registry here: the platform-owned annotations name repository and commit instead of OCI labels.
-    return { image: `ghcr.io/acme/web:${tag}`, annotations: { ...OPT_IN, 'github-deployment-bridge.io/repository': 'acme/web', 'github-deployment-bridge.io/commit': sha } };
+    return {
+      image: `ghcr.io/acme/web:${tag}`,
+      annotations: { ...OPT_IN, 'github-deployment-bridge.io/repository': 'acme/web', 'github-deployment-bridge.io/commit': sha },
+    };
   }
   await pushImage(world.registry.url, 'acme/web', tag, {
-    labels: { 'org.opencontainers.image.source': 'https://github.com/acme/web', 'org.opencontainers.image.revision': sha, 'org.opencontainers.image.version': tag },
+    labels: {
+      'org.opencontainers.image.source': 'https://github.com/acme/web',
+      'org.opencontainers.image.revision': sha,
+      'org.opencontainers.image.version': tag,
+    },
   });
   return { image: `${world.registry.host}/acme/web:${tag}`, annotations: OPT_IN };
 }
@@ -29,16 +36,44 @@ async function rollout(world: World, bridge: BridgeProcess, tag: string, generat
   const sha = commitOf(`demo-${tag}`);
   const { image: ref, annotations } = await image(world, tag, sha);
   say(`Flux applies acme/web ${tag} (commit ${sha.slice(0, 7)}): Kustomization apps/web is reconciling`);
-  world.kube.put(deployment({ namespace: 'apps', name: 'web', annotations, replicas: 2, rollout: 'progressing', containers: [{ name: 'web', image: ref }] }));
+  world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'web',
+      annotations,
+      replicas: 2,
+      rollout: 'progressing',
+      containers: [{ name: 'web', image: ref }],
+    }),
+  );
   const inventory = [{ namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }];
   const progressing: ConditionSpec = { ready: 'Unknown', reason: 'Progressing', message: 'Reconciliation in progress' };
-  world.kube.put(kustomization({ namespace: 'flux-system', name: 'web', generation, observedGeneration: generation, conditions: progressing, inventory }));
+  world.kube.put(
+    kustomization({
+      namespace: 'flux-system',
+      name: 'web',
+      generation,
+      observedGeneration: generation,
+      conditions: progressing,
+      inventory,
+    }),
+  );
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'Progressing', message: 'Deployment/apps/web configured' }));
   await bridge.waitFor('in_progress', () => latest(world, sha) === 'in_progress', 30_000);
   say('Health checks pass: Kustomization apps/web is Ready');
-  world.kube.put(kustomization({ namespace: 'flux-system', name: 'web', generation, observedGeneration: generation, inventory,
-    conditions: { ready: 'True', reason: 'ReconciliationSucceeded', message: `Applied revision: main@sha1:${sha}` } }));
-  await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded', message: `Applied revision: main@sha1:${sha}` }));
+  world.kube.put(
+    kustomization({
+      namespace: 'flux-system',
+      name: 'web',
+      generation,
+      observedGeneration: generation,
+      inventory,
+      conditions: { ready: 'True', reason: 'ReconciliationSucceeded', message: `Applied revision: main@sha1:${sha}` },
+    }),
+  );
+  await bridge.post(
+    fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded', message: `Applied revision: main@sha1:${sha}` }),
+  );
   await bridge.waitFor('held back', () => world.kube.requests.length > 0 && latest(world, sha) === 'in_progress', 30_000);
   say('Flux is done, but the new pods are still starting: GitHub keeps showing in_progress; then the rollout completes');
   finishRollout(world.kube, 'apps', 'web');
@@ -46,7 +81,10 @@ async function rollout(world: World, bridge: BridgeProcess, tag: string, generat
 }
 
 function latest(world: World, sha: string): string | undefined {
-  return world.github.deployments('acme', 'web').find((d) => d.sha === sha)?.statuses.at(-1)?.state;
+  return world.github
+    .deployments('acme', 'web')
+    .find((d) => d.sha === sha)
+    ?.statuses.at(-1)?.state;
 }
 
 function printGitHub(world: World): void {
@@ -56,7 +94,9 @@ function printGitHub(world: World): void {
     process.stdout.write(`  #${d.id}  ${d.environment.padEnd(8)} ${d.sha.slice(0, 7)}  ${trail}\n`);
   }
   const writes = world.github.writes();
-  process.stdout.write(`  GitHub writes: ${writes.length} (${writes.filter((w) => w.path.endsWith('/deployments')).length} creates, ${writes.filter((w) => w.path.endsWith('/statuses')).length} statuses); schema violations: ${world.github.violations.length}\n`);
+  process.stdout.write(
+    `  GitHub writes: ${writes.length} (${writes.filter((w) => w.path.endsWith('/deployments')).length} creates, ${writes.filter((w) => w.path.endsWith('/statuses')).length} statuses); schema violations: ${world.github.violations.length}\n`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -64,18 +104,26 @@ async function main(): Promise<void> {
   const withRegistry = existsSync('/usr/bin/docker-registry');
   const world = await startWorld({ registry: withRegistry });
   try {
-    say(`Simulated cluster ${world.kube.url}, GitHub ${world.github.url}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`);
+    say(
+      `Simulated cluster ${world.kube.url}, GitHub ${world.github.url}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`,
+    );
     const bridge = await world.bridge();
     say(`Bridge listening on ${bridge.url}`);
     await rollout(world, bridge, '1.0.0', 1);
     await rollout(world, bridge, '1.1.0', 2);
-    await bridge.waitFor('1.0.0 superseded', () => world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'inactive'), 30_000);
+    await bridge.waitFor(
+      '1.0.0 superseded',
+      () => world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'inactive'),
+      30_000,
+    );
     printGitHub(world);
-    if (world.github.violations.length > 0) throw new Error(`the bridge sent ${world.github.violations.length} request(s) GitHub's schema rejects`);
+    if (world.github.violations.length > 0)
+      throw new Error(`the bridge sent ${world.github.violations.length} request(s) GitHub's schema rejects`);
     const state = (await bridge.get('/state')).body as { deployments: Array<Record<string, unknown>> };
     say(`GET ${bridge.url}/state → deployments:`);
-    for (const d of state.deployments) process.stdout.write(`  ${d.owner}/${d.repo} ${d.environment} ${String(d.sha).slice(0, 7)} #${d.deploymentId} ${d.state}\n`);
-    say('Demo succeeded: two rollouts reported, the older one superseded, every request valid against GitHub\'s schema');
+    for (const d of state.deployments)
+      process.stdout.write(`  ${d.owner}/${d.repo} ${d.environment} ${String(d.sha).slice(0, 7)} #${d.deploymentId} ${d.state}\n`);
+    say("Demo succeeded: two rollouts reported, the older one superseded, every request valid against GitHub's schema");
     if (serve) {
       say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C to stop)`);
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));

@@ -56,21 +56,34 @@ async function main(config: Config): Promise<void> {
   const imageCache = new ImageCache(db);
   const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
   const github = createGitHubSide({
-    auth: config.githubAuth, baseUrl: config.githubApiUrl, userAgent: `github-deployment-bridge/${version}`,
-    metrics, log: log.child({ component: 'github' }), now, installations: new InstallationStore(db),
+    auth: config.githubAuth,
+    baseUrl: config.githubApiUrl,
+    userAgent: `github-deployment-bridge/${version}`,
+    metrics,
+    log: log.child({ component: 'github' }),
+    now,
+    installations: new InstallationStore(db),
     writeIntervalMs: config.githubWriteIntervalMs,
   });
   const refusals = new RefusalStore(db);
   const basePublisher = new Publisher({ github: config.dryRun ? dryRunPort(github.port, log) : github.port, deployments, log, now });
   const publisher = new GuardedPublisher({
-    publisher: basePublisher, refusals, deployments, auth: config.githubAuth.kind, log, now,
+    publisher: basePublisher,
+    refusals,
+    deployments,
+    auth: config.githubAuth.kind,
+    log,
+    now,
   });
   const defaults = buildDefaults(config, version);
   const cleanup = { deployments, absences: new AbsenceStore(db), publisher: basePublisher, graceMs: config.cleanupGraceMs, log, now };
   const rechecks = new Map<string, number>();
 
   const worker = new Worker({
-    queue, concurrency: config.reconcileConcurrency, log, now,
+    queue,
+    concurrency: config.reconcileConcurrency,
+    log,
+    now,
     pausedUntil: () => github.health.pausedUntil(),
     storage,
     run: async (item) => {
@@ -86,7 +99,9 @@ async function main(config: Config): Promise<void> {
         metrics.reconciles.inc({ outcome: 'error' });
         try {
           sources.recordError(item, errorMessage(err), now());
-        } catch { /* storage failing: the worker reports it when it records the outcome */ }
+        } catch {
+          /* storage failing: the worker reports it when it records the outcome */
+        }
         throw err;
       } finally {
         done();
@@ -94,8 +109,14 @@ async function main(config: Config): Promise<void> {
     },
   });
   const resync = new Resync({
-    kube: listings.reader, queue, namespaces: config.watchNamespaces, intervalMs: config.resyncIntervalMs, log, now,
-    onEnqueued: () => worker.notify(), onPassStart: listings.begin,
+    kube: listings.reader,
+    queue,
+    namespaces: config.watchNamespaces,
+    intervalMs: config.resyncIntervalMs,
+    log,
+    now,
+    onEnqueued: () => worker.notify(),
+    onPassStart: listings.begin,
     trackedSources: () => deployments.activeSources(),
   });
 
@@ -118,16 +139,30 @@ async function main(config: Config): Promise<void> {
     }
     const gh = github.health.readinessProblem();
     if (gh !== undefined) reasons.push(gh);
-    const degraded = degradedDependencies({ kube: kubeStale ? null : k.lastError, github: github.health.outage(), skips: sources.listSkips() });
+    const degraded = degradedDependencies({
+      kube: kubeStale ? null : k.lastError,
+      github: github.health.outage(),
+      skips: sources.listSkips(),
+    });
     return { ready: reasons.length === 0, reasons, degraded };
   };
 
   let shuttingDown = false;
   const app = await buildApp({
-    webhookKey: config.webhookKey, watchNamespaces: config.watchNamespaces, ...(config.stateToken ? { stateToken: config.stateToken } : {}),
+    webhookKey: config.webhookKey,
+    watchNamespaces: config.watchNamespaces,
+    ...(config.stateToken ? { stateToken: config.stateToken } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,
-    registryCache: () => imageCache.counts(), queue, deployments, sources, metrics, log, now, readiness,
-    storage, storageState: () => storage.snapshot(),
+    registryCache: () => imageCache.counts(),
+    queue,
+    deployments,
+    sources,
+    metrics,
+    log,
+    now,
+    readiness,
+    storage,
+    storageState: () => storage.snapshot(),
     onEnqueued: () => worker.notify(),
     isShuttingDown: () => shuttingDown,
     activeReconciles: () => worker.active,
@@ -138,10 +173,21 @@ async function main(config: Config): Promise<void> {
   worker.start();
   resync.start();
   void github.monitor.start();
-  log.info({
-    address, cluster: config.clusterName, resyncIntervalMs: config.resyncIntervalMs, database: config.databasePath,
-    github: { api: config.githubApiUrl, auth: config.githubAuth.kind, allowedRepositories: describePatterns(config.allowedRepositories) || 'all', repositorySource: config.repositorySource },
-  }, 'github-deployment-bridge started');
+  log.info(
+    {
+      address,
+      cluster: config.clusterName,
+      resyncIntervalMs: config.resyncIntervalMs,
+      database: config.databasePath,
+      github: {
+        api: config.githubApiUrl,
+        auth: config.githubAuth.kind,
+        allowedRepositories: describePatterns(config.allowedRepositories) || 'all',
+        repositorySource: config.repositorySource,
+      },
+    },
+    'github-deployment-bridge started',
+  );
 
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -176,10 +222,13 @@ function recheckIn(attempts: Map<string, number>, ref: SourceRef, recheck: Reche
 }
 
 if (process.argv[2] === 'explain') {
-  explainMain(process.argv.slice(3), process.env).then((code) => process.exit(code), (err: unknown) => {
-    process.stderr.write(`github-deployment-bridge explain: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
-    process.exit(1);
-  });
+  explainMain(process.argv.slice(3), process.env).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`github-deployment-bridge explain: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
+      process.exit(1);
+    },
+  );
 } else {
   let config: Config | undefined;
   try {

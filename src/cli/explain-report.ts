@@ -16,10 +16,18 @@ const OPT_IN_HINT = 'not opted in: annotate it github-deployment-bridge.io/auto-
 /** Pure: turns a resolved source into the lines a person reads (what would be reported, or exactly why not). */
 export function explainLines(source: SourceRef, obj: K8sObject | null, resolved: ResolvedSource | null): ExplainReport {
   const title = `${source.kind} ${source.namespace}/${source.name}`;
-  if (!obj || !resolved) return { source, found: false, lines: [`${title}: not found in the cluster (nothing reported; live deployments of it are cleaned up)`] };
+  if (!obj || !resolved)
+    return {
+      source,
+      found: false,
+      lines: [`${title}: not found in the cluster (nothing reported; live deployments of it are cleaned up)`],
+    };
   const phase = derivePhase(obj);
-  const lines = [`${title}: ${phase.kind} (${phase.reason}${phase.message ? `: ${phase.message}` : ''})${phase.revision ? ` at ${phase.revision}` : ''}`];
-  if (resolved.workloads.length === 0 && resolved.missing.size === 0) lines.push('  no Deployment, StatefulSet or DaemonSet in its inventory: nothing to report');
+  const lines = [
+    `${title}: ${phase.kind} (${phase.reason}${phase.message ? `: ${phase.message}` : ''})${phase.revision ? ` at ${phase.revision}` : ''}`,
+  ];
+  if (resolved.workloads.length === 0 && resolved.missing.size === 0)
+    lines.push('  no Deployment, StatefulSet or DaemonSet in its inventory: nothing to report');
   for (const key of resolved.missing) lines.push(`  ${key}: in the inventory but not in the cluster`);
   for (const w of resolved.workloads) {
     if (!w.optedIn) {
@@ -29,8 +37,10 @@ export function explainLines(source: SourceRef, obj: K8sObject | null, resolved:
     const desired = desiredFor({ phase, rollout: w.rollout, workloadKey: w.key });
     lines.push(`  ${w.key}: rollout ${w.rollout.state} (${w.rollout.description})`);
     for (const { target: t } of w.candidates) {
-      lines.push(`    container ${t.container} (${t.image}) → ${t.owner}/${t.repo}@${t.sha.slice(0, 12)} environment ${t.environment}` +
-        `${t.task ? ` task ${t.task}` : ''}${t.productionEnvironment ? ' [production]' : ''}${t.transientEnvironment ? ' [transient]' : ''}`);
+      lines.push(
+        `    container ${t.container} (${t.image}) → ${t.owner}/${t.repo}@${t.sha.slice(0, 12)} environment ${t.environment}` +
+          `${t.task ? ` task ${t.task}` : ''}${t.productionEnvironment ? ' [production]' : ''}${t.transientEnvironment ? ' [transient]' : ''}`,
+      );
       lines.push(`      would be ${desired.state ?? 'left as it is'}: ${desired.description}`);
       if (t.environmentUrl) lines.push(`      environment_url ${t.environmentUrl}`);
       if (t.logUrl) lines.push(`      log_url ${t.logUrl}`);

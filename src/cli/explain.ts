@@ -37,7 +37,12 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
   try {
     const kube = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});
     const metrics = createMetrics();
-    const deps = { kube, images: buildImageFacts(config, new ImageCache(db), kube, metrics, log), defaults: buildDefaults(config, controllerVersion()), metrics };
+    const deps = {
+      kube,
+      images: buildImageFacts(config, new ImageCache(db), kube, metrics, log),
+      defaults: buildDefaults(config, controllerVersion()),
+      metrics,
+    };
     const obj = await kube.getFluxObject(ref);
     const resolved = obj ? await resolveSource(deps, ref, obj) : null;
     process.stdout.write(`${explainLines(ref, obj, resolved).lines.join('\n')}\n`);

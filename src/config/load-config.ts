@@ -74,7 +74,11 @@ export function parseDuration(value: string): number | undefined {
   return ms > 0 ? ms : undefined;
 }
 
-const list = (v: string | undefined): string[] => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string | undefined): string[] =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** Reads and validates configuration from environment variables; reports every problem at once. */
 export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => Buffer = readFileSync): Config {
@@ -145,7 +149,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
       parseDockerConfigJson(readFile(registryAuthFile).toString('utf8'), `REGISTRY_AUTH_FILE="${registryAuthFile}"`);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      problems.push(code ? `REGISTRY_AUTH_FILE="${registryAuthFile}" cannot be read (${code})` : `${(err as Error).message}: expected a docker config.json`);
+      problems.push(
+        code
+          ? `REGISTRY_AUTH_FILE="${registryAuthFile}" cannot be read (${code})`
+          : `${(err as Error).message}: expected a docker config.json`,
+      );
     }
   }
   let registryPlatform: Platform = DEFAULT_PLATFORM;
@@ -161,17 +169,20 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
   const allowed = parseRepositoryPatterns(str('ALLOWED_REPOSITORIES') ?? '');
   for (const e of allowed.errors) problems.push(`ALLOWED_REPOSITORIES: ${e}`);
   const allowedRepositories = allowed.patterns;
-  if (str('ALLOWED_REPOSITORIES') && allowedRepositories.length === 0 && allowed.errors.length === 0) problems.push('ALLOWED_REPOSITORIES is empty');
+  if (str('ALLOWED_REPOSITORIES') && allowedRepositories.length === 0 && allowed.errors.length === 0)
+    problems.push('ALLOWED_REPOSITORIES is empty');
   const repositorySource = (str('REPOSITORY_SOURCE') ?? 'any').toLowerCase();
-  if (repositorySource !== 'any' && repositorySource !== 'annotation') problems.push(`REPOSITORY_SOURCE="${str('REPOSITORY_SOURCE')}" must be annotation or any`);
+  if (repositorySource !== 'any' && repositorySource !== 'annotation')
+    problems.push(`REPOSITORY_SOURCE="${str('REPOSITORY_SOURCE')}" must be annotation or any`);
 
   const cleanupText = str('CLEANUP_GRACE') ?? '15s';
   const cleanupGraceMs = parseDuration(cleanupText) ?? 0;
   if (!cleanupGraceMs) problems.push(`CLEANUP_GRACE="${cleanupText}" must be a duration such as 15s or 1m`);
   const writeText = str('GITHUB_WRITE_INTERVAL') ?? '1s';
   // parseDuration refuses 0; here 0 is meaningful (no spacing, for simulators).
-  const githubWriteIntervalMs = /^0+(\.0+)?(ms|s|m|h)?$/.test(writeText) ? 0 : parseDuration(writeText) ?? -1;
-  if (githubWriteIntervalMs < 0 || githubWriteIntervalMs > MAX_WRITE_INTERVAL_MS) problems.push(`GITHUB_WRITE_INTERVAL="${writeText}" must be a duration from 0s to 5s, such as 1s or 250ms`);
+  const githubWriteIntervalMs = /^0+(\.0+)?(ms|s|m|h)?$/.test(writeText) ? 0 : (parseDuration(writeText) ?? -1);
+  if (githubWriteIntervalMs < 0 || githubWriteIntervalMs > MAX_WRITE_INTERVAL_MS)
+    problems.push(`GITHUB_WRITE_INTERVAL="${writeText}" must be a duration from 0s to 5s, such as 1s or 250ms`);
   const bool = (name: string): boolean => {
     const v = (str(name) ?? 'false').toLowerCase();
     if (!['true', 'false', '1', '0', 'yes', 'no'].includes(v)) problems.push(`${name}="${str(name)}" must be true or false`);

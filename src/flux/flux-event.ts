@@ -24,7 +24,11 @@ export type EventParse = { ok: true; event: FluxEvent } | { ok: false; error: st
  */
 const IDENTITY: Record<'kind' | 'name' | 'namespace', { re: RegExp; max: number; what: string }> = {
   kind: { re: /^[A-Za-z][A-Za-z0-9]*$/, max: 63, what: 'a Kubernetes kind' },
-  name: { re: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, max: 253, what: 'a Kubernetes object name (DNS-1123 subdomain)' },
+  name: {
+    re: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+    max: 253,
+    what: 'a Kubernetes object name (DNS-1123 subdomain)',
+  },
   namespace: { re: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, max: 63, what: 'a Kubernetes namespace (DNS-1123 label)' },
 };
 
@@ -47,7 +51,8 @@ export function parseFluxEvent(value: unknown): EventParse {
   if (isObject(io)) {
     for (const [k, rule] of Object.entries(IDENTITY)) {
       const v = io[k];
-      if (typeof v === 'string' && v.length > 0 && (v.length > rule.max || !rule.re.test(v))) errors.push(`involvedObject.${k} is not ${rule.what}`);
+      if (typeof v === 'string' && v.length > 0 && (v.length > rule.max || !rule.re.test(v)))
+        errors.push(`involvedObject.${k} is not ${rule.what}`);
     }
   }
   for (const k of ['severity', 'reason', 'timestamp']) requireString(value, k, '', errors);
@@ -57,10 +62,11 @@ export function parseFluxEvent(value: unknown): EventParse {
   }
   if (value.metadata !== undefined) {
     if (!isObject(value.metadata)) errors.push('metadata must be an object');
-    else for (const [k, v] of Object.entries(value.metadata)) {
-      if (typeof v !== 'string') errors.push(`metadata.${k} must be a string`);
-      else if (v.length > MAX_FIELD_CHARS) errors.push(`metadata.${k} is longer than ${MAX_FIELD_CHARS} characters`);
-    }
+    else
+      for (const [k, v] of Object.entries(value.metadata)) {
+        if (typeof v !== 'string') errors.push(`metadata.${k} must be a string`);
+        else if (v.length > MAX_FIELD_CHARS) errors.push(`metadata.${k} is longer than ${MAX_FIELD_CHARS} characters`);
+      }
   }
   if (errors.length > 0) return { ok: false, error: errors.join('; ') };
   return { ok: true, event: value as unknown as FluxEvent };

@@ -21,8 +21,15 @@ const NOT_APPLIED_REASONS = new Set(['ArtifactFailed', 'BuildFailed']);
 
 /** Ready=False reasons that are failures even before the generation is observed. */
 const FAILURE_REASONS = new Set([
-  'HealthCheckFailed', 'ProgressDeadlineExceeded', 'ReconciliationFailed', 'InstallFailed', 'UpgradeFailed',
-  'UninstallFailed', 'RollbackFailed', 'TestFailed', 'InventoryBuildFailed',
+  'HealthCheckFailed',
+  'ProgressDeadlineExceeded',
+  'ReconciliationFailed',
+  'InstallFailed',
+  'UpgradeFailed',
+  'UninstallFailed',
+  'RollbackFailed',
+  'TestFailed',
+  'InventoryBuildFailed',
 ]);
 
 /** Ready=False reasons that mean "wait": the object is not done, not broken. */
@@ -54,7 +61,10 @@ export function derivePhase(obj: K8sObject): Phase {
   const observedGeneration = obj.status?.observedGeneration;
   const observed = generation === undefined || generation === observedGeneration;
   const from = (kind: PhaseKind, c: Condition | undefined, fallback: string): Phase => ({
-    kind, reason: c?.reason ?? fallback, message: c?.message ?? '', ...(revision ? { revision } : {}),
+    kind,
+    reason: c?.reason ?? fallback,
+    message: c?.message ?? '',
+    ...(revision ? { revision } : {}),
   });
 
   if (ready?.status === 'False' && NOT_APPLIED_REASONS.has(ready.reason ?? '')) return from('not_applied', ready, '');
@@ -64,6 +74,7 @@ export function derivePhase(obj: K8sObject): Phase {
     const reason = ready.reason ?? '';
     if (FAILURE_REASONS.has(reason) || (observed && !WAITING_REASONS.has(reason))) return from('failure', ready, 'Failed');
   }
-  if (!observed) return { kind: 'in_progress', reason: 'Progressing', message: 'new generation not yet observed', ...(revision ? { revision } : {}) };
+  if (!observed)
+    return { kind: 'in_progress', reason: 'Progressing', message: 'new generation not yet observed', ...(revision ? { revision } : {}) };
   return from('in_progress', ready, 'Progressing');
 }

@@ -44,19 +44,32 @@ export function createAppSide(o: AppSideOptions): AppSide {
 
   const resolver = new InstallationResolver({
     ...(o.app.installationId !== undefined ? { pinned: o.app.installationId } : {}),
-    cache: o.installations, now: o.now, log: o.client.log,
+    cache: o.installations,
+    now: o.now,
+    log: o.client.log,
     lookup: async (r: RepoRef) => {
-      const data = await callGitHub<{ id: number }>('installation', `find the GitHub App installation for ${r.owner}/${r.repo}`, (signal) =>
-        appClient.request('GET /repos/{owner}/{repo}/installation', { ...r, request: { signal } }), o.timeoutMs);
+      const data = await callGitHub<{ id: number }>(
+        'installation',
+        `find the GitHub App installation for ${r.owner}/${r.repo}`,
+        (signal) => appClient.request('GET /repos/{owner}/{repo}/installation', { ...r, request: { signal } }),
+        o.timeoutMs,
+      );
       return data.id;
     },
   });
   const mint = async (installationId: number): Promise<MintedToken> => {
     try {
-      const data = await callGitHub<{ token: string; expires_at: string }>('installationToken', `create a token for App installation ${installationId}`, (signal) =>
-        appClient.request('POST /app/installations/{installation_id}/access_tokens', {
-          installation_id: installationId, permissions: { ...APP_TOKEN_PERMISSIONS }, request: { signal },
-        }), o.timeoutMs);
+      const data = await callGitHub<{ token: string; expires_at: string }>(
+        'installationToken',
+        `create a token for App installation ${installationId}`,
+        (signal) =>
+          appClient.request('POST /app/installations/{installation_id}/access_tokens', {
+            installation_id: installationId,
+            permissions: { ...APP_TOKEN_PERMISSIONS },
+            request: { signal },
+          }),
+        o.timeoutMs,
+      );
       return { token: data.token, expiresAt: Date.parse(data.expires_at) };
     } catch (err) {
       if (err instanceof GitHubCallError && err.status === 404) resolver.forget(installationId);
@@ -69,7 +82,8 @@ export function createAppSide(o: AppSideOptions): AppSide {
     let port = ports.get(installationId);
     if (port === undefined) {
       const octokit: Octokit = createOctokit({
-        ...o.client, scope: `installation ${installationId}`,
+        ...o.client,
+        scope: `installation ${installationId}`,
         credentials: { scheme: 'token', get: () => tokens.get(installationId), invalidate: () => tokens.invalidate(installationId) },
       });
       port = createDeploymentsPort(octokit, o.timeoutMs);
@@ -87,8 +101,12 @@ export function createAppSide(o: AppSideOptions): AppSide {
       createStatus: async (r, id, body) => (await via(r)).createStatus(r, id, body),
     },
     async check() {
-      const app = await callGitHub<{ slug?: string; permissions?: Record<string, string> }>('credentialCheck', 'check the GitHub App credentials (GET /app)', (signal) =>
-        checkClient.request('GET /app', { request: { signal } }), o.timeoutMs);
+      const app = await callGitHub<{ slug?: string; permissions?: Record<string, string> }>(
+        'credentialCheck',
+        'check the GitHub App credentials (GET /app)',
+        (signal) => checkClient.request('GET /app', { request: { signal } }),
+        o.timeoutMs,
+      );
       const deployments = app.permissions?.deployments;
       if (app.permissions !== undefined && deployments !== 'write') {
         return `GitHub App ${app.slug ?? o.app.appId} has Deployments permission "${deployments ?? 'none'}": give it Deployments read & write`;

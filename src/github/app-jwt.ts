@@ -29,7 +29,11 @@ export function signAppJwt(appId: number, key: KeyObject, nowMs: number): { jwt:
 /** The App's JWT, signed again shortly before it expires. */
 export class AppJwt {
   private current: { jwt: string; expiresAt: number } | undefined;
-  constructor(private readonly appId: number, private readonly key: KeyObject, private readonly now: () => number) {}
+  constructor(
+    private readonly appId: number,
+    private readonly key: KeyObject,
+    private readonly now: () => number,
+  ) {}
 
   get(): string {
     const now = this.now();

@@ -3,8 +3,7 @@ import { GitHubPaused } from './github-health.js';
 
 /** The GitHub calls the bridge makes, named so a refusal can say what was refused. */
 export type GitHubOperation =
-  | 'listDeployments' | 'createDeployment' | 'listStatuses' | 'createStatus'
-  | 'installation' | 'installationToken' | 'credentialCheck';
+  'listDeployments' | 'createDeployment' | 'listStatuses' | 'createStatus' | 'installation' | 'installationToken' | 'credentialCheck';
 
 /** A GitHub request that failed: GitHub's status and message, or none for network failures and timeouts. */
 export class GitHubCallError extends GitHubError {
@@ -24,7 +23,8 @@ export class GitHubCallError extends GitHubError {
 /** The same failure, said as "<what>: <why>" and tagged with the operation (a nested call keeps its own). */
 export function inOperation(err: GitHubCallError, operation: GitHubOperation, what: string): GitHubCallError {
   return new GitHubCallError(`${what}: ${err.message}`, err.status, err.githubMessage, err.operation ?? operation, {
-    cause: err.cause ?? err, ...(err.retryAt !== undefined ? { retryAt: err.retryAt } : {}),
+    cause: err.cause ?? err,
+    ...(err.retryAt !== undefined ? { retryAt: err.retryAt } : {}),
   });
 }
 

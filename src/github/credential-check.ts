@@ -44,7 +44,9 @@ export class CredentialMonitor {
 
   /** Runs one check (joining one already running). */
   checkNow(): Promise<void> {
-    this.running ??= this.runCheck().finally(() => { this.running = undefined; });
+    this.running ??= this.runCheck().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
   }
 

@@ -13,7 +13,15 @@ export function dryRunPort(inner: DeploymentsPort, log: Logger): DeploymentsPort
     async createDeployment(repo, body) {
       const id = --nextId;
       log.info({ dryRun: true, repo: `${repo.owner}/${repo.repo}`, body }, 'DRY_RUN: would create a GitHub deployment');
-      return { id, sha: body.ref, ref: body.ref, task: body.task ?? 'deploy', environment: body.environment, payload: body.payload, created_at: new Date().toISOString() };
+      return {
+        id,
+        sha: body.ref,
+        ref: body.ref,
+        task: body.task ?? 'deploy',
+        environment: body.environment,
+        payload: body.payload,
+        created_at: new Date().toISOString(),
+      };
     },
     async createStatus(repo, deploymentId, body) {
       log.info({ dryRun: true, repo: `${repo.owner}/${repo.repo}`, deploymentId, body }, 'DRY_RUN: would send a deployment status');

@@ -10,9 +10,7 @@ import type { DeploymentsPort } from './github-types.js';
 import { WriteSpacing } from './write-spacing.js';
 
 /** How the bridge authenticates to GitHub: a token, or a GitHub App (PEM private key). */
-export type GitHubAuth =
-  | { kind: 'token'; token: string }
-  | { kind: 'app'; appId: number; privateKey: string; installationId?: number };
+export type GitHubAuth = { kind: 'token'; token: string } | { kind: 'app'; appId: number; privateKey: string; installationId?: number };
 
 export interface GitHubSideOptions {
   auth: GitHubAuth;
@@ -45,7 +43,12 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
   const health = new GitHubHealth({ auth: o.auth.kind, now: o.now, onPause: (p) => o.metrics.githubPauses.inc({ kind: p.kind }) });
   const monitor: { current?: CredentialMonitor } = {};
   const client = {
-    baseUrl: o.baseUrl, userAgent: o.userAgent, metrics: o.metrics, log: o.log, health, now: o.now,
+    baseUrl: o.baseUrl,
+    userAgent: o.userAgent,
+    metrics: o.metrics,
+    log: o.log,
+    health,
+    now: o.now,
     ...(o.spaceWrites === undefined ? {} : { spaceWrites: o.spaceWrites }),
     ...(o.writeIntervalMs === undefined ? {} : { writeSpacing: new WriteSpacing(o.writeIntervalMs) }),
     onUnauthorized: (reason: string) => monitor.current?.rejected(reason),
@@ -59,16 +62,21 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     const checker = createOctokit({ ...checkOptions, credentials, scope: 'token', gated: false, spaceWrites: false });
     check = async () => {
       // Free of charge: GET /rate_limit does not count against the budget, and answers 401 for a bad token.
-      await callGitHub('credentialCheck', 'check GITHUB_TOKEN (GET /rate_limit)', (signal) => checker.request('GET /rate_limit', { request: { signal } }));
+      await callGitHub('credentialCheck', 'check GITHUB_TOKEN (GET /rate_limit)', (signal) =>
+        checker.request('GET /rate_limit', { request: { signal } }),
+      );
       return undefined;
     };
   } else {
     const app = createAppSide({
       app: {
-        appId: o.auth.appId, privateKey: parseAppPrivateKey(o.auth.privateKey),
+        appId: o.auth.appId,
+        privateKey: parseAppPrivateKey(o.auth.privateKey),
         ...(o.auth.installationId !== undefined ? { installationId: o.auth.installationId } : {}),
       },
-      client, installations: o.installations, now: o.now,
+      client,
+      installations: o.installations,
+      now: o.now,
       ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
     });
     port = app.port;

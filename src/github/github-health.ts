@@ -124,7 +124,12 @@ export class GitHubHealth {
   assertOpen(): void {
     const until = this.pausedUntil();
     if (until === null) return;
-    const p = this.pause ?? { kind: 'credentials' as const, since: this.o.now(), until, reason: this.credentials.reason ?? 'credentials rejected' };
+    const p = this.pause ?? {
+      kind: 'credentials' as const,
+      since: this.o.now(),
+      until,
+      reason: this.credentials.reason ?? 'credentials rejected',
+    };
     throw new GitHubPaused({ ...p, until });
   }
 

@@ -38,11 +38,14 @@ export class InstallationResolver {
     if (cached !== undefined && this.o.now() - cached.resolvedAt < INSTALLATION_TTL_MS) return cached.installationId;
     let p = this.pending.get(owner);
     if (p === undefined) {
-      p = this.o.lookup(repo).then((id) => {
-        this.o.cache.set(owner, id, this.o.now());
-        if (cached?.installationId !== id) this.o.log.info({ owner: repo.owner, installationId: id }, 'GitHub App installation found');
-        return id;
-      }).finally(() => this.pending.delete(owner));
+      p = this.o
+        .lookup(repo)
+        .then((id) => {
+          this.o.cache.set(owner, id, this.o.now());
+          if (cached?.installationId !== id) this.o.log.info({ owner: repo.owner, installationId: id }, 'GitHub App installation found');
+          return id;
+        })
+        .finally(() => this.pending.delete(owner));
       this.pending.set(owner, p);
     }
     return p;

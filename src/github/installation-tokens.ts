@@ -15,7 +15,10 @@ export class InstallationTokens {
   private readonly tokens = new Map<number, MintedToken>();
   private readonly minting = new Map<number, Promise<MintedToken>>();
 
-  constructor(private readonly mint: (installationId: number) => Promise<MintedToken>, private readonly now: () => number) {}
+  constructor(
+    private readonly mint: (installationId: number) => Promise<MintedToken>,
+    private readonly now: () => number,
+  ) {}
 
   async get(installationId: number): Promise<string> {
     const held = this.tokens.get(installationId);

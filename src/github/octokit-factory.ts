@@ -52,14 +52,15 @@ interface RequestFn {
 
 /** An auth strategy that asks the gate, then the credentials, right before the request leaves (after the throttler's wait). */
 function gatedAuth(credentials: Credentials, gate: () => void) {
-  return () => Object.assign(async () => ({ type: 'token', token: await credentials.get() }), {
-    hook: async (request: RequestFn, route: unknown, parameters?: unknown) => {
-      gate();
-      const endpoint = request.endpoint.merge(route, parameters);
-      endpoint.headers.authorization = `${credentials.scheme} ${await credentials.get()}`;
-      return request(endpoint);
-    },
-  });
+  return () =>
+    Object.assign(async () => ({ type: 'token', token: await credentials.get() }), {
+      hook: async (request: RequestFn, route: unknown, parameters?: unknown) => {
+        gate();
+        const endpoint = request.endpoint.merge(route, parameters);
+        endpoint.headers.authorization = `${credentials.scheme} ${await credentials.get()}`;
+        return request(endpoint);
+      },
+    });
 }
 
 /**
@@ -69,7 +70,9 @@ function gatedAuth(credentials: Credentials, gate: () => void) {
  */
 export function createOctokit(o: GitHubClientOptions): Octokit {
   const gated = o.gated ?? true;
-  const gate = () => { if (gated) o.health.assertOpen(); };
+  const gate = () => {
+    if (gated) o.health.assertOpen();
+  };
   const noInlineWait = (kind: string) => (retryAfter: number, options: { method?: string; url?: string }) => {
     o.log.debug({ kind, retryAfter, endpoint: `${options.method} ${options.url}` }, 'rate limit left to the pause');
     return false;
@@ -81,7 +84,9 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     // A retried POST whose first attempt succeeded would duplicate a deployment: the queue retries instead.
     retry: { enabled: false },
     throttle: {
-      enabled: o.spaceWrites ?? true, onRateLimit: noInlineWait('primary'), onSecondaryRateLimit: noInlineWait('secondary'),
+      enabled: o.spaceWrites ?? true,
+      onRateLimit: noInlineWait('primary'),
+      onSecondaryRateLimit: noInlineWait('secondary'),
       // The throttler calls only key(id).schedule(options, fn) on its write group.
       ...(o.writeSpacing ? { write: o.writeSpacing as unknown as ThrottleGroup } : {}),
     },
@@ -101,7 +106,8 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     } catch (err) {
       const typed = settle(o, err, count);
       // No usable answer (refused, timed out, 5xx): /readyz and /state name it until a request succeeds.
-      if (typed instanceof GitHubCallError && (typed.status === undefined || typed.status >= 500)) o.health.unreachable(`${endpoint}: ${typed.message}`);
+      if (typed instanceof GitHubCallError && (typed.status === undefined || typed.status >= 500))
+        o.health.unreachable(`${endpoint}: ${typed.message}`);
       throw typed;
     }
   });
@@ -130,14 +136,17 @@ function settle(o: GitHubClientOptions, err: unknown, count: (status: string) =>
       o.onUnauthorized?.(githubMessage);
     }
     return new GitHubCallError(`${err.status} ${githubMessage}`, err.status, githubMessage, undefined, {
-      cause: err, ...(hit !== undefined ? { retryAt: hit.until } : {}),
+      cause: err,
+      ...(hit !== undefined ? { retryAt: hit.until } : {}),
     });
   }
   if (err instanceof GitHubError) return err;
   const e = (err instanceof RequestError && err.cause instanceof Error ? err.cause : err) as Error | undefined;
   const timeout = e?.name === 'TimeoutError' || e?.name === 'AbortError';
   count(timeout ? 'timeout' : 'network');
-  return new GitHubCallError(timeout ? 'timed out' : `network error: ${networkDetail(err)}`, undefined, undefined, undefined, { cause: err });
+  return new GitHubCallError(timeout ? 'timed out' : `network error: ${networkDetail(err)}`, undefined, undefined, undefined, {
+    cause: err,
+  });
 }
 
 /** The innermost cause of a network failure (`fetch failed` names nothing; `connect ECONNREFUSED 10.0.0.1:443` does). */
@@ -153,7 +162,12 @@ function networkDetail(err: unknown): string {
 }
 
 /** Runs one call with a timeout and names what failed. */
-export async function callGitHub<T>(op: GitHubOperation, what: string, fn: (signal: AbortSignal) => Promise<{ data: unknown }>, timeoutMs = GITHUB_TIMEOUT_MS): Promise<T> {
+export async function callGitHub<T>(
+  op: GitHubOperation,
+  what: string,
+  fn: (signal: AbortSignal) => Promise<{ data: unknown }>,
+  timeoutMs = GITHUB_TIMEOUT_MS,
+): Promise<T> {
   try {
     return (await fn(AbortSignal.timeout(timeoutMs))).data as T;
   } catch (err) {
@@ -165,24 +179,29 @@ export async function callGitHub<T>(op: GitHubOperation, what: string, fn: (sign
 
 /** The deployments port over one octokit (one token or one App installation). */
 export function createDeploymentsPort(octokit: Octokit, timeoutMs = GITHUB_TIMEOUT_MS): DeploymentsPort {
-  const call = <T>(op: GitHubOperation, what: string, fn: (signal: AbortSignal) => Promise<{ data: unknown }>) => callGitHub<T>(op, what, fn, timeoutMs);
+  const call = <T>(op: GitHubOperation, what: string, fn: (signal: AbortSignal) => Promise<{ data: unknown }>) =>
+    callGitHub<T>(op, what, fn, timeoutMs);
   return {
     listDeployments: (r: RepoRef, q) =>
       call<GhDeployment[]>('listDeployments', `list deployments of ${r.owner}/${r.repo}`, (signal) =>
-        octokit.rest.repos.listDeployments({ ...r, ...q, per_page: 100, request: { signal } })),
+        octokit.rest.repos.listDeployments({ ...r, ...q, per_page: 100, request: { signal } }),
+      ),
     createDeployment: (r: RepoRef, body: CreateDeploymentBody) =>
       call<GhDeployment>('createDeployment', `create deployment in ${r.owner}/${r.repo}`, async (signal) => {
         const res = await octokit.rest.repos.createDeployment({ ...r, ...body, request: { signal } });
         // 202 means GitHub merged the default branch instead of creating: never expected with auto_merge false.
-        if (res.status !== 201) throw new GitHubCallError(`GitHub answered ${res.status} instead of creating a deployment`, 422, undefined, 'createDeployment');
+        if (res.status !== 201)
+          throw new GitHubCallError(`GitHub answered ${res.status} instead of creating a deployment`, 422, undefined, 'createDeployment');
         return res;
       }),
     listStatuses: (r: RepoRef, deploymentId: number) =>
       call<GhStatus[]>('listStatuses', `list statuses of deployment ${deploymentId}`, (signal) =>
-        octokit.rest.repos.listDeploymentStatuses({ ...r, deployment_id: deploymentId, per_page: 100, request: { signal } })),
+        octokit.rest.repos.listDeploymentStatuses({ ...r, deployment_id: deploymentId, per_page: 100, request: { signal } }),
+      ),
     createStatus: async (r: RepoRef, deploymentId: number, body: CreateStatusBody) => {
       await call('createStatus', `create ${body.state} status on deployment ${deploymentId}`, (signal) =>
-        octokit.rest.repos.createDeploymentStatus({ ...r, deployment_id: deploymentId, ...body, request: { signal } }));
+        octokit.rest.repos.createDeploymentStatus({ ...r, deployment_id: deploymentId, ...body, request: { signal } }),
+      );
     },
   };
 }

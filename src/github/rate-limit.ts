@@ -58,7 +58,10 @@ export function readBudget(headers: HeaderBag): Budget | undefined {
   if (limit === undefined || remaining === undefined || reset === undefined) return undefined;
   return {
     resource: String(headers['x-ratelimit-resource'] ?? 'core'),
-    limit, remaining, used: num(headers['x-ratelimit-used']) ?? null, resetAt: reset * 1000,
+    limit,
+    remaining,
+    used: num(headers['x-ratelimit-used']) ?? null,
+    resetAt: reset * 1000,
   };
 }
 
@@ -102,5 +105,9 @@ export function budgetSpent(headers: HeaderBag, now: number): RateLimitHit | und
   const b = readBudget(headers);
   if (b === undefined || b.remaining > 0 || b.resource !== 'core' || b.resetAt + RESET_MARGIN_MS <= now) return undefined;
   const until = b.resetAt + RESET_MARGIN_MS;
-  return { kind: 'primary', until, reason: `primary rate limit: the last of ${b.limit} requests was used; the budget resets at ${iso(until)}` };
+  return {
+    kind: 'primary',
+    until,
+    reason: `primary rate limit: the last of ${b.limit} requests was used; the budget resets at ${iso(until)}`,
+  };
 }

@@ -6,7 +6,8 @@ import { GitHubCallError } from './call-error.js';
 export const REFUSAL_RETRY_MS = 60 * 60_000;
 
 /** Low-cardinality class of a refusal, for /state and metrics. */
-export type RefusalCode = 'github_not_installed' | 'github_not_found' | 'github_forbidden' | 'github_invalid' | 'github_conflict' | 'github_rejected';
+export type RefusalCode =
+  'github_not_installed' | 'github_not_found' | 'github_forbidden' | 'github_invalid' | 'github_conflict' | 'github_rejected';
 
 /** A GitHub answer that will not change by retrying soon, and what a person should do about it. */
 export interface Refusal {
@@ -49,24 +50,57 @@ export function refusalOf(err: unknown, t: RefusalTarget, auth: 'token' | 'app',
   const out = (key: string, code: RefusalCode, reason: string): Refusal => ({ key, code, reason, status, retryAt: now + REFUSAL_RETRY_MS });
 
   if (status === 404) {
-    if (op === 'installation') return out(keys.repo, 'github_not_installed', `App not installed on ${where}: install the GitHub App on ${t.owner} with access to ${t.repo}`);
-    if (op === 'installationToken') return out(keys.repo, 'github_not_installed', `App installation for ${where} not found: reinstall the App or fix GITHUB_APP_INSTALLATION_ID`);
-    if (op === 'listStatuses' || op === 'createStatus') return out(keys.deployment, 'github_not_found', `the deployment of ${commit} in ${where} no longer exists on GitHub (404)`);
+    if (op === 'installation')
+      return out(
+        keys.repo,
+        'github_not_installed',
+        `App not installed on ${where}: install the GitHub App on ${t.owner} with access to ${t.repo}`,
+      );
+    if (op === 'installationToken')
+      return out(
+        keys.repo,
+        'github_not_installed',
+        `App installation for ${where} not found: reinstall the App or fix GITHUB_APP_INSTALLATION_ID`,
+      );
+    if (op === 'listStatuses' || op === 'createStatus')
+      return out(keys.deployment, 'github_not_found', `the deployment of ${commit} in ${where} no longer exists on GitHub (404)`);
     return auth === 'app'
-      ? out(keys.repo, 'github_not_found', `${where} not found, or the App installation cannot see it: add ${t.repo} to the App's installation`)
+      ? out(
+          keys.repo,
+          'github_not_found',
+          `${where} not found, or the App installation cannot see it: add ${t.repo} to the App's installation`,
+        )
       : out(keys.repo, 'github_not_found', `${where} not found, or GITHUB_TOKEN cannot see it: give the token access to the repository`);
   }
   if (status === 403) {
-    if (op === 'installationToken') return out(keys.repo, 'github_forbidden', `GitHub refused an installation token for ${where} (403 ${said}): is the installation suspended?`);
-    return out(keys.repo, 'github_forbidden', `GitHub refused access to ${where} (403 ${said}): give ${who} Deployments read & write on it`);
+    if (op === 'installationToken')
+      return out(
+        keys.repo,
+        'github_forbidden',
+        `GitHub refused an installation token for ${where} (403 ${said}): is the installation suspended?`,
+      );
+    return out(
+      keys.repo,
+      'github_forbidden',
+      `GitHub refused access to ${where} (403 ${said}): give ${who} Deployments read & write on it`,
+    );
   }
   if (status === 422 && op === 'installationToken') {
-    return out(keys.repo, 'github_forbidden', `the App installation for ${where} lacks Deployments write or Metadata read (422 ${said}): accept the App's permissions on the installation`);
+    return out(
+      keys.repo,
+      'github_forbidden',
+      `the App installation for ${where} lacks Deployments write or Metadata read (422 ${said}): accept the App's permissions on the installation`,
+    );
   }
   if (status === 422 && op === 'createDeployment' && /no ref found|not found|no commit/i.test(said)) {
-    return out(keys.deployment, 'github_invalid', `commit ${commit} not found in ${where}: push it, or fix the image's revision label or the commit annotation`);
+    return out(
+      keys.deployment,
+      'github_invalid',
+      `commit ${commit} not found in ${where}: push it, or fix the image's revision label or the commit annotation`,
+    );
   }
   if (status === 422) return out(keys.deployment, 'github_invalid', `GitHub refused the deployment of ${commit} to ${where} (422 ${said})`);
-  if (status === 409) return out(keys.deployment, 'github_conflict', `GitHub answered 409 for the deployment of ${commit} to ${where}: ${said}`);
+  if (status === 409)
+    return out(keys.deployment, 'github_conflict', `GitHub answered 409 for the deployment of ${commit} to ${where}: ${said}`);
   return out(keys.deployment, 'github_rejected', `GitHub refused ${op ?? 'a request'} for ${where} (${status} ${said})`);
 }

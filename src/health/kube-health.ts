@@ -10,19 +10,21 @@ export interface KubeHealth {
 /** Wraps a KubeReader so readiness can tell whether the API answered recently. */
 export function withHealth(inner: KubeReader, now: () => number): { reader: KubeReader; health: () => KubeHealth } {
   const state: KubeHealth = { lastOk: null, lastError: null };
-  const track = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    const sent = now();
-    try {
-      const r = await fn(...args);
-      state.lastOk = now();
-      state.lastError = null;
-      return r;
-    } catch (err) {
-      // A request sent before the API last answered (one hung through an outage) says nothing new about it.
-      if (state.lastOk === null || sent >= state.lastOk) state.lastError = errorMessage(err);
-      throw err;
-    }
-  };
+  const track =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const sent = now();
+      try {
+        const r = await fn(...args);
+        state.lastOk = now();
+        state.lastError = null;
+        return r;
+      } catch (err) {
+        // A request sent before the API last answered (one hung through an outage) says nothing new about it.
+        if (state.lastOk === null || sent >= state.lastOk) state.lastError = errorMessage(err);
+        throw err;
+      }
+    };
   return {
     reader: {
       getFluxObject: track(inner.getFluxObject.bind(inner)),

@@ -4,7 +4,16 @@ import { errorMessage } from '../common/errors.js';
  * SQLite result codes (and their extended forms, e.g. SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED)
  * that mean the database file or its volume cannot be written now, rather than a bug in a statement.
  */
-const STORAGE_CODES = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_BUSY', 'SQLITE_PERM'];
+const STORAGE_CODES = [
+  'SQLITE_FULL',
+  'SQLITE_READONLY',
+  'SQLITE_IOERR',
+  'SQLITE_CANTOPEN',
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'SQLITE_BUSY',
+  'SQLITE_PERM',
+];
 
 /** The SQLite code of a storage failure (disk full, read-only, I/O error, locked, corrupt), or undefined. */
 export function storageErrorCode(err: unknown): string | undefined {
@@ -66,8 +75,13 @@ export class StorageHealth implements StorageWrites {
     const now = this.o.now();
     const previous = this.current;
     this.current = {
-      code, message: errorMessage(err), cause: this.o.diagnose(), operation,
-      since: previous?.since ?? now, lastAt: now, failures: (previous?.failures ?? 0) + 1,
+      code,
+      message: errorMessage(err),
+      cause: this.o.diagnose(),
+      operation,
+      since: previous?.since ?? now,
+      lastAt: now,
+      failures: (previous?.failures ?? 0) + 1,
     };
     this.o.onFailure?.(code);
     if (previous === null) this.o.onChange?.(this.current, null);
@@ -102,12 +116,19 @@ export class StorageHealth implements StorageWrites {
   }
 
   /** For /state. */
-  snapshot(): { path: string; writable: boolean; problem: (Omit<StorageProblem, 'since' | 'lastAt'> & { since: string; lastAt: string; reason: string }) | null } {
+  snapshot(): {
+    path: string;
+    writable: boolean;
+    problem: (Omit<StorageProblem, 'since' | 'lastAt'> & { since: string; lastAt: string; reason: string }) | null;
+  } {
     const p = this.current;
     return {
       path: this.o.path,
       writable: p === null,
-      problem: p === null ? null : { ...p, since: new Date(p.since).toISOString(), lastAt: new Date(p.lastAt).toISOString(), reason: this.reason()! },
+      problem:
+        p === null
+          ? null
+          : { ...p, since: new Date(p.since).toISOString(), lastAt: new Date(p.lastAt).toISOString(), reason: this.reason()! },
     };
   }
 }

@@ -68,18 +68,30 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
     }
     const { repository, environment } = req.query;
     return {
-      deployments: deps.deployments.list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) }).map((d) => ({
-        owner: d.owner, repo: d.repo, environment: d.environment, sha: d.sha, deploymentName: d.deploymentName,
-        deploymentId: d.deploymentId, state: d.state ?? 'provisional', description: d.description,
-        workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
-        container: d.origin.container, image: d.origin.image,
-        source: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
-        updatedAt: iso(d.updatedAt),
-      })),
+      deployments: deps.deployments
+        .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
+        .map((d) => ({
+          owner: d.owner,
+          repo: d.repo,
+          environment: d.environment,
+          sha: d.sha,
+          deploymentName: d.deploymentName,
+          deploymentId: d.deploymentId,
+          state: d.state ?? 'provisional',
+          description: d.description,
+          workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
+          container: d.origin.container,
+          image: d.origin.image,
+          source: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
+          updatedAt: iso(d.updatedAt),
+        })),
       skipped: deps.sources.listSkips().map((s) => ({
         source: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
         workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`,
-        container: s.container || null, code: s.code, reason: s.reason, since: iso(s.since),
+        container: s.container || null,
+        code: s.code,
+        reason: s.reason,
+        since: iso(s.since),
       })),
       sources: deps.sources.list().map((s) => ({ ...s, lastSeen: iso(s.lastSeen) })),
       queue: {

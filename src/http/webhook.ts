@@ -40,57 +40,64 @@ export async function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): Pr
   // Only JSON, as raw bytes: the HMAC is over the exact body. Anything else is 415.
   app.removeAllContentTypeParsers();
   const batch = new EnqueueBatcher(deps.queue);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_req, body, done) =>
+    done(null, body),
+  );
 
   // Requests the handler answered count themselves; the ones Fastify or the rate limiter refused count here.
   const handled = new WeakSet<object>();
   const countRefused = async (req: object, reply: { statusCode: number }) => {
-    if (!handled.has(req)) deps.metrics.events.inc({ kind: 'unknown', result: REFUSED_BEFORE_HANDLER[reply.statusCode] ?? `http_${reply.statusCode}` });
+    if (!handled.has(req))
+      deps.metrics.events.inc({ kind: 'unknown', result: REFUSED_BEFORE_HANDLER[reply.statusCode] ?? `http_${reply.statusCode}` });
   };
-  app.post('/webhook', { config: { rateLimit: { max: deps.webhookRatePerMinute ?? WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } }, onResponse: countRefused }, async (req, reply) => {
-    handled.add(req);
-    const reject = (code: number, kind: string, result: string, error: string) => {
-      deps.metrics.events.inc({ kind, result });
-      deps.log.warn({ result, reason: error, remote: req.ip }, 'webhook rejected');
-      return reply.code(code).send({ error });
-    };
-    if (deps.isShuttingDown()) return reject(503, 'unknown', 'shutting_down', 'shutting down: retry later');
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const sig = req.headers['x-signature'];
-    const check = verifySignature(deps.webhookKey, raw, Array.isArray(sig) ? sig[0] : sig);
-    if (!check.ok) return reject(401, 'unknown', 'bad_signature', check.reason);
-    let value: unknown;
-    try {
-      value = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return reject(400, 'unknown', 'bad_json', 'body is not valid JSON');
-    }
-    const parsed = parseFluxEvent(value);
-    if (!parsed.ok) return reject(400, 'unknown', 'invalid_event', `not a Flux event: ${parsed.error}`);
-    const { involvedObject: io } = parsed.event;
-    const kind = reportableKind(io.kind);
-    if (!kind) {
-      deps.metrics.events.inc({ kind: 'other', result: 'ignored' });
-      return reply.code(202).send({ status: 'ignored', reason: `${io.kind} events are not reported` });
-    }
-    const watched = deps.watchNamespaces ?? [];
-    if (watched.length > 0 && !watched.includes(io.namespace)) {
-      deps.metrics.events.inc({ kind, result: 'ignored' });
-      return reply.code(202).send({ status: 'ignored', reason: `namespace ${io.namespace} is not in WATCH_NAMESPACES` });
-    }
-    const now = deps.now();
-    try {
-      await batch.enqueue({ kind, namespace: io.namespace, name: io.name }, now, now);
-    } catch (err) {
-      deps.metrics.events.inc({ kind, result: 'store_failed' });
-      const reason = deps.storage?.failed('record a webhook event', err) ?? errorMessage(err);
-      deps.log.error({ err: errorMessage(err), reason }, 'could not record the event durably');
-      return reply.code(503).send({ error: `cannot record the event now: ${reason}; retry later` });
-    }
-    deps.storage?.succeeded();
-    deps.metrics.events.inc({ kind, result: 'accepted' });
-    deps.log.debug({ source: `${kind}/${io.namespace}/${io.name}`, reason: parsed.event.reason }, 'event queued');
-    deps.onEnqueued();
-    return reply.code(202).send({ status: 'queued' });
-  });
+  app.post(
+    '/webhook',
+    { config: { rateLimit: { max: deps.webhookRatePerMinute ?? WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } }, onResponse: countRefused },
+    async (req, reply) => {
+      handled.add(req);
+      const reject = (code: number, kind: string, result: string, error: string) => {
+        deps.metrics.events.inc({ kind, result });
+        deps.log.warn({ result, reason: error, remote: req.ip }, 'webhook rejected');
+        return reply.code(code).send({ error });
+      };
+      if (deps.isShuttingDown()) return reject(503, 'unknown', 'shutting_down', 'shutting down: retry later');
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const sig = req.headers['x-signature'];
+      const check = verifySignature(deps.webhookKey, raw, Array.isArray(sig) ? sig[0] : sig);
+      if (!check.ok) return reject(401, 'unknown', 'bad_signature', check.reason);
+      let value: unknown;
+      try {
+        value = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return reject(400, 'unknown', 'bad_json', 'body is not valid JSON');
+      }
+      const parsed = parseFluxEvent(value);
+      if (!parsed.ok) return reject(400, 'unknown', 'invalid_event', `not a Flux event: ${parsed.error}`);
+      const { involvedObject: io } = parsed.event;
+      const kind = reportableKind(io.kind);
+      if (!kind) {
+        deps.metrics.events.inc({ kind: 'other', result: 'ignored' });
+        return reply.code(202).send({ status: 'ignored', reason: `${io.kind} events are not reported` });
+      }
+      const watched = deps.watchNamespaces ?? [];
+      if (watched.length > 0 && !watched.includes(io.namespace)) {
+        deps.metrics.events.inc({ kind, result: 'ignored' });
+        return reply.code(202).send({ status: 'ignored', reason: `namespace ${io.namespace} is not in WATCH_NAMESPACES` });
+      }
+      const now = deps.now();
+      try {
+        await batch.enqueue({ kind, namespace: io.namespace, name: io.name }, now, now);
+      } catch (err) {
+        deps.metrics.events.inc({ kind, result: 'store_failed' });
+        const reason = deps.storage?.failed('record a webhook event', err) ?? errorMessage(err);
+        deps.log.error({ err: errorMessage(err), reason }, 'could not record the event durably');
+        return reply.code(503).send({ error: `cannot record the event now: ${reason}; retry later` });
+      }
+      deps.storage?.succeeded();
+      deps.metrics.events.inc({ kind, result: 'accepted' });
+      deps.log.debug({ source: `${kind}/${io.namespace}/${io.name}`, reason: parsed.event.reason }, 'event queued');
+      deps.onEnqueued();
+      return reply.code(202).send({ status: 'queued' });
+    },
+  );
 }

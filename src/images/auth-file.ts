@@ -18,7 +18,11 @@ export function authFileKeyring(path: string, warnOnce: WarnOnce): () => Keyring
       const st = statSync(path);
       seen = `${st.mtimeMs}:${st.size}:${st.ino}`;
     } catch (err) {
-      warnOnce(`auth file ${path} stat ${errorMessage(err)}`, { path }, `REGISTRY_AUTH_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}); using its last good content`);
+      warnOnce(
+        `auth file ${path} stat ${errorMessage(err)}`,
+        { path },
+        `REGISTRY_AUTH_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}); using its last good content`,
+      );
       return keyring;
     }
     if (seen === version) return keyring;

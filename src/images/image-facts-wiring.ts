@@ -12,7 +12,8 @@ import type { ImageCache } from '../store/image-cache.js';
 /** Image facts (running digests, OCI labels with the workload's credentials) as configured; shared by the server and `explain`. */
 export function buildImageFacts(config: Config, cache: ImageCache, kube: KubeReader, metrics: Metrics, log: Logger): ImageFactsSource {
   const registry = createRegistryClient({
-    insecureHosts: config.registryInsecureHosts, platform: config.registryPlatform,
+    insecureHosts: config.registryInsecureHosts,
+    platform: config.registryPlatform,
     onResponse: (method, status) => metrics.registryHttp.inc({ method, status: String(status) }),
   });
   const labels = createCachedLabelSource(registry, cache, {

@@ -83,8 +83,11 @@ export function createImageFacts(deps: ImageFactsDeps): ImageFactsSource {
             return await kube.listPods(namespace, selector as LabelSelector);
           } catch (err) {
             if (!(err instanceof KubeError && (err.status === 403 || err.status === 401))) throw err;
-            warnOnce(`forbidden pods ${namespace}`, { namespace, error: errorMessage(err) },
-              'cannot list pods (RBAC: list pods): the digest sent is the registry\'s, not the one the pods run');
+            warnOnce(
+              `forbidden pods ${namespace}`,
+              { namespace, error: errorMessage(err) },
+              "cannot list pods (RBAC: list pods): the digest sent is the registry's, not the one the pods run",
+            );
             return [];
           }
         })());

@@ -71,8 +71,11 @@ export async function readPullSecrets(kube: KubeReader, warnOnce: WarnOnce, name
       names = [...new Set((await kube.getServiceAccountPullSecrets(namespace, account)) ?? [])];
     } catch (err) {
       if (!forbidden(err)) throw err;
-      warnOnce(`forbidden serviceaccounts ${namespace}`, { namespace, error: errorMessage(err) },
-        'cannot read service accounts (RBAC: get serviceaccounts): their imagePullSecrets are not used; pulls fall back to REGISTRY_AUTH_FILE and anonymous');
+      warnOnce(
+        `forbidden serviceaccounts ${namespace}`,
+        { namespace, error: errorMessage(err) },
+        'cannot read service accounts (RBAC: get serviceaccounts): their imagePullSecrets are not used; pulls fall back to REGISTRY_AUTH_FILE and anonymous',
+      );
       return [];
     }
   }
@@ -83,8 +86,11 @@ export async function readPullSecrets(kube: KubeReader, warnOnce: WarnOnce, name
       secret = await kube.getSecret(namespace, name);
     } catch (err) {
       if (!forbidden(err)) throw err;
-      warnOnce(`forbidden secrets ${namespace}`, { namespace, error: errorMessage(err) },
-        'cannot read Secrets (RBAC: get secrets): imagePullSecrets are not used; pulls fall back to REGISTRY_AUTH_FILE and anonymous');
+      warnOnce(
+        `forbidden secrets ${namespace}`,
+        { namespace, error: errorMessage(err) },
+        'cannot read Secrets (RBAC: get secrets): imagePullSecrets are not used; pulls fall back to REGISTRY_AUTH_FILE and anonymous',
+      );
       return keyring;
     }
     if (secret === null) {

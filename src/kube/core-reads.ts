@@ -51,7 +51,9 @@ export function coreReads(api: CoreV1Api, call: KubeCall) {
       return s === null ? null : { type: s.type ?? 'Opaque', data: { ...s.data } };
     },
     async getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null> {
-      const sa = await orNull(call(`GET serviceaccounts ${namespace}/${name}`, (o) => api.readNamespacedServiceAccount({ namespace, name }, o)));
+      const sa = await orNull(
+        call(`GET serviceaccounts ${namespace}/${name}`, (o) => api.readNamespacedServiceAccount({ namespace, name }, o)),
+      );
       if (sa === null) return null;
       return (sa.imagePullSecrets ?? []).map((r) => r.name ?? '').filter((n) => n !== '');
     },
@@ -62,9 +64,7 @@ export function coreReads(api: CoreV1Api, call: KubeCall) {
       const out: PodView[] = [];
       let cont: string | undefined;
       for (let page = 0; page < MAX_POD_PAGES; page++) {
-        const list = await call(what, (o) =>
-          api.listNamespacedPod({ namespace, labelSelector, limit: POD_PAGE_SIZE, _continue: cont }, o),
-        );
+        const list = await call(what, (o) => api.listNamespacedPod({ namespace, labelSelector, limit: POD_PAGE_SIZE, _continue: cont }, o));
         for (const p of list.items ?? []) {
           const v = podView(p);
           if (v !== undefined) out.push(v);

@@ -155,9 +155,7 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const base = { group: r.group, version: r.version, plural: r.plural, limit: LIST_PAGE_SIZE, _continue: cont };
       const body = (await call(what, (o) =>
-        namespace === undefined
-          ? api.listClusterCustomObject(base, o)
-          : api.listNamespacedCustomObject({ ...base, namespace }, o),
+        namespace === undefined ? api.listClusterCustomObject(base, o) : api.listNamespacedCustomObject({ ...base, namespace }, o),
       )) as { items?: unknown; metadata?: { continue?: string } } | null;
       if (!body || !Array.isArray(body.items)) throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
       for (const item of body.items) {
@@ -174,8 +172,7 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
   return {
     ...coreReads(core, call),
     getFluxObject: (ref: SourceRef) => getObject(FLUX_RESOURCES[ref.kind], ref.namespace, ref.name),
-    getWorkload: (kind: WorkloadKind, namespace: string, name: string) =>
-      getObject(WORKLOAD_RESOURCES[kind], namespace, name),
+    getWorkload: (kind: WorkloadKind, namespace: string, name: string) => getObject(WORKLOAD_RESOURCES[kind], namespace, name),
     listWorkloads: (kind: WorkloadKind, namespace: string) => listAll(WORKLOAD_RESOURCES[kind], namespace),
     async listFluxObjects(kind: FluxKind, namespaces: readonly string[]) {
       const r = FLUX_RESOURCES[kind];

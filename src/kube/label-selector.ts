@@ -26,7 +26,8 @@ function terms(selector: unknown): Array<{ query: string; test: Term }> | undefi
     const values = e.values ?? [];
     const has = (l: Readonly<Record<string, string>>) => Object.hasOwn(l, e.key);
     if (e.operator === 'In') out.push({ query: `${e.key} in (${values.join(',')})`, test: (l) => has(l) && values.includes(l[e.key]!) });
-    else if (e.operator === 'NotIn') out.push({ query: `${e.key} notin (${values.join(',')})`, test: (l) => !has(l) || !values.includes(l[e.key]!) });
+    else if (e.operator === 'NotIn')
+      out.push({ query: `${e.key} notin (${values.join(',')})`, test: (l) => !has(l) || !values.includes(l[e.key]!) });
     else if (e.operator === 'Exists') out.push({ query: e.key, test: has });
     else if (e.operator === 'DoesNotExist') out.push({ query: `!${e.key}`, test: (l) => !has(l) });
     else return undefined;
@@ -36,7 +37,9 @@ function terms(selector: unknown): Array<{ query: string; test: Term }> | undefi
 
 /** `spec.selector` as a label-selector query string; undefined when it selects nothing usable. */
 export function selectorString(selector: unknown): string | undefined {
-  return terms(selector)?.map((t) => t.query).join(',');
+  return terms(selector)
+    ?.map((t) => t.query)
+    .join(',');
 }
 
 /** Whether labels match the selector as the API server would; false when it selects nothing usable. */

@@ -60,8 +60,8 @@ export function createPassListings(base: KubeReader, o: { now: () => number; max
     },
     async getFluxObject(ref: SourceRef) {
       const hit = flux.get(ref.kind);
-      const covers = hit && o.now() - hit.at <= maxAgeMs
-        && (hit.listing.namespaces.length === 0 || hit.listing.namespaces.includes(ref.namespace));
+      const covers =
+        hit && o.now() - hit.at <= maxAgeMs && (hit.listing.namespaces.length === 0 || hit.listing.namespaces.includes(ref.namespace));
       if (!covers) return base.getFluxObject(ref);
       return hit.listing.byKey.get(`${ref.namespace}/${ref.name}`) ?? null;
     },

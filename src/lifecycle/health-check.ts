@@ -14,10 +14,7 @@
 const OBJECT = String.raw`(?<![A-Za-z0-9])([A-Z][A-Za-z0-9]*)/([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)/([a-z0-9](?:[-.a-z0-9]*[a-z0-9])?)`;
 
 /** An object reference in one of the forms Flux uses in health-check messages. */
-const REFERENCE = new RegExp(
-  String.raw`(?:can't determine status for ${OBJECT})|(?:${OBJECT}(?= status: '| \(unknown status\)))`,
-  'g',
-);
+const REFERENCE = new RegExp(String.raw`(?:can't determine status for ${OBJECT})|(?:${OBJECT}(?= status: '| \(unknown status\)))`, 'g');
 
 /**
  * The namespaced objects named in a Flux `HealthCheckFailed` (or kstatus wait) message, as

@@ -81,9 +81,11 @@ function statefulSetRollout(obj: K8sObject): Rollout {
     return progressing(`${updated}/${replicas} replicas updated`);
   }
   if (ready < replicas) return progressing(`${ready}/${replicas} replicas ready`);
-  return complete(partition > 0
-    ? `partitioned rollout complete: ${Math.max(0, replicas - partition)}/${replicas} replicas updated`
-    : `rollout complete: ${plural(replicas, 'replica')} ready`);
+  return complete(
+    partition > 0
+      ? `partitioned rollout complete: ${Math.max(0, replicas - partition)}/${replicas} replicas updated`
+      : `rollout complete: ${plural(replicas, 'replica')} ready`,
+  );
 }
 
 function daemonSetRollout(obj: K8sObject): Rollout {

@@ -20,7 +20,10 @@ const NAME = /^[A-Za-z0-9_.-]+$/;
 export function parseRepositoryPatterns(value: string): { patterns: RepositoryPattern[]; errors: string[] } {
   const patterns: RepositoryPattern[] = [];
   const errors: string[] = [];
-  for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [owner, repo, ...rest] = entry.split('/');
     if (rest.length > 0 || owner === undefined || repo === undefined || !NAME.test(owner) || (repo !== '*' && !NAME.test(repo))) {
       errors.push(`"${entry}" is not owner/repo or owner/*`);
@@ -49,7 +52,9 @@ export function describePatterns(patterns: readonly RepositoryPattern[]): string
  * counts only when `source` is `any`. Undefined when neither may name it.
  */
 export function pickRepository(
-  annotation: string | undefined, label: string | undefined, source: RepositorySource,
+  annotation: string | undefined,
+  label: string | undefined,
+  source: RepositorySource,
 ): { value: string; from: 'annotation' | 'label' } | undefined {
   if (annotation) return { value: annotation, from: 'annotation' };
   if (label && source === 'any') return { value: label, from: 'label' };

@@ -7,7 +7,10 @@ export interface RepoName {
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
 function fromPath(path: string): RepoName | undefined {
-  const parts = path.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '').split('/');
+  const parts = path
+    .replace(/^\/+|\/+$/g, '')
+    .replace(/\.git$/, '')
+    .split('/');
   if (parts.length !== 2) return undefined;
   const [owner, repo] = parts as [string, string];
   return NAME.test(owner) && NAME.test(repo) && repo !== '.' && repo !== '..' ? { owner, repo } : undefined;

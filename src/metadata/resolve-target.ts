@@ -75,11 +75,17 @@ export type SkipCode = 'no_repository' | 'bad_repository' | 'repository_not_allo
 export type Resolution = { target: ReportTarget } | { skip: string; code: SkipCode };
 
 const EXTRAS: Record<string, string> = {
-  team: 'team', service: 'service', component: 'component', 'slack-channel': 'slackChannel',
-  owner: 'owner', release: 'release', tag: 'tag',
+  team: 'team',
+  service: 'service',
+  component: 'component',
+  'slack-channel': 'slackChannel',
+  owner: 'owner',
+  release: 'release',
+  tag: 'tag',
 };
 
-const nonBlank = (a: Record<string, string>) => Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+const nonBlank = (a: Record<string, string>) =>
+  Object.fromEntries(Object.entries(a).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
 
 /** The bridge's annotations of a workload; the pod template's fill in keys the workload lacks. */
 export function bridgeAnnotations(workload: K8sObject): Record<string, string> {
@@ -100,7 +106,10 @@ export function isOptedIn(annotations: Record<string, string>): boolean {
 
 /** The containers that report: those the `container` annotation lists (comma list), else all of them. */
 export function reportedContainers<C extends { name: string }>(annotations: Record<string, string>, containers: readonly C[]): C[] {
-  const chosen = annotations.container?.split(',').map((c) => c.trim()).filter(Boolean);
+  const chosen = annotations.container
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   return chosen?.length ? containers.filter((c) => chosen.includes(c.name)) : [...containers];
 }
 
@@ -114,16 +123,25 @@ const truthy = (v: string | undefined): boolean | undefined =>
 
 /** Resolves one container to a report target (annotation > OCI label > default), or says why not. */
 export function resolveTarget(
-  source: SourceRef, workload: WorkloadInfo, container: { name: string; image: string },
-  facts: ImageFacts | undefined, defaults: Defaults,
+  source: SourceRef,
+  workload: WorkloadInfo,
+  container: { name: string; image: string },
+  facts: ImageFacts | undefined,
+  defaults: Defaults,
 ): Resolution {
   const a = nonBlank(workload.annotations);
   const labels = facts?.labels ?? {};
   const picked = pickRepository(a.repository, labels[LABEL_SOURCE], defaults.repositorySource ?? 'any');
   if (!picked) {
     return defaults.repositorySource === 'annotation'
-      ? { code: 'no_repository', skip: `no ${ANNOTATION_PREFIX}repository annotation: REPOSITORY_SOURCE=annotation does not take the repository from image labels` }
-      : { code: 'no_repository', skip: `image ${container.image} has no ${LABEL_SOURCE} label: set annotation ${ANNOTATION_PREFIX}repository` };
+      ? {
+          code: 'no_repository',
+          skip: `no ${ANNOTATION_PREFIX}repository annotation: REPOSITORY_SOURCE=annotation does not take the repository from image labels`,
+        }
+      : {
+          code: 'no_repository',
+          skip: `image ${container.image} has no ${LABEL_SOURCE} label: set annotation ${ANNOTATION_PREFIX}repository`,
+        };
   }
   const origin = picked.from === 'annotation' ? `${ANNOTATION_PREFIX}repository annotation` : `${LABEL_SOURCE} label`;
   const repo = parseRepository(picked.value, defaults.githubHost);
@@ -132,20 +150,38 @@ export function resolveTarget(
     return { code: 'repository_not_allowed', skip: `${repo.owner}/${repo.repo} (from the ${origin}) is not in ALLOWED_REPOSITORIES` };
   }
   const commitValue = a.commit ?? labels[LABEL_REVISION];
-  if (!commitValue) return { code: 'no_commit', skip: `image ${container.image} has no ${LABEL_REVISION} label: set annotation ${ANNOTATION_PREFIX}commit` };
+  if (!commitValue)
+    return {
+      code: 'no_commit',
+      skip: `image ${container.image} has no ${LABEL_REVISION} label: set annotation ${ANNOTATION_PREFIX}commit`,
+    };
   const sha = parseCommit(commitValue);
-  if (!sha) return { code: 'bad_commit', skip: `commit "${commitValue}" is not 7-40 hex digits: fix the ${a.commit ? `${ANNOTATION_PREFIX}commit annotation` : `${LABEL_REVISION} label`}` };
+  if (!sha)
+    return {
+      code: 'bad_commit',
+      skip: `commit "${commitValue}" is not 7-40 hex digits: fix the ${a.commit ? `${ANNOTATION_PREFIX}commit annotation` : `${LABEL_REVISION} label`}`,
+    };
   const environment = (a.environment ?? defaults.environment ?? '').trim();
-  if (!environment) return { code: 'no_environment', skip: `no environment: set annotation ${ANNOTATION_PREFIX}environment or ENVIRONMENT` };
+  if (!environment)
+    return { code: 'no_environment', skip: `no environment: set annotation ${ANNOTATION_PREFIX}environment or ENVIRONMENT` };
 
   const cluster = a.cluster ?? defaults.cluster;
   const annotatedName = a['deployment-name']?.trim() || undefined;
   const deploymentName = annotatedName ?? repo.repo;
   const warnings: string[] = [];
-  const vars = escapeTemplateValues({
-    sha, namespace: workload.namespace, name: workload.name, service: a.service ?? workload.name, environment, cluster,
-    kind: source.kind, source: source.name,
-  }, defaults.escapeUrlValues ?? false);
+  const vars = escapeTemplateValues(
+    {
+      sha,
+      namespace: workload.namespace,
+      name: workload.name,
+      service: a.service ?? workload.name,
+      environment,
+      cluster,
+      kind: source.kind,
+      source: source.name,
+    },
+    defaults.escapeUrlValues ?? false,
+  );
   const url = (template: string | undefined, what: string): string | undefined => {
     if (!template) return undefined;
     const r = expandUrl(template, vars);
@@ -156,8 +192,12 @@ export function resolveTarget(
   const logUrl = url(a['log-url'] ?? defaults.logUrlTemplate, 'log_url');
   const sourceKey = source.kind === 'Kustomization' ? 'kustomization' : 'helmRelease';
   const payload: Record<string, unknown> = {
-    cluster, namespace: workload.namespace, sourceNamespace: source.namespace, [sourceKey]: source.name,
-    deploymentName, image: container.image,
+    cluster,
+    namespace: workload.namespace,
+    sourceNamespace: source.namespace,
+    [sourceKey]: source.name,
+    deploymentName,
+    image: container.image,
   };
   if (facts?.digest) payload.digest = facts.digest;
   if (labels[LABEL_VERSION]) payload.version = labels[LABEL_VERSION];
@@ -166,7 +206,11 @@ export function resolveTarget(
 
   return {
     target: {
-      owner: repo.owner, repo: repo.repo, environment, sha, deploymentName,
+      owner: repo.owner,
+      repo: repo.repo,
+      environment,
+      sha,
+      deploymentName,
       ...(annotatedName ? { task: annotatedName } : {}),
       description: a.description ?? defaults.description,
       productionEnvironment: truthy(a.production) ?? ['production', 'prod'].includes(environment.toLowerCase()),
@@ -174,7 +218,10 @@ export function resolveTarget(
       autoInactive: annotatedName === undefined,
       ...(environmentUrl ? { environmentUrl } : {}),
       ...(logUrl ? { logUrl } : {}),
-      container: container.name, image: container.image, payload, warnings,
+      container: container.name,
+      image: container.image,
+      payload,
+      warnings,
     },
   };
 }

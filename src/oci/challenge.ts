@@ -4,9 +4,7 @@
  */
 
 /** One challenge the client knows how to answer. */
-export type AuthChallenge =
-  | { scheme: 'bearer'; realm: string; service?: string; scope?: string }
-  | { scheme: 'basic'; realm?: string };
+export type AuthChallenge = { scheme: 'bearer'; realm: string; service?: string; scope?: string } | { scheme: 'basic'; realm?: string };
 
 interface RawChallenge {
   scheme: string;

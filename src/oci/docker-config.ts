@@ -115,7 +115,12 @@ export function parseDockercfg(text: string, what: string): ParsedKeyring {
 /** `*` matches any run of characters inside one DNS label. */
 function labelMatches(pattern: string, label: string): boolean {
   if (!pattern.includes('*')) return pattern === label;
-  const re = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^.]*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^.]*')}$`,
+  );
   return re.test(label);
 }
 

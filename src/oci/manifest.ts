@@ -21,12 +21,13 @@ export const MANIFEST_ACCEPT = [MediaType.ociIndex, MediaType.ociManifest, Media
 const INDEX_TYPES = new Set<string>([MediaType.ociIndex, MediaType.dockerList]);
 const IMAGE_TYPES = new Set<string>([MediaType.ociManifest, MediaType.dockerManifest]);
 const CONFIG_TYPES = new Set<string>([MediaType.ociConfig, MediaType.dockerConfig]);
-const SCHEMA1_TYPES = new Set(['application/vnd.docker.distribution.manifest.v1+json', 'application/vnd.docker.distribution.manifest.v1+prettyjws']);
+const SCHEMA1_TYPES = new Set([
+  'application/vnd.docker.distribution.manifest.v1+json',
+  'application/vnd.docker.distribution.manifest.v1+prettyjws',
+]);
 
 /** A decoded manifest: either a list of platform entries or one image with its config blob. */
-export type ParsedManifest =
-  | { kind: 'index'; manifests: IndexEntry[] }
-  | { kind: 'image'; config: { digest: string; mediaType: string } };
+export type ParsedManifest = { kind: 'index'; manifests: IndexEntry[] } | { kind: 'image'; config: { digest: string; mediaType: string } };
 
 function invalid(message: string, cause?: unknown): RegistryError {
   return new RegistryError('invalid', message, cause === undefined ? undefined : { cause });

@@ -51,7 +51,8 @@ export function parseImageReference(image: string): ImageReference {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
     if (!DIGEST.test(digest)) throw invalid(image, `malformed digest "${digest}"`);
-    if (digest.startsWith('sha256:') && !SHA256_HEX.test(digest.slice(7))) throw invalid(image, 'sha256 digest must be 64 lowercase hex characters');
+    if (digest.startsWith('sha256:') && !SHA256_HEX.test(digest.slice(7)))
+      throw invalid(image, 'sha256 digest must be 64 lowercase hex characters');
   }
   let tag: string | undefined;
   const colon = rest.lastIndexOf(':');

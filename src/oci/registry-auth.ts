@@ -69,7 +69,11 @@ export function createAuthenticator(now: () => number): Authenticator {
     answers.set(keyOf(target), { header, expiresAt });
   }
 
-  async function fetchToken(challenge: Extract<AuthChallenge, { scheme: 'bearer' }>, target: AuthTarget, http: HttpSettings): Promise<string> {
+  async function fetchToken(
+    challenge: Extract<AuthChallenge, { scheme: 'bearer' }>,
+    target: AuthTarget,
+    http: HttpSettings,
+  ): Promise<string> {
     let realm: URL;
     try {
       realm = new URL(challenge.realm);

@@ -70,7 +70,14 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
   }
 
   /** One request with cached auth; on 401 answer the challenge once and retry. Maps 401/403/404/5xx. */
-  async function request(pull: Pull, method: 'GET' | 'HEAD', path: string, accept: string, maxBytes: number, what: string): Promise<HttpResult> {
+  async function request(
+    pull: Pull,
+    method: 'GET' | 'HEAD',
+    path: string,
+    accept: string,
+    maxBytes: number,
+    what: string,
+  ): Promise<HttpResult> {
     const url = new URL(`${pull.base}/v2/${pull.ref.repository}/${path}`);
     const headers: Record<string, string> = { accept };
     const cached = auth.cached(pull.target);
@@ -111,7 +118,8 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     let platformDigest: string | undefined;
     if (manifest.kind === 'index') {
       const entry = selectManifest(manifest.manifests, platform);
-      if (entry === undefined) throw new RegistryError('invalid', `${name} is an index without any runnable image (wanted ${formatPlatform(platform)})`);
+      if (entry === undefined)
+        throw new RegistryError('invalid', `${name} is an index without any runnable image (wanted ${formatPlatform(platform)})`);
       const what = `${name} (${entry.digest})`;
       res = await request(pull, 'GET', `manifests/${entry.digest}`, MANIFEST_ACCEPT, MAX_MANIFEST_BYTES, what);
       platformDigest = digestOf(res, entry.digest, what);
@@ -119,7 +127,14 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
       if (manifest.kind !== 'image') throw new RegistryError('invalid', `${what}: nested image indexes are not supported`);
     }
     const configWhat = `config blob ${manifest.config.digest} of ${name}`;
-    const blob = await request(pull, 'GET', `blobs/${manifest.config.digest}`, `${manifest.config.mediaType}, */*`, MAX_CONFIG_BYTES, configWhat);
+    const blob = await request(
+      pull,
+      'GET',
+      `blobs/${manifest.config.digest}`,
+      `${manifest.config.mediaType}, */*`,
+      MAX_CONFIG_BYTES,
+      configWhat,
+    );
     digestOf(blob, manifest.config.digest, configWhat);
     const labels = parseConfigLabels(blob.body, configWhat);
     return platformDigest === undefined ? { digest, labels } : { digest, platformDigest, labels };

@@ -57,7 +57,9 @@ function transportError(err: unknown, url: URL, settings: HttpSettings, timeout:
   }
   const code = errorCode(err);
   if (code !== undefined && isTlsCode(code)) {
-    return new RegistryError('tls', `TLS to ${url.host} failed (${code}); if it serves plain HTTP, list it in insecureHosts`, { cause: err });
+    return new RegistryError('tls', `TLS to ${url.host} failed (${code}); if it serves plain HTTP, list it in insecureHosts`, {
+      cause: err,
+    });
   }
   const detail = code ?? (err instanceof Error ? err.message : String(err));
   return new RegistryError('unavailable', `${url.host} is unreachable (${detail})`, { cause: err });
@@ -98,7 +100,11 @@ function checkScheme(url: URL, settings: HttpSettings): void {
  * Statuses are returned, not thrown; transport failures throw RegistryError.
  */
 export async function httpGet(
-  url: URL, headers: Record<string, string>, maxBytes: number, settings: HttpSettings, method: 'GET' | 'HEAD' = 'GET',
+  url: URL,
+  headers: Record<string, string>,
+  maxBytes: number,
+  settings: HttpSettings,
+  method: 'GET' | 'HEAD' = 'GET',
 ): Promise<HttpResult> {
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const signal = settings.signal ? AbortSignal.any([timeout, settings.signal]) : timeout;

@@ -22,7 +22,11 @@ export interface PublisherDeps {
 }
 
 const identityOf = (t: ReportTarget): Identity => ({
-  owner: t.owner, repo: t.repo, environment: t.environment, sha: t.sha, deploymentName: t.deploymentName,
+  owner: t.owner,
+  repo: t.repo,
+  environment: t.environment,
+  sha: t.sha,
+  deploymentName: t.deploymentName,
 });
 
 /** The latest status GitHub lists first (newest first); `pending` is a state the bridge never sends. */
@@ -75,7 +79,9 @@ export class Publisher {
     const { github, deployments, now, log } = this.deps;
     const repo = { owner: target.owner, repo: target.repo };
     const existing = await github.listDeployments(repo, {
-      sha: target.sha, environment: target.environment, ...(target.task ? { task: target.task } : {}),
+      sha: target.sha,
+      environment: target.environment,
+      ...(target.task ? { task: target.task } : {}),
     });
     const match = existing.find((d) => payloadMatches(d.payload, target));
     if (match) {
@@ -120,7 +126,18 @@ export class Publisher {
       throw err;
     }
     deployments.setState(id, body.state, body.description ?? null, now());
-    log.info({ owner: id.owner, repo: id.repo, environment: id.environment, sha: id.sha, deploymentName: id.deploymentName, deploymentId, state: body.state }, 'deployment status sent');
+    log.info(
+      {
+        owner: id.owner,
+        repo: id.repo,
+        environment: id.environment,
+        sha: id.sha,
+        deploymentName: id.deploymentName,
+        deploymentId,
+        state: body.state,
+      },
+      'deployment status sent',
+    );
   }
 
   /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely. */
@@ -145,8 +162,10 @@ export class Publisher {
     const out: number[] = [];
     // Only an older commit of the same workload is superseded. Two workloads sharing a lineage (one repo,
     // no deployment-name) each run their own commit: superseding across them would flip both forever.
-    const sameWorkload = (r: DeploymentRow) => r.origin.workload.kind === origin.workload.kind
-      && r.origin.workload.namespace === origin.workload.namespace && r.origin.workload.name === origin.workload.name;
+    const sameWorkload = (r: DeploymentRow) =>
+      r.origin.workload.kind === origin.workload.kind &&
+      r.origin.workload.namespace === origin.workload.namespace &&
+      r.origin.workload.name === origin.workload.name;
     for (let older of this.deps.deployments.lineage(id).filter(sameWorkload)) {
       if (older.pendingState !== null) {
         await this.settlePending(older);
@@ -159,7 +178,8 @@ export class Publisher {
         continue;
       }
       await this.sendStatus(older, older.deploymentId!, {
-        state: 'inactive', description,
+        state: 'inactive',
+        description,
       });
       out.push(older.deploymentId!);
     }

@@ -53,7 +53,14 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
     return { phase: null, published: 0, statusesSent: 0, skipped: 0, recheck: waiting ? 'cleanup' : null };
   }
   const phase = derivePhase(obj);
-  sources.record({ ...ref, phase: phase.kind, reason: phase.reason, message: phase.message, revision: phase.revision ?? null, lastSeen: now() });
+  sources.record({
+    ...ref,
+    phase: phase.kind,
+    reason: phase.reason,
+    message: phase.message,
+    revision: phase.revision ?? null,
+    lastSeen: now(),
+  });
   const resolved = await resolveSource(deps, ref, obj);
   const { skips, retry } = resolved;
 
@@ -78,18 +85,32 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
   const waiting = await sweepSource(deps.cleanup, ref, { present: resolved.present, missing: resolved.missing });
   for (const s of sources.replaceSkips(ref, skips, now())) {
     deps.metrics.skips.inc({ reason: s.code });
-    log.warn({ workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`, container: s.container, reason: s.reason }, 'workload not reported');
+    log.warn(
+      { workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`, container: s.container, reason: s.reason },
+      'workload not reported',
+    );
   }
-  if (retry.length > 0) throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(retry[0])}`, { cause: retry[0] });
+  if (retry.length > 0)
+    throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(retry[0])}`, { cause: retry[0] });
   return { phase, published, statusesSent, skipped: skips.length, recheck: rollingOut ? 'rollout' : waiting ? 'cleanup' : null };
 }
 
 /** Publishes one target; a refusal becomes a skip, an outage a retry. Returns the statuses sent. */
 async function publishOne(
-  deps: ReconcileDeps, ref: SourceRef, { target, origin }: Candidate, state: Parameters<Publisher['publish']>[2],
-  description: string, skips: Skip[], retry: unknown[],
+  deps: ReconcileDeps,
+  ref: SourceRef,
+  { target, origin }: Candidate,
+  state: Parameters<Publisher['publish']>[2],
+  description: string,
+  skips: Skip[],
+  retry: unknown[],
 ): Promise<number> {
-  const tlog = deps.log.child({ repo: `${target.owner}/${target.repo}`, environment: target.environment, sha: target.sha, workload: `${origin.workload.namespace}/${origin.workload.name}` });
+  const tlog = deps.log.child({
+    repo: `${target.owner}/${target.repo}`,
+    environment: target.environment,
+    sha: target.sha,
+    workload: `${origin.workload.namespace}/${origin.workload.name}`,
+  });
   for (const w of target.warnings) tlog.warn(w);
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
@@ -106,7 +127,9 @@ async function publishOne(
 
 function githubSkipReason(err: unknown, t: ReportTarget): string {
   const where = `${t.owner}/${t.repo}`;
-  if (err instanceof GitHubError && err.status === 404) return `GitHub: ${where} not found, or the token cannot see it (give it access to the repository)`;
-  if (err instanceof GitHubError && err.status === 422) return `GitHub refused the deployment of ${t.sha} to ${where}: ${err.message} (is the commit pushed to ${where}?)`;
+  if (err instanceof GitHubError && err.status === 404)
+    return `GitHub: ${where} not found, or the token cannot see it (give it access to the repository)`;
+  if (err instanceof GitHubError && err.status === 422)
+    return `GitHub refused the deployment of ${t.sha} to ${where}: ${err.message} (is the commit pushed to ${where}?)`;
   return `GitHub: ${errorMessage(err)}`;
 }

@@ -9,7 +9,10 @@ import type { RefusalStore, StoredRefusal } from '../store/refusal-store.js';
 /** GitHub refused this target (now, or earlier and not yet due for a retry); the workload is skipped with the reason. */
 export class RefusedByGitHub extends Error {
   override readonly name = 'RefusedByGitHub';
-  constructor(readonly refusal: StoredRefusal, options?: { cause?: unknown }) {
+  constructor(
+    readonly refusal: StoredRefusal,
+    options?: { cause?: unknown },
+  ) {
     super(`${refusal.reason} (next try ${new Date(refusal.retryAt).toISOString()})`, options);
   }
 }
@@ -46,7 +49,10 @@ export class GuardedPublisher {
       const stored = refusals.record(refusal, now());
       // Nothing was created: the next attempt starts with a fresh find-or-create (its list call finds any earlier one).
       this.o.deployments.removeProvisional(target);
-      this.o.log.warn({ code: stored.code, reason: stored.reason, retryAt: new Date(stored.retryAt).toISOString() }, 'GitHub refused; not retried before the retry time');
+      this.o.log.warn(
+        { code: stored.code, reason: stored.reason, retryAt: new Date(stored.retryAt).toISOString() },
+        'GitHub refused; not retried before the retry time',
+      );
       throw new RefusedByGitHub(stored, { cause: err });
     }
   }

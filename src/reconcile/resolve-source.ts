@@ -4,7 +4,14 @@ import type { ImageFactsSource } from '../images/image-facts.js';
 import type { K8sObject, KubeReader, SourceRef } from '../kube/kube-types.js';
 import { rolloutOf, type Rollout } from '../lifecycle/rollout.js';
 import {
-  bridgeAnnotations, isOptedIn, needsLabels, reportedContainers, resolveTarget, type Defaults, type ImageFacts, type ReportTarget,
+  bridgeAnnotations,
+  isOptedIn,
+  needsLabels,
+  reportedContainers,
+  resolveTarget,
+  type Defaults,
+  type ImageFacts,
+  type ReportTarget,
 } from '../metadata/resolve-target.js';
 import type { Metrics } from '../common/metrics.js';
 import type { Origin } from '../store/deployment-store.js';
@@ -71,7 +78,13 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
 async function resolveWorkload(deps: ResolveDeps, ref: SourceRef, w: ReadWorkload, retry: unknown[]): Promise<ResolvedWorkload> {
   const meta = w.object.metadata;
   const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
-  const resolved: ResolvedWorkload = { key: keyOf(workload), optedIn: false, rollout: rolloutOf(w.kind, w.object), candidates: [], skips: [] };
+  const resolved: ResolvedWorkload = {
+    key: keyOf(workload),
+    optedIn: false,
+    rollout: rolloutOf(w.kind, w.object),
+    candidates: [],
+    skips: [],
+  };
   const annotations = bridgeAnnotations(w.object);
   if (!isOptedIn(annotations)) return resolved;
   resolved.optedIn = true;
@@ -94,7 +107,8 @@ async function resolveWorkload(deps: ResolveDeps, ref: SourceRef, w: ReadWorkloa
       continue;
     }
     const r = resolveTarget(ref, info, container, facts, deps.defaults);
-    if ('target' in r) resolved.candidates.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
+    if ('target' in r)
+      resolved.candidates.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
     else failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
   }
   // A sidecar without usable metadata is dropped silently when another container reported.

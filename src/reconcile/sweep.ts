@@ -48,8 +48,12 @@ export async function sweepSource(deps: CleanupDeps, ref: SourceRef, sighting: S
       continue;
     }
     const w = rows[0]!.origin.workload;
-    const gone: Gone = sighting === null ? { kind: 'source_deleted', source: ref }
-      : sighting.missing.has(key) ? { kind: 'workload_gone', workload: w } : { kind: 'pruned', source: ref };
+    const gone: Gone =
+      sighting === null
+        ? { kind: 'source_deleted', source: ref }
+        : sighting.missing.has(key)
+          ? { kind: 'workload_gone', workload: w }
+          : { kind: 'pruned', source: ref };
     const description = goneDescription(gone);
     for (const row of rows) await deps.publisher.deactivate(row, description);
     deps.absences.clear(prefix + key);

@@ -40,13 +40,15 @@ export class Resync {
   private loop(): void {
     if (this.stopped) return;
     // A pass that could not write the queue (disk full, read-only) is logged; the next one tries again.
-    this.current = this.pass().catch((err: unknown) => {
-      this.o.log.warn({ err: errorMessage(err) }, 'resync pass failed');
-    }).finally(() => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => this.loop(), this.o.intervalMs);
-      this.timer.unref();
-    });
+    this.current = this.pass()
+      .catch((err: unknown) => {
+        this.o.log.warn({ err: errorMessage(err) }, 'resync pass failed');
+      })
+      .finally(() => {
+        if (this.stopped) return;
+        this.timer = setTimeout(() => this.loop(), this.o.intervalMs);
+        this.timer.unref();
+      });
   }
 
   /** One pass: list all sources and enqueue them. Failures are logged; the next pass tries again. */

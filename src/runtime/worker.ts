@@ -136,7 +136,10 @@ export class Worker {
       // Failed during a pause (a rate limit, rejected credentials): due again when the pause ends, not before.
       const now = this.o.now();
       const retryAt = this.pausedUntil() ?? now + retryDelay(item.attempts);
-      this.o.log.warn({ source: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) }, 'reconcile failed; will retry');
+      this.o.log.warn(
+        { source: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) },
+        'reconcile failed; will retry',
+      );
       record = () => this.o.queue.fail(item, retryAt, errorMessage(err));
     }
     try {
@@ -157,7 +160,9 @@ export class Worker {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.inflight.values()]),
-      new Promise((r) => { timer = setTimeout(r, timeoutMs); }),
+      new Promise((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
     ]);
     clearTimeout(timer);
   }

@@ -32,10 +32,23 @@ export interface DeploymentRow extends Identity {
 }
 
 interface Raw {
-  owner: string; repo: string; environment: string; sha: string; deployment_name: string;
-  deployment_id: number | null; state: StatusState | null; pending_state: StatusState | null; description: string | null;
-  source_kind: SourceRef['kind']; source_namespace: string; source_name: string;
-  workload_kind: string; workload_namespace: string; workload_name: string; container: string; image: string;
+  owner: string;
+  repo: string;
+  environment: string;
+  sha: string;
+  deployment_name: string;
+  deployment_id: number | null;
+  state: StatusState | null;
+  pending_state: StatusState | null;
+  description: string | null;
+  source_kind: SourceRef['kind'];
+  source_namespace: string;
+  source_name: string;
+  workload_kind: string;
+  workload_namespace: string;
+  workload_name: string;
+  container: string;
+  image: string;
   updated_at: number;
 }
 
@@ -45,18 +58,32 @@ const KEY = `owner = @owner AND repo = @repo AND environment = @environment AND 
 
 function toRow(r: Raw): DeploymentRow {
   return {
-    owner: r.owner, repo: r.repo, environment: r.environment, sha: r.sha, deploymentName: r.deployment_name,
-    deploymentId: r.deployment_id, state: r.state, pendingState: r.pending_state, description: r.description,
+    owner: r.owner,
+    repo: r.repo,
+    environment: r.environment,
+    sha: r.sha,
+    deploymentName: r.deployment_name,
+    deploymentId: r.deployment_id,
+    state: r.state,
+    pendingState: r.pending_state,
+    description: r.description,
     origin: {
       source: { kind: r.source_kind, namespace: r.source_namespace, name: r.source_name },
       workload: { kind: r.workload_kind, namespace: r.workload_namespace, name: r.workload_name },
-      container: r.container, image: r.image,
+      container: r.container,
+      image: r.image,
     },
     updatedAt: r.updated_at,
   };
 }
 
-const identityParams = (i: Identity) => ({ owner: i.owner, repo: i.repo, environment: i.environment, sha: i.sha, deploymentName: i.deploymentName });
+const identityParams = (i: Identity) => ({
+  owner: i.owner,
+  repo: i.repo,
+  environment: i.environment,
+  sha: i.sha,
+  deploymentName: i.deploymentName,
+});
 
 /** The deployments cache: what the bridge knows GitHub has, written before and after each GitHub call. */
 export class DeploymentStore {
@@ -69,31 +96,46 @@ export class DeploymentStore {
 
   /** Writes the provisional row before anything is sent to GitHub (step one of find-or-create). */
   insertProvisional(id: Identity, origin: Origin, now: number): DeploymentRow {
-    this.db.prepare(`INSERT INTO deployments (owner, repo, environment, sha, deployment_name, source_kind, source_namespace,
+    this.db
+      .prepare(
+        `INSERT INTO deployments (owner, repo, environment, sha, deployment_name, source_kind, source_namespace,
         source_name, workload_kind, workload_namespace, workload_name, container, image, created_at, updated_at)
       VALUES (@owner, @repo, @environment, @sha, @deploymentName, @sk, @sns, @sn, @wk, @wns, @wn, @container, @image, @now, @now)
-      ON CONFLICT DO NOTHING`).run({
-      ...identityParams(id), sk: origin.source.kind, sns: origin.source.namespace, sn: origin.source.name,
-      wk: origin.workload.kind, wns: origin.workload.namespace, wn: origin.workload.name,
-      container: origin.container, image: origin.image, now,
-    });
+      ON CONFLICT DO NOTHING`,
+      )
+      .run({
+        ...identityParams(id),
+        sk: origin.source.kind,
+        sns: origin.source.namespace,
+        sn: origin.source.name,
+        wk: origin.workload.kind,
+        wns: origin.workload.namespace,
+        wn: origin.workload.name,
+        container: origin.container,
+        image: origin.image,
+        now,
+      });
     return this.get(id)!;
   }
 
   /** Persists the GitHub deployment id (and its last known status, when adopted after a crash). */
   setDeploymentId(id: Identity, deploymentId: number, state: StatusState | null, now: number): void {
-    this.db.prepare(`UPDATE deployments SET deployment_id = @deploymentId, state = @state, updated_at = @now WHERE ${KEY}`)
+    this.db
+      .prepare(`UPDATE deployments SET deployment_id = @deploymentId, state = @state, updated_at = @now WHERE ${KEY}`)
       .run({ ...identityParams(id), deploymentId, state, now });
   }
 
   /** Marks a status as being sent (before the POST) or clears the mark. */
   setPending(id: Identity, state: StatusState | null, now: number): void {
-    this.db.prepare(`UPDATE deployments SET pending_state = @state, updated_at = @now WHERE ${KEY}`).run({ ...identityParams(id), state, now });
+    this.db
+      .prepare(`UPDATE deployments SET pending_state = @state, updated_at = @now WHERE ${KEY}`)
+      .run({ ...identityParams(id), state, now });
   }
 
   /** Records a status GitHub accepted; clears the pending mark. */
   setState(id: Identity, state: StatusState | null, description: string | null, now: number): void {
-    this.db.prepare(`UPDATE deployments SET state = @state, pending_state = NULL, description = @description, updated_at = @now WHERE ${KEY}`)
+    this.db
+      .prepare(`UPDATE deployments SET state = @state, pending_state = NULL, description = @description, updated_at = @now WHERE ${KEY}`)
       .run({ ...identityParams(id), state, description, now });
   }
 
@@ -104,31 +146,50 @@ export class DeploymentStore {
 
   /** Other commits of the same lineage (owner, repo, environment, deploymentName) that have a deployment. */
   lineage(id: Identity): DeploymentRow[] {
-    return (this.db.prepare(`SELECT * FROM deployments WHERE owner = @owner AND repo = @repo AND environment = @environment
-        AND deployment_name = @deploymentName AND sha != @sha AND deployment_id IS NOT NULL`)
-      .all(identityParams(id)) as Raw[]).map(toRow);
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM deployments WHERE owner = @owner AND repo = @repo AND environment = @environment
+        AND deployment_name = @deploymentName AND sha != @sha AND deployment_id IS NOT NULL`,
+        )
+        .all(identityParams(id)) as Raw[]
+    ).map(toRow);
   }
 
   /** Deployments of a Flux source that GitHub shows as live or unfinished (cleanup candidates). */
   activeForSource(source: SourceRef): DeploymentRow[] {
-    return (this.db.prepare(`SELECT * FROM deployments WHERE source_kind = ? AND source_namespace = ? AND source_name = ?
-        AND deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`)
-      .all(source.kind, source.namespace, source.name) as Raw[]).map(toRow);
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM deployments WHERE source_kind = ? AND source_namespace = ? AND source_name = ?
+        AND deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`,
+        )
+        .all(source.kind, source.namespace, source.name) as Raw[]
+    ).map(toRow);
   }
 
   /** Flux sources that still have live or unfinished deployments (the resync's orphan sweep). */
   activeSources(): SourceRef[] {
-    return this.db.prepare(`SELECT DISTINCT source_kind AS kind, source_namespace AS namespace, source_name AS name FROM deployments
-      WHERE deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`).all() as SourceRef[];
+    return this.db
+      .prepare(
+        `SELECT DISTINCT source_kind AS kind, source_namespace AS namespace, source_name AS name FROM deployments
+      WHERE deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`,
+      )
+      .all() as SourceRef[];
   }
 
   /** Newest first; `repository` (owner/repo, case-insensitive) and `environment` narrow it in SQL, before the limit. */
   list(limit = 500, filter: { repository?: string; environment?: string } = {}): DeploymentRow[] {
-    return (this.db.prepare(`SELECT * FROM deployments
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM deployments
       WHERE (@repository IS NULL OR lower(owner || '/' || repo) = lower(@repository))
         AND (@environment IS NULL OR environment = @environment)
-      ORDER BY updated_at DESC LIMIT @limit`)
-      .all({ limit, repository: filter.repository ?? null, environment: filter.environment ?? null }) as Raw[]).map(toRow);
+      ORDER BY updated_at DESC LIMIT @limit`,
+        )
+        .all({ limit, repository: filter.repository ?? null, environment: filter.environment ?? null }) as Raw[]
+    ).map(toRow);
   }
 
   countsByState(): Array<{ state: string; count: number }> {

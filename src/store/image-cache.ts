@@ -22,7 +22,8 @@ export class ImageCache implements ImageCacheStore {
   }
 
   getImage(digest: string, platform: string): ImageMetadata | undefined {
-    const row = this.db.prepare(`SELECT digest, platform_digest, labels FROM image_labels WHERE digest = ? AND platform = ?`)
+    const row = this.db
+      .prepare(`SELECT digest, platform_digest, labels FROM image_labels WHERE digest = ? AND platform = ?`)
       .get(digest, platform) as ImageRow | undefined;
     if (row === undefined) return undefined;
     let labels: Record<string, string>;
@@ -31,12 +32,17 @@ export class ImageCache implements ImageCacheStore {
     } catch {
       return undefined; // a damaged row is read again from the registry and overwritten
     }
-    return row.platform_digest === null ? { digest: row.digest, labels } : { digest: row.digest, platformDigest: row.platform_digest, labels };
+    return row.platform_digest === null
+      ? { digest: row.digest, labels }
+      : { digest: row.digest, platformDigest: row.platform_digest, labels };
   }
 
   putImage(platform: string, meta: ImageMetadata, now: number): void {
-    this.db.prepare(`INSERT INTO image_labels (digest, platform, platform_digest, labels, stored_at) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (digest, platform) DO UPDATE SET platform_digest = excluded.platform_digest, labels = excluded.labels, stored_at = excluded.stored_at`)
+    this.db
+      .prepare(
+        `INSERT INTO image_labels (digest, platform, platform_digest, labels, stored_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (digest, platform) DO UPDATE SET platform_digest = excluded.platform_digest, labels = excluded.labels, stored_at = excluded.stored_at`,
+      )
       .run(meta.digest, platform, meta.platformDigest ?? null, JSON.stringify(meta.labels), now);
   }
 
@@ -46,7 +52,11 @@ export class ImageCache implements ImageCacheStore {
   }
 
   putTag(reference: string, digest: string, now: number): void {
-    this.db.prepare(`INSERT INTO image_tags (reference, digest, checked_at) VALUES (?, ?, ?)
-      ON CONFLICT (reference) DO UPDATE SET digest = excluded.digest, checked_at = excluded.checked_at`).run(reference, digest, now);
+    this.db
+      .prepare(
+        `INSERT INTO image_tags (reference, digest, checked_at) VALUES (?, ?, ?)
+      ON CONFLICT (reference) DO UPDATE SET digest = excluded.digest, checked_at = excluded.checked_at`,
+      )
+      .run(reference, digest, now);
   }
 }

@@ -11,13 +11,17 @@ export class InstallationStore {
   constructor(private readonly db: Db) {}
 
   get(owner: string): CachedInstallation | undefined {
-    return this.db.prepare(`SELECT installation_id AS installationId, resolved_at AS resolvedAt FROM github_installations WHERE owner = ?`)
+    return this.db
+      .prepare(`SELECT installation_id AS installationId, resolved_at AS resolvedAt FROM github_installations WHERE owner = ?`)
       .get(owner.toLowerCase()) as CachedInstallation | undefined;
   }
 
   set(owner: string, installationId: number, now: number): void {
-    this.db.prepare(`INSERT INTO github_installations (owner, installation_id, resolved_at) VALUES (?, ?, ?)
-      ON CONFLICT (owner) DO UPDATE SET installation_id = excluded.installation_id, resolved_at = excluded.resolved_at`)
+    this.db
+      .prepare(
+        `INSERT INTO github_installations (owner, installation_id, resolved_at) VALUES (?, ?, ?)
+      ON CONFLICT (owner) DO UPDATE SET installation_id = excluded.installation_id, resolved_at = excluded.resolved_at`,
+      )
       .run(owner.toLowerCase(), installationId, now);
   }
 

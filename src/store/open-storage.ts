@@ -31,7 +31,12 @@ export function diagnoseDirectory(dir: string): string | undefined {
   const probe = join(d, '.github-deployment-bridge-write-probe');
   try {
     const fd = openSync(probe, 'w');
-    try { writeSync(fd, 'x'); } finally { closeSync(fd); unlinkSync(probe); }
+    try {
+      writeSync(fd, 'x');
+    } finally {
+      closeSync(fd);
+      unlinkSync(probe);
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EROFS') return `${d} is on a read-only file system (EROFS)`;
@@ -58,10 +63,17 @@ export function openStorage(path: string): Db {
     if (path !== ':memory:') probeWrite(db);
     return db;
   } catch (err) {
-    try { db?.close(); } catch { /* already failing */ }
+    try {
+      db?.close();
+    } catch {
+      /* already failing */
+    }
     const cause = path === ':memory:' ? undefined : diagnoseDirectory(dirname(path));
     const code = (err as { code?: unknown }).code;
-    throw new Error(`database ${path} cannot be opened for writing${cause ? `: ${cause}` : ''} (${errorMessage(err)}${typeof code === 'string' ? `, ${code}` : ''})`, { cause: err });
+    throw new Error(
+      `database ${path} cannot be opened for writing${cause ? `: ${cause}` : ''} (${errorMessage(err)}${typeof code === 'string' ? `, ${code}` : ''})`,
+      { cause: err },
+    );
   }
 }
 
@@ -69,12 +81,18 @@ export function openStorage(path: string): Db {
 export function storageHealthFor(db: Db, path: string, o: { metrics: Metrics; log: Logger; now: () => number }): StorageHealth {
   o.metrics.storageWritable.set(1);
   return new StorageHealth({
-    path, now: o.now, probe: () => probeWrite(db),
+    path,
+    now: o.now,
+    probe: () => probeWrite(db),
     diagnose: () => (path === ':memory:' ? undefined : diagnoseDirectory(dirname(path))),
     onFailure: (code) => o.metrics.storageErrors.inc({ code }),
     onChange: (problem, previous) => {
       o.metrics.storageWritable.set(problem === null ? 1 : 0);
-      if (problem) o.log.error({ code: problem.code, err: problem.message, cause: problem.cause, operation: problem.operation }, 'database writes failing: not ready, webhook events answered 503');
+      if (problem)
+        o.log.error(
+          { code: problem.code, err: problem.message, cause: problem.cause, operation: problem.operation },
+          'database writes failing: not ready, webhook events answered 503',
+        );
       else o.log.info({ failures: previous?.failures }, 'database writes work again');
     },
   });

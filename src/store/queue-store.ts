@@ -60,9 +60,12 @@ export class QueueStore {
 
   /** Makes a source due at `at` (a re-check); an earlier due time already queued wins. */
   schedule(ref: SourceRef, at: number): void {
-    this.db.prepare(`INSERT INTO queue (kind, namespace, name, not_before, enqueued_at) VALUES (?, ?, ?, ?, ?)
+    this.db
+      .prepare(
+        `INSERT INTO queue (kind, namespace, name, not_before, enqueued_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (kind, namespace, name) DO UPDATE SET not_before = MIN(not_before, excluded.not_before), via_resync = 0
-        WHERE state = 'pending'`)
+        WHERE state = 'pending'`,
+      )
       .run(ref.kind, ref.namespace, ref.name, at, at);
   }
 
@@ -72,7 +75,12 @@ export class QueueStore {
       const rows = this.due.all(now, limit) as Row[];
       for (const r of rows) this.activate.run(r.kind, r.namespace, r.name);
       return rows.map((r) => ({
-        kind: r.kind, namespace: r.namespace, name: r.name, attempts: r.attempts, firstEventAt: r.first_event_at, viaResync: r.via_resync === 1,
+        kind: r.kind,
+        namespace: r.namespace,
+        name: r.name,
+        attempts: r.attempts,
+        firstEventAt: r.first_event_at,
+        viaResync: r.via_resync === 1,
       }));
     })();
   }
@@ -83,16 +91,24 @@ export class QueueStore {
     this.db.transaction(() => {
       const del = this.db.prepare(`DELETE FROM queue WHERE kind = ? AND namespace = ? AND name = ? AND dirty = 0`).run(...key);
       if (del.changes === 0) {
-        this.db.prepare(`UPDATE queue SET state = 'pending', dirty = 0, attempts = 0, not_before = ?, last_error = NULL
-          WHERE kind = ? AND namespace = ? AND name = ?`).run(now, ...key);
+        this.db
+          .prepare(
+            `UPDATE queue SET state = 'pending', dirty = 0, attempts = 0, not_before = ?, last_error = NULL
+          WHERE kind = ? AND namespace = ? AND name = ?`,
+          )
+          .run(now, ...key);
       }
     })();
   }
 
   /** Failed: pending again after `retryAt`, with the error kept for /state. */
   fail(ref: SourceRef, retryAt: number, error: string): void {
-    this.db.prepare(`UPDATE queue SET state = 'pending', dirty = 0, attempts = attempts + 1, not_before = ?, last_error = ?
-      WHERE kind = ? AND namespace = ? AND name = ?`).run(retryAt, error, ref.kind, ref.namespace, ref.name);
+    this.db
+      .prepare(
+        `UPDATE queue SET state = 'pending', dirty = 0, attempts = attempts + 1, not_before = ?, last_error = ?
+      WHERE kind = ? AND namespace = ? AND name = ?`,
+      )
+      .run(retryAt, error, ref.kind, ref.namespace, ref.name);
   }
 
   /** After a crash, sources that were active are pending again. */
@@ -107,14 +123,22 @@ export class QueueStore {
   }
 
   counts(): { pending: number; active: number } {
-    const row = this.db.prepare(`SELECT
-      COALESCE(SUM(state = 'pending'), 0) AS pending, COALESCE(SUM(state = 'active'), 0) AS active FROM queue`).get() as { pending: number; active: number };
+    const row = this.db
+      .prepare(
+        `SELECT
+      COALESCE(SUM(state = 'pending'), 0) AS pending, COALESCE(SUM(state = 'active'), 0) AS active FROM queue`,
+      )
+      .get() as { pending: number; active: number };
     return row;
   }
 
   /** Rows with their retry state, for /state. */
   list(limit = 200): Array<SourceRef & { state: string; attempts: number; notBefore: number; lastError: string | null }> {
-    return (this.db.prepare(`SELECT kind, namespace, name, state, attempts, not_before AS notBefore, last_error AS lastError
-      FROM queue ORDER BY not_before LIMIT ?`).all(limit)) as never;
+    return this.db
+      .prepare(
+        `SELECT kind, namespace, name, state, attempts, not_before AS notBefore, last_error AS lastError
+      FROM queue ORDER BY not_before LIMIT ?`,
+      )
+      .all(limit) as never;
   }
 }

@@ -7,10 +7,22 @@ export interface StoredRefusal extends Refusal {
 }
 
 interface Raw {
-  key: string; code: Refusal['code']; reason: string; status: number | null; since: number; retry_at: number;
+  key: string;
+  code: Refusal['code'];
+  reason: string;
+  status: number | null;
+  since: number;
+  retry_at: number;
 }
 
-const toRefusal = (r: Raw): StoredRefusal => ({ key: r.key, code: r.code, reason: r.reason, status: r.status, since: r.since, retryAt: r.retry_at });
+const toRefusal = (r: Raw): StoredRefusal => ({
+  key: r.key,
+  code: r.code,
+  reason: r.reason,
+  status: r.status,
+  since: r.since,
+  retryAt: r.retry_at,
+});
 
 /** GitHub refusals (404, 403, 409, 422) and when each may be tried again; kept across restarts. */
 export class RefusalStore {
@@ -18,16 +30,20 @@ export class RefusalStore {
 
   /** The first of `keys` refused and not yet due for a retry. */
   active(keys: string[], now: number): StoredRefusal | undefined {
-    const rows = this.db.prepare(`SELECT * FROM github_refusals WHERE key IN (${keys.map(() => '?').join(', ')}) AND retry_at > ?`)
+    const rows = this.db
+      .prepare(`SELECT * FROM github_refusals WHERE key IN (${keys.map(() => '?').join(', ')}) AND retry_at > ?`)
       .all(...keys, now) as Raw[];
     const first = keys.map((k) => rows.find((r) => r.key === k)).find((r) => r !== undefined);
     return first && toRefusal(first);
   }
 
   record(r: Refusal, now: number): StoredRefusal {
-    this.db.prepare(`INSERT INTO github_refusals (key, code, reason, status, since, retry_at) VALUES (@key, @code, @reason, @status, @now, @retryAt)
+    this.db
+      .prepare(
+        `INSERT INTO github_refusals (key, code, reason, status, since, retry_at) VALUES (@key, @code, @reason, @status, @now, @retryAt)
       ON CONFLICT (key) DO UPDATE SET code = excluded.code, status = excluded.status, retry_at = excluded.retry_at,
-        since = CASE WHEN reason = excluded.reason THEN since ELSE excluded.since END, reason = excluded.reason`)
+        since = CASE WHEN reason = excluded.reason THEN since ELSE excluded.since END, reason = excluded.reason`,
+      )
       .run({ ...r, now });
     return toRefusal(this.db.prepare(`SELECT * FROM github_refusals WHERE key = ?`).get(r.key) as Raw);
   }
@@ -45,6 +61,9 @@ export class RefusalStore {
 
   /** Refusals waiting for their retry, by class. */
   counts(now: number): Array<{ code: string; count: number }> {
-    return this.db.prepare(`SELECT code, COUNT(*) AS count FROM github_refusals WHERE retry_at > ? GROUP BY code`).all(now) as Array<{ code: string; count: number }>;
+    return this.db.prepare(`SELECT code, COUNT(*) AS count FROM github_refusals WHERE retry_at > ? GROUP BY code`).all(now) as Array<{
+      code: string;
+      count: number;
+    }>;
   }
 }

@@ -22,8 +22,16 @@ export interface Skip {
 }
 
 interface SkipRaw {
-  source_kind: SourceRef['kind']; source_namespace: string; source_name: string;
-  workload_kind: string; workload_namespace: string; workload_name: string; container: string; code: string; reason: string; since: number;
+  source_kind: SourceRef['kind'];
+  source_namespace: string;
+  source_name: string;
+  workload_kind: string;
+  workload_namespace: string;
+  workload_name: string;
+  container: string;
+  code: string;
+  reason: string;
+  since: number;
 }
 
 /** Flux sources as last read, and the skip reasons of their workloads. */
@@ -31,22 +39,33 @@ export class SourceStore {
   constructor(private readonly db: Db) {}
 
   record(s: Omit<SourceStatus, 'lastError'> & { lastError?: string | null }): void {
-    this.db.prepare(`INSERT INTO sources (kind, namespace, name, phase, reason, message, revision, last_seen, last_error)
+    this.db
+      .prepare(
+        `INSERT INTO sources (kind, namespace, name, phase, reason, message, revision, last_seen, last_error)
       VALUES (@kind, @namespace, @name, @phase, @reason, @message, @revision, @lastSeen, @lastError)
       ON CONFLICT (kind, namespace, name) DO UPDATE SET phase = excluded.phase, reason = excluded.reason,
-        message = excluded.message, revision = excluded.revision, last_seen = excluded.last_seen, last_error = excluded.last_error`)
+        message = excluded.message, revision = excluded.revision, last_seen = excluded.last_seen, last_error = excluded.last_error`,
+      )
       .run({ ...s, lastError: s.lastError ?? null });
   }
 
   /** Keeps the reconcile error of a source without touching its last phase. */
   recordError(ref: SourceRef, error: string, now: number): void {
-    this.db.prepare(`INSERT INTO sources (kind, namespace, name, last_seen, last_error) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (kind, namespace, name) DO UPDATE SET last_error = excluded.last_error`).run(ref.kind, ref.namespace, ref.name, now, error);
+    this.db
+      .prepare(
+        `INSERT INTO sources (kind, namespace, name, last_seen, last_error) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (kind, namespace, name) DO UPDATE SET last_error = excluded.last_error`,
+      )
+      .run(ref.kind, ref.namespace, ref.name, now, error);
   }
 
   list(limit = 500): SourceStatus[] {
-    return this.db.prepare(`SELECT kind, namespace, name, phase, reason, message, revision, last_seen AS lastSeen, last_error AS lastError
-      FROM sources ORDER BY kind, namespace, name LIMIT ?`).all(limit) as SourceStatus[];
+    return this.db
+      .prepare(
+        `SELECT kind, namespace, name, phase, reason, message, revision, last_seen AS lastSeen, last_error AS lastError
+      FROM sources ORDER BY kind, namespace, name LIMIT ?`,
+      )
+      .all(limit) as SourceStatus[];
   }
 
   /**
@@ -57,9 +76,14 @@ export class SourceStore {
     const key = [source.kind, source.namespace, source.name];
     return this.db.transaction(() => {
       const before = new Map(
-        (this.db.prepare(`SELECT workload_kind, workload_namespace, workload_name, container, reason, since FROM skips
-          WHERE source_kind = ? AND source_namespace = ? AND source_name = ?`).all(...key) as Array<Record<string, string | number>>)
-          .map((r) => [`${r.workload_kind}/${r.workload_namespace}/${r.workload_name}/${r.container}`, r]),
+        (
+          this.db
+            .prepare(
+              `SELECT workload_kind, workload_namespace, workload_name, container, reason, since FROM skips
+          WHERE source_kind = ? AND source_namespace = ? AND source_name = ?`,
+            )
+            .all(...key) as Array<Record<string, string | number>>
+        ).map((r) => [`${r.workload_kind}/${r.workload_namespace}/${r.workload_name}/${r.container}`, r]),
       );
       this.db.prepare(`DELETE FROM skips WHERE source_kind = ? AND source_namespace = ? AND source_name = ?`).run(...key);
       const insert = this.db.prepare(`INSERT OR REPLACE INTO skips VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -68,7 +92,17 @@ export class SourceStore {
         const old = before.get(`${s.workload.kind}/${s.workload.namespace}/${s.workload.name}/${s.container}`);
         const same = old?.reason === s.reason;
         if (!same) fresh.push(s);
-        insert.run(...key, s.workload.kind, s.workload.namespace, s.workload.name, s.container, s.code, s.reason, same ? old.since : now, now);
+        insert.run(
+          ...key,
+          s.workload.kind,
+          s.workload.namespace,
+          s.workload.name,
+          s.container,
+          s.code,
+          s.reason,
+          same ? old.since : now,
+          now,
+        );
       }
       return fresh;
     })();
@@ -80,11 +114,15 @@ export class SourceStore {
   }
 
   listSkips(limit = 500): Array<Skip & { since: number }> {
-    return (this.db.prepare(`SELECT * FROM skips ORDER BY source_namespace, source_name, workload_name LIMIT ?`).all(limit) as SkipRaw[])
-      .map((r) => ({
-        source: { kind: r.source_kind, namespace: r.source_namespace, name: r.source_name },
-        workload: { kind: r.workload_kind, namespace: r.workload_namespace, name: r.workload_name },
-        container: r.container, code: r.code, reason: r.reason, since: r.since,
-      }));
+    return (
+      this.db.prepare(`SELECT * FROM skips ORDER BY source_namespace, source_name, workload_name LIMIT ?`).all(limit) as SkipRaw[]
+    ).map((r) => ({
+      source: { kind: r.source_kind, namespace: r.source_namespace, name: r.source_name },
+      workload: { kind: r.workload_kind, namespace: r.workload_namespace, name: r.workload_name },
+      container: r.container,
+      code: r.code,
+      reason: r.reason,
+      since: r.since,
+    }));
   }
 }

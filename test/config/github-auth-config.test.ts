@@ -23,40 +23,100 @@ function problemsOf(t: Test, env: NodeJS.ProcessEnv): string[] {
 
 t.test('a token or an App, exactly one', async (t) => {
   t.same(loadConfig({ ...BASE, GITHUB_TOKEN: 'ghp_x' }, readFile).githubAuth, { kind: 'token', token: 'ghp_x' });
-  t.same(loadConfig({ ...BASE, GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY: PEM }, readFile).githubAuth, { kind: 'app', appId: 123, privateKey: PEM.trim() });
-  t.same(loadConfig({ ...BASE, GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY_PATH: '/run/secrets/app.pem', GITHUB_APP_INSTALLATION_ID: '987' }, readFile).githubAuth,
-    { kind: 'app', appId: 123, privateKey: PEM, installationId: 987 });
+  t.same(loadConfig({ ...BASE, GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY: PEM }, readFile).githubAuth, {
+    kind: 'app',
+    appId: 123,
+    privateKey: PEM.trim(),
+  });
+  t.same(
+    loadConfig(
+      { ...BASE, GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY_PATH: '/run/secrets/app.pem', GITHUB_APP_INSTALLATION_ID: '987' },
+      readFile,
+    ).githubAuth,
+    { kind: 'app', appId: 123, privateKey: PEM, installationId: 987 },
+  );
   const escaped = PEM.trim().replace(/\n/g, '\\n');
-  t.equal(loadConfig({ ...BASE, GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: escaped }, readFile).githubAuth.kind, 'app', 'a key with \\n escapes (env files)');
+  t.equal(
+    loadConfig({ ...BASE, GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: escaped }, readFile).githubAuth.kind,
+    'app',
+    'a key with \\n escapes (env files)',
+  );
   const rows: Array<[string, NodeJS.ProcessEnv, RegExp[]]> = [
-    ['neither', {}, [/^GitHub credentials are required: GITHUB_TOKEN .* or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH/]],
-    ['both', { GITHUB_TOKEN: 'x', GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: PEM }, [/^set either GITHUB_TOKEN or a GitHub App .*not both/]],
-    ['App id without a key', { GITHUB_APP_ID: '1' }, [/^GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID/]],
+    [
+      'neither',
+      {},
+      [/^GitHub credentials are required: GITHUB_TOKEN .* or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH/],
+    ],
+    [
+      'both',
+      { GITHUB_TOKEN: 'x', GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: PEM },
+      [/^set either GITHUB_TOKEN or a GitHub App .*not both/],
+    ],
+    [
+      'App id without a key',
+      { GITHUB_APP_ID: '1' },
+      [/^GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID/],
+    ],
     ['key without an App id', { GITHUB_APP_PRIVATE_KEY: PEM }, [/^GITHUB_APP_ID is required with a GitHub App private key/]],
-    ['both key forms', { GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: PEM, GITHUB_APP_PRIVATE_KEY_PATH: '/run/secrets/app.pem' }, [/^set only one of GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_PATH/]],
-    ['bad App id and installation id', { GITHUB_APP_ID: 'my-app', GITHUB_APP_PRIVATE_KEY: PEM, GITHUB_APP_INSTALLATION_ID: '-3' }, [/^GITHUB_APP_ID="my-app" must be the App's numeric id/, /^GITHUB_APP_INSTALLATION_ID="-3" must be a numeric installation id/]],
-    ['missing key file', { GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY_PATH: '/nope.pem' }, [/^GITHUB_APP_PRIVATE_KEY_PATH="\/nope.pem" cannot be read \(ENOENT\)/]],
-    ['not a key', { GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY_PATH: '/run/secrets/garbage.pem' }, [/^GITHUB_APP_PRIVATE_KEY_PATH="\/run\/secrets\/garbage.pem" is not a PEM private key of the App/]],
+    [
+      'both key forms',
+      { GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: PEM, GITHUB_APP_PRIVATE_KEY_PATH: '/run/secrets/app.pem' },
+      [/^set only one of GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_PATH/],
+    ],
+    [
+      'bad App id and installation id',
+      { GITHUB_APP_ID: 'my-app', GITHUB_APP_PRIVATE_KEY: PEM, GITHUB_APP_INSTALLATION_ID: '-3' },
+      [/^GITHUB_APP_ID="my-app" must be the App's numeric id/, /^GITHUB_APP_INSTALLATION_ID="-3" must be a numeric installation id/],
+    ],
+    [
+      'missing key file',
+      { GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY_PATH: '/nope.pem' },
+      [/^GITHUB_APP_PRIVATE_KEY_PATH="\/nope.pem" cannot be read \(ENOENT\)/],
+    ],
+    [
+      'not a key',
+      { GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY_PATH: '/run/secrets/garbage.pem' },
+      [/^GITHUB_APP_PRIVATE_KEY_PATH="\/run\/secrets\/garbage.pem" is not a PEM private key of the App/],
+    ],
   ];
   for (const [name, env, want] of rows) {
     const problems = problemsOf(t, { ...BASE, ...env });
     t.equal(problems.length, want.length, `${name}: ${problems.join(' | ')}`);
-    for (const re of want) t.ok(problems.some((p) => re.test(p)), `${name}: ${re.source}`);
+    for (const re of want)
+      t.ok(
+        problems.some((p) => re.test(p)),
+        `${name}: ${re.source}`,
+      );
     t.notOk(problems.join('\n').includes('BEGIN RSA'), `${name}: the key is never echoed`);
   }
 });
 
 t.test('GitHub problems are reported with the others at once', async (t) => {
   const problems = problemsOf(t, { CLUSTER_NAME: 'x', GITHUB_APP_ID: 'abc', ALLOWED_REPOSITORIES: 'acme', REPOSITORY_SOURCE: 'labels' });
-  for (const re of [/^WEBHOOK_TOKEN/, /^GITHUB_APP_ID="abc"/, /^GITHUB_APP_PRIVATE_KEY or/, /^ALLOWED_REPOSITORIES: "acme" is not owner\/repo or owner\/\*/, /^REPOSITORY_SOURCE="labels" must be annotation or any/]) {
-    t.ok(problems.some((p) => re.test(p)), re.source);
+  for (const re of [
+    /^WEBHOOK_TOKEN/,
+    /^GITHUB_APP_ID="abc"/,
+    /^GITHUB_APP_PRIVATE_KEY or/,
+    /^ALLOWED_REPOSITORIES: "acme" is not owner\/repo or owner\/\*/,
+    /^REPOSITORY_SOURCE="labels" must be annotation or any/,
+  ]) {
+    t.ok(
+      problems.some((p) => re.test(p)),
+      re.source,
+    );
   }
   t.equal(problems.length, 5);
 });
 
 t.test('trust boundary settings', async (t) => {
-  const c = loadConfig({ ...BASE, GITHUB_TOKEN: 'x', ALLOWED_REPOSITORIES: 'Acme/*, globex/api', REPOSITORY_SOURCE: 'Annotation' }, readFile);
-  t.same(c.allowedRepositories, [{ owner: 'acme', repo: '*' }, { owner: 'globex', repo: 'api' }]);
+  const c = loadConfig(
+    { ...BASE, GITHUB_TOKEN: 'x', ALLOWED_REPOSITORIES: 'Acme/*, globex/api', REPOSITORY_SOURCE: 'Annotation' },
+    readFile,
+  );
+  t.same(c.allowedRepositories, [
+    { owner: 'acme', repo: '*' },
+    { owner: 'globex', repo: 'api' },
+  ]);
   t.equal(c.repositorySource, 'annotation');
   const d = loadConfig({ ...BASE, GITHUB_TOKEN: 'x' }, readFile);
   t.same(d.allowedRepositories, []);

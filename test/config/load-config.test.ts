@@ -21,9 +21,19 @@ function problemsOf(t: Test, env: NodeJS.ProcessEnv, readFile?: (p: string) => B
 t.test('minimal valid env and defaults', async (t) => {
   const c = loadConfig({ ...MINIMAL });
   t.match(c, {
-    port: 8080, host: '0.0.0.0', githubAuth: { kind: 'token', token: 'ghp_test' }, githubApiUrl: 'https://api.github.com', githubHost: 'github.com',
-    clusterName: 'prod-eu-1', description: 'Deployed by Flux', databasePath: './data/github-deployment-bridge.db',
-    resyncIntervalMs: 300_000, watchNamespaces: [], logLevel: 'info', registryInsecureHosts: [], reconcileConcurrency: 4,
+    port: 8080,
+    host: '0.0.0.0',
+    githubAuth: { kind: 'token', token: 'ghp_test' },
+    githubApiUrl: 'https://api.github.com',
+    githubHost: 'github.com',
+    clusterName: 'prod-eu-1',
+    description: 'Deployed by Flux',
+    databasePath: './data/github-deployment-bridge.db',
+    resyncIntervalMs: 300_000,
+    watchNamespaces: [],
+    logLevel: 'info',
+    registryInsecureHosts: [],
+    reconcileConcurrency: 4,
   });
   t.same(c.webhookKey, Buffer.from('s3cret'));
   t.same(c.watchNamespaces, []);
@@ -33,29 +43,63 @@ t.test('minimal valid env and defaults', async (t) => {
 
 t.test('every variable set', async (t) => {
   const c = loadConfig({
-    ...MINIMAL, PORT: ' 9090 ', HOST: '127.0.0.1', GITHUB_API_URL: 'https://ghe.example.com/api/v3/', KUBECONFIG: '/etc/kube/config',
-    ENVIRONMENT: 'production', ENVIRONMENT_URL: 'https://{name}.example.com', LOG_URL_TEMPLATE: 'https://logs.example.com/{namespace}/{name}?sha={sha}',
-    DESCRIPTION: 'Rolled out', DATABASE_PATH: '/data/bridge.db', RESYNC_INTERVAL: '30s', WATCH_NAMESPACES: ' apps, flux-system ,,team-a ',
-    LOG_LEVEL: 'debug', REGISTRY_INSECURE_HOSTS: 'registry.local:5000,127.0.0.1:5001', RECONCILE_CONCURRENCY: '8',
+    ...MINIMAL,
+    PORT: ' 9090 ',
+    HOST: '127.0.0.1',
+    GITHUB_API_URL: 'https://ghe.example.com/api/v3/',
+    KUBECONFIG: '/etc/kube/config',
+    ENVIRONMENT: 'production',
+    ENVIRONMENT_URL: 'https://{name}.example.com',
+    LOG_URL_TEMPLATE: 'https://logs.example.com/{namespace}/{name}?sha={sha}',
+    DESCRIPTION: 'Rolled out',
+    DATABASE_PATH: '/data/bridge.db',
+    RESYNC_INTERVAL: '30s',
+    WATCH_NAMESPACES: ' apps, flux-system ,,team-a ',
+    LOG_LEVEL: 'debug',
+    REGISTRY_INSECURE_HOSTS: 'registry.local:5000,127.0.0.1:5001',
+    RECONCILE_CONCURRENCY: '8',
   });
   t.match(c, {
-    port: 9090, host: '127.0.0.1', githubApiUrl: 'https://ghe.example.com/api/v3', githubHost: 'ghe.example.com', kubeconfig: '/etc/kube/config', environment: 'production',
-    environmentUrl: 'https://{name}.example.com', logUrlTemplate: 'https://logs.example.com/{namespace}/{name}?sha={sha}',
-    description: 'Rolled out', databasePath: '/data/bridge.db', resyncIntervalMs: 30_000, logLevel: 'debug', reconcileConcurrency: 8,
+    port: 9090,
+    host: '127.0.0.1',
+    githubApiUrl: 'https://ghe.example.com/api/v3',
+    githubHost: 'ghe.example.com',
+    kubeconfig: '/etc/kube/config',
+    environment: 'production',
+    environmentUrl: 'https://{name}.example.com',
+    logUrlTemplate: 'https://logs.example.com/{namespace}/{name}?sha={sha}',
+    description: 'Rolled out',
+    databasePath: '/data/bridge.db',
+    resyncIntervalMs: 30_000,
+    logLevel: 'debug',
+    reconcileConcurrency: 8,
   });
   t.same(c.watchNamespaces, ['apps', 'flux-system', 'team-a']);
   t.same(c.registryInsecureHosts, ['registry.local:5000', '127.0.0.1:5001']);
-  t.equal(loadConfig({ ...MINIMAL, GITHUB_API_URL: 'http://127.0.0.1:40123' }).githubApiUrl, 'http://127.0.0.1:40123', 'http allowed for the API (simulator, proxies)');
-  t.equal(loadConfig({ ...MINIMAL, GITHUB_API_URL: 'https://api.ghe.example.com', GITHUB_SERVER_URL: 'https://ghe.example.com/' }).githubHost,
-    'ghe.example.com', 'GITHUB_SERVER_URL names the web host');
+  t.equal(
+    loadConfig({ ...MINIMAL, GITHUB_API_URL: 'http://127.0.0.1:40123' }).githubApiUrl,
+    'http://127.0.0.1:40123',
+    'http allowed for the API (simulator, proxies)',
+  );
+  t.equal(
+    loadConfig({ ...MINIMAL, GITHUB_API_URL: 'https://api.ghe.example.com', GITHUB_SERVER_URL: 'https://ghe.example.com/' }).githubHost,
+    'ghe.example.com',
+    'GITHUB_SERVER_URL names the web host',
+  );
   t.equal(loadConfig({ ...MINIMAL, PORT: '', ENVIRONMENT: '  ' }).port, 8080, 'empty values mean unset');
   t.notOk('environment' in loadConfig({ ...MINIMAL, ENVIRONMENT: '  ' }));
 });
 
 t.test('every invalid value is reported at once', async (t) => {
   const problems = problemsOf(t, {
-    PORT: '70000', GITHUB_API_URL: 'ftp://example.com', ENVIRONMENT_URL: 'http://app.example.com', LOG_URL_TEMPLATE: '/logs/{name}',
-    RESYNC_INTERVAL: 'abc', LOG_LEVEL: 'loud', RECONCILE_CONCURRENCY: '0', GITHUB_SERVER_URL: 'ghe.example.com',
+    PORT: '70000',
+    GITHUB_API_URL: 'ftp://example.com',
+    ENVIRONMENT_URL: 'http://app.example.com',
+    LOG_URL_TEMPLATE: '/logs/{name}',
+    RESYNC_INTERVAL: 'abc',
+    LOG_LEVEL: 'loud',
+    RECONCILE_CONCURRENCY: '0',
+    GITHUB_SERVER_URL: 'ghe.example.com',
   });
   const expected: RegExp[] = [
     /^WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required/,
@@ -71,7 +115,11 @@ t.test('every invalid value is reported at once', async (t) => {
     /^RECONCILE_CONCURRENCY="0" must be a whole number from 1 to 64/,
   ];
   t.equal(problems.length, expected.length, 'one problem per bad variable');
-  for (const re of expected) t.ok(problems.some((p) => re.test(p)), re.source);
+  for (const re of expected)
+    t.ok(
+      problems.some((p) => re.test(p)),
+      re.source,
+    );
 });
 
 t.test('the error message lists every problem', async (t) => {
@@ -88,8 +136,14 @@ t.test('the error message lists every problem', async (t) => {
 
 t.test('integers', async (t) => {
   const rows: Array<[string, string, boolean]> = [
-    ['PORT', '0', true], ['PORT', '65535', true], ['PORT', '-1', false], ['PORT', '80.5', false], ['PORT', 'http', false],
-    ['RECONCILE_CONCURRENCY', '1', true], ['RECONCILE_CONCURRENCY', '64', true], ['RECONCILE_CONCURRENCY', '65', false],
+    ['PORT', '0', true],
+    ['PORT', '65535', true],
+    ['PORT', '-1', false],
+    ['PORT', '80.5', false],
+    ['PORT', 'http', false],
+    ['RECONCILE_CONCURRENCY', '1', true],
+    ['RECONCILE_CONCURRENCY', '64', true],
+    ['RECONCILE_CONCURRENCY', '65', false],
   ];
   for (const [name, value, ok] of rows) {
     const env = { ...MINIMAL, [name]: value };
@@ -103,19 +157,33 @@ t.test('webhook key', async (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'token');
   writeFileSync(file, 'from-a-secret\n');
-  t.same(loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: file }).webhookKey, Buffer.from('from-a-secret\n'),
-    'file read byte for byte, trailing newline kept');
+  t.same(
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: file }).webhookKey,
+    Buffer.from('from-a-secret\n'),
+    'file read byte for byte, trailing newline kept',
+  );
   const binary = join(dir, 'binary');
   writeFileSync(binary, Buffer.from([0, 1, 0xfe, 0xff, 0x0a]));
-  t.same(loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: binary }).webhookKey, Buffer.from([0, 1, 0xfe, 0xff, 0x0a]), 'binary key');
+  t.same(
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: binary }).webhookKey,
+    Buffer.from([0, 1, 0xfe, 0xff, 0x0a]),
+    'binary key',
+  );
   t.same(loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: ' spaced key\n' }).webhookKey, Buffer.from(' spaced key\n'), 'WEBHOOK_TOKEN not trimmed');
 
   t.match(problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN_FILE: file }), [/^set only one of WEBHOOK_TOKEN and WEBHOOK_TOKEN_FILE/], 'both set');
-  t.match(problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: join(dir, 'missing') }),
-    [/^WEBHOOK_TOKEN_FILE=".*missing" cannot be read \(ENOENT\)/], 'unreadable file: one problem, no extra "required"');
+  t.match(
+    problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: join(dir, 'missing') }),
+    [/^WEBHOOK_TOKEN_FILE=".*missing" cannot be read \(ENOENT\)/],
+    'unreadable file: one problem, no extra "required"',
+  );
   const empty = join(dir, 'empty');
   writeFileSync(empty, '');
-  t.match(problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: empty }), [/^WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required/], 'empty file');
+  t.match(
+    problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: empty }),
+    [/^WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required/],
+    'empty file',
+  );
   t.match(problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN: '' }), [/^WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required/], 'empty token');
 
   const seen: string[] = [];
@@ -129,14 +197,32 @@ t.test('webhook key', async (t) => {
 
 t.test('durations', async (t) => {
   const rows: Array<[string, number | undefined]> = [
-    ['30s', 30_000], ['5m', 300_000], ['1h', 3_600_000], ['90', 90_000], ['250ms', 250], ['1.5m', 90_000], [' 10s ', 10_000],
-    ['0', undefined], ['0s', undefined], ['abc', undefined], ['-5s', undefined], ['5d', undefined], ['5 m', undefined], ['', undefined], ['1h30m', undefined],
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['90', 90_000],
+    ['250ms', 250],
+    ['1.5m', 90_000],
+    [' 10s ', 10_000],
+    ['0', undefined],
+    ['0s', undefined],
+    ['abc', undefined],
+    ['-5s', undefined],
+    ['5d', undefined],
+    ['5 m', undefined],
+    ['', undefined],
+    ['1h30m', undefined],
   ];
   for (const [text, want] of rows) {
     t.equal(parseDuration(text), want, `parseDuration(${JSON.stringify(text)})`);
     if (text.trim() === '') continue;
     const env = { ...MINIMAL, RESYNC_INTERVAL: text };
-    if (want === undefined) t.match(problemsOf(t, env), [/^RESYNC_INTERVAL=.* must be a duration such as 30s, 5m, 1h or plain seconds/], `RESYNC_INTERVAL=${text}`);
+    if (want === undefined)
+      t.match(
+        problemsOf(t, env),
+        [/^RESYNC_INTERVAL=.* must be a duration such as 30s, 5m, 1h or plain seconds/],
+        `RESYNC_INTERVAL=${text}`,
+      );
     else t.equal(loadConfig(env).resyncIntervalMs, want, `RESYNC_INTERVAL=${text}`);
   }
 });

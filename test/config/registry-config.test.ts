@@ -34,7 +34,10 @@ t.test('valid values', async (t) => {
   const c = loadConfig({ ...MINIMAL, REGISTRY_PLATFORM: 'linux/arm64/v8', REGISTRY_AUTH_FILE: '/etc/auth/config.json' }, readFile);
   t.strictSame(c.registryPlatform, { os: 'linux', architecture: 'arm64', variant: 'v8' });
   t.equal(c.registryAuthFile, '/etc/auth/config.json');
-  t.strictSame(loadConfig({ ...MINIMAL, REGISTRY_PLATFORM: ' linux/arm ' }, readFile).registryPlatform, { os: 'linux', architecture: 'arm' });
+  t.strictSame(loadConfig({ ...MINIMAL, REGISTRY_PLATFORM: ' linux/arm ' }, readFile).registryPlatform, {
+    os: 'linux',
+    architecture: 'arm',
+  });
 });
 
 t.test('invalid values are reported with the others, at once', async (t) => {

@@ -21,7 +21,9 @@ t.test('opt-out, missing labels and annotation-only workloads in one source', as
   putDeployment(world, 'bare', `${world.registry!.host}/acme/bare:1`);
   // Annotations name repository and commit: no registry call needed, even for an unreachable registry.
   putDeployment(world, 'annotated', '127.0.0.1:9/acme/annotated:1', {
-    ...OPT_IN, 'github-deployment-bridge.io/repository': 'acme/annotated', 'github-deployment-bridge.io/commit': sha('annotated'),
+    ...OPT_IN,
+    'github-deployment-bridge.io/repository': 'acme/annotated',
+    'github-deployment-bridge.io/commit': sha('annotated'),
     'github-deployment-bridge.io/environment': 'production',
   });
   putKustomization(world, 'apps', ['web', 'legacy', 'bare', 'annotated'], READY);
@@ -31,7 +33,11 @@ t.test('opt-out, missing labels and annotation-only workloads in one source', as
 
   t.same(state.deployments.map((d: { repo: string }) => d.repo).sort(), ['annotated', 'web']);
   t.equal(state.skipped.length, 1, 'only the opted-in workload without labels is listed');
-  t.match(state.skipped[0], { workload: 'Deployment/apps/bare', container: 'app', reason: /org\.opencontainers\.image\.source.*github-deployment-bridge\.io\/repository/ });
+  t.match(state.skipped[0], {
+    workload: 'Deployment/apps/bare',
+    container: 'app',
+    reason: /org\.opencontainers\.image\.source.*github-deployment-bridge\.io\/repository/,
+  });
   const annotated = world.github.deployments('acme', 'annotated')[0]!;
   t.match(annotated, { environment: 'production', production_environment: true });
   t.same(world.github.deployments('acme', 'legacy'), []);
@@ -43,7 +49,10 @@ t.test('opt-out, missing labels and annotation-only workloads in one source', as
 
   // The same skip again is not logged again.
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'apps', { reason: 'ReconciliationSucceeded' }));
-  await bridge.waitFor('second pass', async () => bridge.logs.filter((l) => l.msg === 'deployment status sent').length >= 2 && (await idle(bridge)));
+  await bridge.waitFor(
+    'second pass',
+    async () => bridge.logs.filter((l) => l.msg === 'deployment status sent').length >= 2 && (await idle(bridge)),
+  );
   t.equal(bridge.logs.filter((l) => l.msg === 'workload not reported').length, 1, 'a reason is logged once');
 });
 
@@ -54,18 +63,36 @@ t.test('resync without any event; a HelmRelease whose inventory names a ReplicaS
   const dep = deployment({ namespace: 'apps', name: 'chart-app', annotations: OPT_IN, containers: [{ name: 'app', image }] });
   world.kube.put(dep);
   const rs = world.kube.put(replicaSet({ ownerDeployment: dep }));
-  world.kube.put(helmRelease({
-    namespace: 'flux-system', name: 'chart-app', conditions: { ready: 'True', reason: 'UpgradeSucceeded', message: 'Helm upgrade succeeded' },
-    inventory: [{ namespace: 'apps', name: rs.metadata.name, group: 'apps', kind: 'ReplicaSet' }],
-  }));
+  world.kube.put(
+    helmRelease({
+      namespace: 'flux-system',
+      name: 'chart-app',
+      conditions: { ready: 'True', reason: 'UpgradeSucceeded', message: 'Helm upgrade succeeded' },
+      inventory: [{ namespace: 'apps', name: rs.metadata.name, group: 'apps', kind: 'ReplicaSet' }],
+    }),
+  );
   putDeployment(world, 'web', await pushAppImage(world, 'web', '1.0.0', sha('resync-web')));
-  world.kube.put(kustomization({ namespace: 'team-a', name: 'web', conditions: READY, inventory: [{ namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }] }));
+  world.kube.put(
+    kustomization({
+      namespace: 'team-a',
+      name: 'web',
+      conditions: READY,
+      inventory: [{ namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }],
+    }),
+  );
 
   const bridge = await world.bridge({ RESYNC_INTERVAL: '1s' });
-  await bridge.waitFor('both reported without events', () =>
-    world.github.deployments('acme', 'chart-app')[0]?.statuses.some((s) => s.state === 'success') &&
-    world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'success'));
-  t.match(world.github.deployments('acme', 'chart-app')[0]!.payload, { helmRelease: 'chart-app', sourceNamespace: 'flux-system', namespace: 'apps' });
+  await bridge.waitFor(
+    'both reported without events',
+    () =>
+      world.github.deployments('acme', 'chart-app')[0]?.statuses.some((s) => s.state === 'success') &&
+      world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'success'),
+  );
+  t.match(world.github.deployments('acme', 'chart-app')[0]!.payload, {
+    helmRelease: 'chart-app',
+    sourceNamespace: 'flux-system',
+    namespace: 'apps',
+  });
   t.match(world.github.deployments('acme', 'web')[0]!.payload, { kustomization: 'web', sourceNamespace: 'team-a' });
   t.equal(world.kube.writes().length, 0, 'the bridge never writes to the cluster');
   t.same(world.github.violations, []);

@@ -19,7 +19,9 @@ t.test('explain prints what would be reported and exactly why not, without writi
   putKustomization(world, 'apps', ['web', 'legacy', 'bare'], READY);
   const { WEBHOOK_TOKEN: _w, GITHUB_TOKEN: _g, ...env } = world.env({ ENVIRONMENT_URL: 'https://{name}.example.com' });
 
-  const { stdout } = await run(process.execPath, [MAIN_JS, 'explain', 'Kustomization/flux-system/apps'], { env: { PATH: process.env.PATH ?? '', ...env } });
+  const { stdout } = await run(process.execPath, [MAIN_JS, 'explain', 'Kustomization/flux-system/apps'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   t.match(stdout, /^Kustomization flux-system\/apps: success \(ReconciliationSucceeded/);
   t.match(stdout, new RegExp(`container app \\(.*acme/web:1.0.0\\) → acme/web@${commit.slice(0, 12)} environment staging`));
   t.match(stdout, /would be success/);
@@ -29,6 +31,8 @@ t.test('explain prints what would be reported and exactly why not, without writi
   t.equal(world.github.requests.length, 0, 'no GitHub request at all');
   t.equal(world.kube.writes().length, 0);
 
-  const bad = await run(process.execPath, [MAIN_JS, 'explain', 'GitRepository/x'], { env: { PATH: process.env.PATH ?? '', ...env } }).catch((e: { code: number; stderr: string }) => e);
+  const bad = await run(process.execPath, [MAIN_JS, 'explain', 'GitRepository/x'], { env: { PATH: process.env.PATH ?? '', ...env } }).catch(
+    (e: { code: number; stderr: string }) => e,
+  );
   t.match(bad, { code: 2, stderr: /usage: github-deployment-bridge explain/ });
 });

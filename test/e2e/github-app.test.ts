@@ -9,15 +9,24 @@ import { APP_INSTALLATION_ID, startWorld, type World } from '../harness/world.js
 import { OPT_IN, READY, putDeployment, putKustomization, sha } from './scenario.js';
 
 const annotated = (repository: string, commit: string) => ({
-  ...OPT_IN, 'github-deployment-bridge.io/repository': repository, 'github-deployment-bridge.io/commit': commit,
+  ...OPT_IN,
+  'github-deployment-bridge.io/repository': repository,
+  'github-deployment-bridge.io/commit': commit,
 });
-const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) => (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
+const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
+  (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
 /** The new spec's rollout is done, as the Deployment controller would report it. */
 function finishRollout(world: World, name: string): void {
   const dep = world.kube.get('apps/v1', 'Deployment', 'apps', name)!;
   const replicas = (dep.spec as { replicas: number }).replicas;
   world.kube.patchStatus('apps/v1', 'Deployment', 'apps', name, {
-    ...dep.status, observedGeneration: dep.metadata.generation, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, unavailableReplicas: 0,
+    ...dep.status,
+    observedGeneration: dep.metadata.generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    unavailableReplicas: 0,
   });
 }
 const idle = async (bridge: { get(p: string): Promise<{ body: any }> }) => {
@@ -25,59 +34,89 @@ const idle = async (bridge: { get(p: string): Promise<{ body: any }> }) => {
   return s.sources.length > 0 && s.queue.pending + s.queue.active + s.queue.running === 0 && s;
 };
 
-t.test('GitHub App on Enterprise Server: JWT, installation looked up once (kept across a restart), installation tokens, skips with reasons', async (t) => {
-  const world = await startWorld({ app: true, github: { pathPrefix: '/api/v3' } });
-  t.teardown(() => world.close());
-  t.match(world.env().GITHUB_API_URL, /\/api\/v3$/);
-  t.equal(world.env().GITHUB_TOKEN, undefined, 'no token: App credentials only');
-  let bridge = await world.bridge();
-  const ready = await bridge.waitFor('ready', async () => { const r = await bridge.get('/readyz'); return r.status === 200 && r.body; });
-  t.same(ready, { ready: true, reasons: [], degraded: [] });
-  // The workloads appear once the bridge runs, so the credential check is surely its first request.
-  putDeployment(world, 'web', 'ghcr.io/acme/web:1', annotated('acme/web', sha('app-1')));
-  putDeployment(world, 'partner', 'ghcr.io/globex/api:1', annotated('globex/api', sha('app-g')));
-  putKustomization(world, 'apps', ['web', 'partner'], READY);
-  await bridge.post(fluxEvent('Kustomization', 'flux-system', 'apps'));
-  await bridge.waitFor('success', () => clientStates(world.github.deployments('acme', 'web')[0]).includes('success'));
-  let state = await bridge.waitFor('idle', () => idle(bridge));
+t.test(
+  'GitHub App on Enterprise Server: JWT, installation looked up once (kept across a restart), installation tokens, skips with reasons',
+  async (t) => {
+    const world = await startWorld({ app: true, github: { pathPrefix: '/api/v3' } });
+    t.teardown(() => world.close());
+    t.match(world.env().GITHUB_API_URL, /\/api\/v3$/);
+    t.equal(world.env().GITHUB_TOKEN, undefined, 'no token: App credentials only');
+    let bridge = await world.bridge();
+    const ready = await bridge.waitFor('ready', async () => {
+      const r = await bridge.get('/readyz');
+      return r.status === 200 && r.body;
+    });
+    t.same(ready, { ready: true, reasons: [], degraded: [] });
+    // The workloads appear once the bridge runs, so the credential check is surely its first request.
+    putDeployment(world, 'web', 'ghcr.io/acme/web:1', annotated('acme/web', sha('app-1')));
+    putDeployment(world, 'partner', 'ghcr.io/globex/api:1', annotated('globex/api', sha('app-g')));
+    putKustomization(world, 'apps', ['web', 'partner'], READY);
+    await bridge.post(fluxEvent('Kustomization', 'flux-system', 'apps'));
+    await bridge.waitFor('success', () => clientStates(world.github.deployments('acme', 'web')[0]).includes('success'));
+    let state = await bridge.waitFor('idle', () => idle(bridge));
 
-  const gh = world.github.requests.map((r) => `${r.method} ${r.path} ${r.status} ${r.credential}`);
-  // The two repositories are handled in either order: compare as sets.
-  t.same([...gh].sort(), [
-    'GET /app 200 jwt',
-    'GET /repos/acme/web/installation 200 jwt',
-    `POST /app/installations/${APP_INSTALLATION_ID}/access_tokens 201 jwt`,
-    'GET /repos/acme/web/deployments 200 installation',
-    'POST /repos/acme/web/deployments 201 installation',
-    `POST /repos/acme/web/deployments/${world.github.deployments('acme', 'web')[0]!.id}/statuses 201 installation`,
-    'GET /repos/globex/api/installation 404 jwt',
-  ].sort(), 'every request, with the credential the simulator verified');
-  t.equal(gh[0], 'GET /app 200 jwt', 'the credential check comes first');
-  t.same(world.github.writes().length, 2, 'one create and one status');
-  t.same(world.github.deployments('globex', 'api'), []);
-  t.match(state.skipped, [{ workload: 'Deployment/apps/partner', code: 'github_not_installed', reason: /^App not installed on globex\/api: install the GitHub App on globex/ }]);
-  t.match(state.github, { auth: 'app', credentials: { state: 'ok' }, paused: null, refusals: [{ key: 'repo:globex/api', code: 'github_not_installed', waiting: true }] });
-  t.ok(state.github.budgets.some((b: { scope: string }) => b.scope === `installation ${APP_INSTALLATION_ID}`), 'the installation budget is shown');
-  t.same(world.github.violations, []);
-  const metrics = (await bridge.get('/metrics')).body as string;
-  t.match(metrics, /gdb_github_requests_total\{endpoint="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/);
-  t.match(metrics, /gdb_github_refusals\{code="github_not_installed"\} 1/);
-  t.match(metrics, /gdb_github_credentials_ok 1/);
+    const gh = world.github.requests.map((r) => `${r.method} ${r.path} ${r.status} ${r.credential}`);
+    // The two repositories are handled in either order: compare as sets.
+    t.same(
+      [...gh].sort(),
+      [
+        'GET /app 200 jwt',
+        'GET /repos/acme/web/installation 200 jwt',
+        `POST /app/installations/${APP_INSTALLATION_ID}/access_tokens 201 jwt`,
+        'GET /repos/acme/web/deployments 200 installation',
+        'POST /repos/acme/web/deployments 201 installation',
+        `POST /repos/acme/web/deployments/${world.github.deployments('acme', 'web')[0]!.id}/statuses 201 installation`,
+        'GET /repos/globex/api/installation 404 jwt',
+      ].sort(),
+      'every request, with the credential the simulator verified',
+    );
+    t.equal(gh[0], 'GET /app 200 jwt', 'the credential check comes first');
+    t.same(world.github.writes().length, 2, 'one create and one status');
+    t.same(world.github.deployments('globex', 'api'), []);
+    t.match(state.skipped, [
+      {
+        workload: 'Deployment/apps/partner',
+        code: 'github_not_installed',
+        reason: /^App not installed on globex\/api: install the GitHub App on globex/,
+      },
+    ]);
+    t.match(state.github, {
+      auth: 'app',
+      credentials: { state: 'ok' },
+      paused: null,
+      refusals: [{ key: 'repo:globex/api', code: 'github_not_installed', waiting: true }],
+    });
+    t.ok(
+      state.github.budgets.some((b: { scope: string }) => b.scope === `installation ${APP_INSTALLATION_ID}`),
+      'the installation budget is shown',
+    );
+    t.same(world.github.violations, []);
+    const metrics = (await bridge.get('/metrics')).body as string;
+    t.match(
+      metrics,
+      /gdb_github_requests_total\{endpoint="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/,
+    );
+    t.match(metrics, /gdb_github_refusals\{code="github_not_installed"\} 1/);
+    t.match(metrics, /gdb_github_credentials_ok 1/);
 
-  // A restart: the installation comes from SQLite, the refusal too (globex is not asked again); only a new token is minted.
-  await bridge.kill('SIGTERM');
-  const before = world.github.requests.length;
-  putDeployment(world, 'web', 'ghcr.io/acme/web:2', annotated('acme/web', sha('app-2')));
-  finishRollout(world, 'web');
-  bridge = await world.bridge();
-  await bridge.post(fluxEvent('Kustomization', 'flux-system', 'apps'));
-  await bridge.waitFor('second success', () => clientStates(world.github.deployments('acme', 'web')[1]).includes('success'));
-  state = await bridge.waitFor('idle again', () => idle(bridge));
-  const after = world.github.requests.slice(before).map((r) => `${r.method} ${r.path.replace(/\d+/g, 'N')} ${r.credential}`);
-  t.notOk(after.some((r) => r.includes('/installation ')), 'no installation look-up after the restart');
-  t.same(after.filter((r) => r.includes('access_tokens')).length, 1, 'one new token');
-  t.match(state.skipped, [{ code: 'github_not_installed' }], 'globex still skipped without asking GitHub');
-});
+    // A restart: the installation comes from SQLite, the refusal too (globex is not asked again); only a new token is minted.
+    await bridge.kill('SIGTERM');
+    const before = world.github.requests.length;
+    putDeployment(world, 'web', 'ghcr.io/acme/web:2', annotated('acme/web', sha('app-2')));
+    finishRollout(world, 'web');
+    bridge = await world.bridge();
+    await bridge.post(fluxEvent('Kustomization', 'flux-system', 'apps'));
+    await bridge.waitFor('second success', () => clientStates(world.github.deployments('acme', 'web')[1]).includes('success'));
+    state = await bridge.waitFor('idle again', () => idle(bridge));
+    const after = world.github.requests.slice(before).map((r) => `${r.method} ${r.path.replace(/\d+/g, 'N')} ${r.credential}`);
+    t.notOk(
+      after.some((r) => r.includes('/installation ')),
+      'no installation look-up after the restart',
+    );
+    t.same(after.filter((r) => r.includes('access_tokens')).length, 1, 'one new token');
+    t.match(state.skipped, [{ code: 'github_not_installed' }], 'globex still skipped without asking GitHub');
+  },
+);
 
 t.test('a wrong App key: not ready with the reason; nothing written', async (t) => {
   const world = await startWorld({ app: true });
@@ -86,11 +125,24 @@ t.test('a wrong App key: not ready with the reason; nothing written', async (t) 
   putDeployment(world, 'web', 'ghcr.io/acme/web:1', annotated('acme/web', sha('wrong-1')));
   putKustomization(world, 'web', ['web'], READY);
   const bridge = await world.bridge({ GITHUB_APP_PRIVATE_KEY: wrong });
-  const r = await bridge.waitFor('not ready', async () => { const x = await bridge.get('/readyz'); return x.status === 503 && x.body.reasons.some((s: string) => s.startsWith('GitHub')) && x.body; });
-  t.match(r.reasons.filter((s: string) => s.startsWith('GitHub')), [/^GitHub credentials rejected: 401 A JSON web token could not be decoded \(next check /]);
+  const r = await bridge.waitFor('not ready', async () => {
+    const x = await bridge.get('/readyz');
+    return x.status === 503 && x.body.reasons.some((s: string) => s.startsWith('GitHub')) && x.body;
+  });
+  t.match(
+    r.reasons.filter((s: string) => s.startsWith('GitHub')),
+    [/^GitHub credentials rejected: 401 A JSON web token could not be decoded \(next check /],
+  );
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
-  const state = await bridge.waitFor('queued, paused', async () => { const s = (await bridge.get('/state')).body; return s.sources.length + s.queue.pending > 0 && s; });
+  const state = await bridge.waitFor('queued, paused', async () => {
+    const s = (await bridge.get('/state')).body;
+    return s.sources.length + s.queue.pending > 0 && s;
+  });
   t.match(state.github, { credentials: { state: 'rejected' }, paused: { kind: 'credentials' } });
   t.same(world.github.writes(), []);
-  t.same(world.github.requests.map((q) => `${q.method} ${q.path} ${q.status}`), ['GET /app 401'], 'only the check reached GitHub');
+  t.same(
+    world.github.requests.map((q) => `${q.method} ${q.path} ${q.status}`),
+    ['GET /app 401'],
+    'only the check reached GitHub',
+  );
 });

@@ -8,8 +8,10 @@ import { fluxEvent } from '../harness/bridge-process.js';
 import { startWorld } from '../harness/world.js';
 import { OPT_IN, PROGRESSING, READY, putDeployment, putKustomization, sha } from './scenario.js';
 
-const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) => (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
-const metric = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1]);
+const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
+  (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
+const metric = (text: string, name: string) =>
+  Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1]);
 
 t.test('primary rate limit: paused until the reset, no request meanwhile, then only the newest truth', async (t) => {
   const world = await startWorld();
@@ -19,34 +21,64 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
   // The first status (in_progress) meets a spent budget that resets in a few seconds; the source appears after start.
   const reset = Math.ceil(Date.now() / 1000) + 10;
   world.github.inject({ method: 'POST', path: /\/statuses$/, ...world.github.faults.primaryRateLimit(reset) });
-  putDeployment(world, 'web', 'ghcr.io/acme/web:1', { ...OPT_IN, 'github-deployment-bridge.io/repository': 'acme/web', 'github-deployment-bridge.io/commit': commit });
+  putDeployment(world, 'web', 'ghcr.io/acme/web:1', {
+    ...OPT_IN,
+    'github-deployment-bridge.io/repository': 'acme/web',
+    'github-deployment-bridge.io/commit': commit,
+  });
   putKustomization(world, 'web', ['web'], PROGRESSING);
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
 
-  const state = await bridge.waitFor('paused', async () => { const s = (await bridge.get('/state')).body; return s.github?.paused && s; });
+  const state = await bridge.waitFor('paused', async () => {
+    const s = (await bridge.get('/state')).body;
+    return s.github?.paused && s;
+  });
   const until = (reset + 1) * 1000;
-  t.match(state.github.paused, { kind: 'primary', until: new Date(until).toISOString(), reason: /^primary rate limit: the core request budget is spent until / });
-  t.match(state.queue.items, [{ name: 'web', state: 'pending', notBefore: new Date(until).toISOString(), lastError: /GitHub work paused|403/ }], 'the source waits in the queue for the reset');
-  t.ok(state.github.budgets.some((b: { scope: string; remaining: number }) => b.scope === 'token' && b.remaining === 0), 'the spent budget is shown');
+  t.match(state.github.paused, {
+    kind: 'primary',
+    until: new Date(until).toISOString(),
+    reason: /^primary rate limit: the core request budget is spent until /,
+  });
+  t.match(
+    state.queue.items,
+    [{ name: 'web', state: 'pending', notBefore: new Date(until).toISOString(), lastError: /GitHub work paused|403/ }],
+    'the source waits in the queue for the reset',
+  );
+  t.ok(
+    state.github.budgets.some((b: { scope: string; remaining: number }) => b.scope === 'token' && b.remaining === 0),
+    'the spent budget is shown',
+  );
   const metrics = (await bridge.get('/metrics')).body as string;
   t.equal(metric(metrics, 'gdb_github_paused_until_seconds'), reset + 1);
   t.equal(metric(metrics, 'gdb_github_pauses_total{kind="primary"}'), 1);
   t.equal(metric(metrics, 'gdb_github_rate_limit_remaining{scope="token",resource="core"}'), 0);
-  t.equal(metric(metrics, 'gdb_github_requests_total{endpoint="POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",status="403"}'), 1);
+  t.equal(
+    metric(metrics, 'gdb_github_requests_total{endpoint="POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",status="403"}'),
+    1,
+  );
   const refusedAt = world.github.requests.find((r) => r.status === 403)!.time;
 
   // Flux finishes during the pause; its event is accepted and queued like any other.
   putKustomization(world, 'web', ['web'], READY);
   t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' }))).status, 202);
-  await bridge.waitFor('success after the reset', () => clientStates(world.github.deployments('acme', 'web')[0]).includes('success'), 30_000);
+  await bridge.waitFor(
+    'success after the reset',
+    () => clientStates(world.github.deployments('acme', 'web')[0]).includes('success'),
+    30_000,
+  );
 
-  t.same(world.github.writes().map((w) => `${w.method} ${w.path.replace(/\d+/g, 'N')} ${(w.body as { state?: string }).state ?? ''}`), [
-    'POST /repos/acme/web/deployments ',
-    'POST /repos/acme/web/deployments/N/statuses success',
-  ], 'two writes: the create and the success; in_progress was overtaken and dropped');
+  t.same(
+    world.github.writes().map((w) => `${w.method} ${w.path.replace(/\d+/g, 'N')} ${(w.body as { state?: string }).state ?? ''}`),
+    ['POST /repos/acme/web/deployments ', 'POST /repos/acme/web/deployments/N/statuses success'],
+    'two writes: the create and the success; in_progress was overtaken and dropped',
+  );
   t.same(clientStates(world.github.deployments('acme', 'web')[0]), ['success']);
   const during = world.github.requests.filter((r) => r.time > refusedAt && r.time < until);
-  t.same(during.map((r) => `${r.method} ${r.path}`), [], 'no GitHub request between the refusal and the reset');
+  t.same(
+    during.map((r) => `${r.method} ${r.path}`),
+    [],
+    'no GitHub request between the refusal and the reset',
+  );
   const after = (await bridge.get('/state')).body;
   t.equal(after.github.paused, null, 'the pause is over');
   t.same(world.github.violations, []);
@@ -55,19 +87,33 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
 t.test('a rejected token: not ready with the reason, the work kept', async (t) => {
   const world = await startWorld();
   t.teardown(() => world.close());
-  putDeployment(world, 'web', 'ghcr.io/acme/web:1', { ...OPT_IN, 'github-deployment-bridge.io/repository': 'acme/web', 'github-deployment-bridge.io/commit': sha('bad-token') });
+  putDeployment(world, 'web', 'ghcr.io/acme/web:1', {
+    ...OPT_IN,
+    'github-deployment-bridge.io/repository': 'acme/web',
+    'github-deployment-bridge.io/commit': sha('bad-token'),
+  });
   putKustomization(world, 'web', ['web'], READY);
   const bridge = await world.bridge({ GITHUB_TOKEN: 'ghp_revoked' });
   const r = await bridge.waitFor('not ready', async () => {
     const x = await bridge.get('/readyz');
     return x.status === 503 && x.body.reasons.some((s: string) => s.startsWith('GitHub')) && x.body;
   });
-  t.match(r.reasons.filter((s: string) => s.startsWith('GitHub')), [/^GitHub credentials rejected: 401 Bad credentials \(next check /]);
+  t.match(
+    r.reasons.filter((s: string) => s.startsWith('GitHub')),
+    [/^GitHub credentials rejected: 401 Bad credentials \(next check /],
+  );
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
-  const state = await bridge.waitFor('queued', async () => { const s = (await bridge.get('/state')).body; return s.queue.pending === 1 && s; });
+  const state = await bridge.waitFor('queued', async () => {
+    const s = (await bridge.get('/state')).body;
+    return s.queue.pending === 1 && s;
+  });
   t.same(state.skipped, [], 'not skipped: the work waits for working credentials');
   t.match(state.github, { credentials: { state: 'rejected' }, paused: { kind: 'credentials' } });
-  t.same(world.github.requests.map((q) => `${q.method} ${q.path} ${q.status}`), ['GET /rate_limit 401'], 'only the check');
+  t.same(
+    world.github.requests.map((q) => `${q.method} ${q.path} ${q.status}`),
+    ['GET /rate_limit 401'],
+    'only the check',
+  );
   const metrics = (await bridge.get('/metrics')).body as string;
   t.equal(metric(metrics, 'gdb_github_credentials_ok'), 0);
 });

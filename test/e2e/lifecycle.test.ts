@@ -3,16 +3,24 @@ import { fluxEvent } from '../harness/bridge-process.js';
 import { startWorld } from '../harness/world.js';
 import { HEALTH_FAILED, OPT_IN, PROGRESSING, READY, pushAppImage, putDeployment, putKustomization, sha } from './scenario.js';
 
-const states = (d: { statuses: Array<{ state: string; addedBy: string }> }) => d.statuses.filter((s) => s.addedBy === 'client').map((s) => s.state);
+const states = (d: { statuses: Array<{ state: string; addedBy: string }> }) =>
+  d.statuses.filter((s) => s.addedBy === 'client').map((s) => s.state);
 
 t.test('happy path: in progress then success, one deployment with the full payload', async (t) => {
   const world = await startWorld({ registry: true });
   t.teardown(() => world.close());
   const commit = sha('web-1');
   const image = await pushAppImage(world, 'web', '1.0.0', commit);
-  putDeployment(world, 'web', image, { ...OPT_IN, 'github-deployment-bridge.io/team': 'payments', 'github-deployment-bridge.io/slack-channel': '#deploys' });
+  putDeployment(world, 'web', image, {
+    ...OPT_IN,
+    'github-deployment-bridge.io/team': 'payments',
+    'github-deployment-bridge.io/slack-channel': '#deploys',
+  });
   putKustomization(world, 'web', ['web'], PROGRESSING);
-  const bridge = await world.bridge({ ENVIRONMENT_URL: 'https://{service}.example.com', LOG_URL_TEMPLATE: 'https://logs.example.com/{namespace}/{name}?sha={sha}' });
+  const bridge = await world.bridge({
+    ENVIRONMENT_URL: 'https://{service}.example.com',
+    LOG_URL_TEMPLATE: 'https://logs.example.com/{namespace}/{name}?sha={sha}',
+  });
 
   t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'))).status, 202);
   const [first] = await bridge.waitFor('in_progress', () => {
@@ -21,11 +29,23 @@ t.test('happy path: in progress then success, one deployment with the full paylo
   });
   t.same(states(first!), ['in_progress']);
   t.match(first, {
-    sha: commit, ref: commit, environment: 'staging', task: 'deploy', description: 'Deployed by Flux',
-    production_environment: false, transient_environment: false,
+    sha: commit,
+    ref: commit,
+    environment: 'staging',
+    task: 'deploy',
+    description: 'Deployed by Flux',
+    production_environment: false,
+    transient_environment: false,
     payload: {
-      cluster: 'sim-cluster', namespace: 'apps', sourceNamespace: 'flux-system', kustomization: 'web', deploymentName: 'web',
-      image, version: '1.0.0', team: 'payments', slackChannel: '#deploys',
+      cluster: 'sim-cluster',
+      namespace: 'apps',
+      sourceNamespace: 'flux-system',
+      kustomization: 'web',
+      deploymentName: 'web',
+      image,
+      version: '1.0.0',
+      team: 'payments',
+      slackChannel: '#deploys',
     },
   });
   t.match((first!.payload as Record<string, unknown>).controllerVersion, /^\d+\.\d+\.\d+/);
@@ -47,7 +67,9 @@ t.test('happy path: in progress then success, one deployment with the full paylo
     const s = (await bridge.get('/state')).body;
     return s.queue.pending + s.queue.active + s.queue.running === 0 && s;
   });
-  t.match(state.deployments, [{ owner: 'acme', repo: 'web', environment: 'staging', sha: commit, deploymentName: 'web', deploymentId: done!.id, state: 'success' }]);
+  t.match(state.deployments, [
+    { owner: 'acme', repo: 'web', environment: 'staging', sha: commit, deploymentName: 'web', deploymentId: done!.id, state: 'success' },
+  ]);
   t.same(state.skipped, []);
   t.match(state.queue, { pending: 0, active: 0 });
   t.equal((await bridge.get('/readyz')).status, 200);
@@ -71,7 +93,8 @@ t.test('catch-up, duplicate events cost nothing, and a failed commit can still s
   t.same(states(world.github.deployments('acme', 'api')[0]!), ['failure', 'success'], 'same deployment, failure then success');
 
   const writes = world.github.writes().length;
-  for (let i = 0; i < 10; i++) t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'api', { reason: 'ReconciliationSucceeded' }))).status, 202);
+  for (let i = 0; i < 10; i++)
+    t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'api', { reason: 'ReconciliationSucceeded' }))).status, 202);
   await bridge.waitFor('queue drained', async () => {
     const s = (await bridge.get('/state')).body;
     return s.queue.pending === 0 && s.queue.active === 0 && s.queue.running === 0;
@@ -92,24 +115,37 @@ t.test('a new commit supersedes the previous one', async (t) => {
   putKustomization(world, 'shop', ['shop'], READY);
   const bridge = await world.bridge();
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'shop'));
-  await bridge.waitFor('a success', () => world.github.deployments('acme', 'shop').some((d) => d.sha === a && states(d).includes('success')));
+  await bridge.waitFor('a success', () =>
+    world.github.deployments('acme', 'shop').some((d) => d.sha === a && states(d).includes('success')),
+  );
 
   putDeployment(world, 'shop', await pushAppImage(world, 'shop', '1.1.0', b));
   putKustomization(world, 'shop', ['shop'], PROGRESSING, 2);
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'shop'));
-  await bridge.waitFor('b in progress', () => world.github.deployments('acme', 'shop').some((d) => d.sha === b && states(d).includes('in_progress')));
+  await bridge.waitFor('b in progress', () =>
+    world.github.deployments('acme', 'shop').some((d) => d.sha === b && states(d).includes('in_progress')),
+  );
   putKustomization(world, 'shop', ['shop'], READY, 2);
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'shop', { reason: 'ReconciliationSucceeded' }));
-  await bridge.waitFor('a inactive', () => world.github.deployments('acme', 'shop').some((d) => d.sha === a && d.statuses.some((s) => s.state === 'inactive')));
+  await bridge.waitFor('a inactive', () =>
+    world.github.deployments('acme', 'shop').some((d) => d.sha === a && d.statuses.some((s) => s.state === 'inactive')),
+  );
 
   const [da, db] = world.github.deployments('acme', 'shop');
-  t.same(da!.statuses.map((s) => `${s.state}/${s.addedBy}`), ['success/client', 'inactive/github'], 'GitHub auto_inactive deactivated A; the bridge did not repeat it');
+  t.same(
+    da!.statuses.map((s) => `${s.state}/${s.addedBy}`),
+    ['success/client', 'inactive/github'],
+    'GitHub auto_inactive deactivated A; the bridge did not repeat it',
+  );
   t.same(states(db!), ['in_progress', 'success']);
   t.equal(world.github.writes().length, 2 + 1 + 2, 'two creates and three statuses: nothing more');
   const state = await bridge.waitFor('cache settled', async () => {
     const s = (await bridge.get('/state')).body;
     return s.queue.pending + s.queue.active + s.queue.running === 0 && s;
   });
-  t.same(state.deployments.map((d: { sha: string; state: string }) => `${d.sha.slice(0, 7)}:${d.state}`).sort(), [`${a.slice(0, 7)}:inactive`, `${b.slice(0, 7)}:success`].sort());
+  t.same(
+    state.deployments.map((d: { sha: string; state: string }) => `${d.sha.slice(0, 7)}:${d.state}`).sort(),
+    [`${a.slice(0, 7)}:inactive`, `${b.slice(0, 7)}:success`].sort(),
+  );
   t.same(world.github.violations, []);
 });

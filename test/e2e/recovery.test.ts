@@ -4,7 +4,8 @@ import { fluxEvent } from '../harness/bridge-process.js';
 import { GITHUB_TOKEN, startWorld } from '../harness/world.js';
 import { PROGRESSING, READY, pushAppImage, putDeployment, putKustomization, sha } from './scenario.js';
 
-const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> }) => d.statuses.filter((s) => s.addedBy === 'client').map((s) => s.state);
+const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> }) =>
+  d.statuses.filter((s) => s.addedBy === 'client').map((s) => s.state);
 
 t.test('a create that succeeded but whose answer was lost is found, not repeated', async (t) => {
   const world = await startWorld({ registry: true });
@@ -14,7 +15,9 @@ t.test('a create that succeeded but whose answer was lost is found, not repeated
   world.github.inject({ method: 'POST', path: /\/deployments$/, afterWork: 502 });
   const bridge = await world.bridge();
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
-  await bridge.waitFor('success after retry', () => clientStates(world.github.deployments('acme', 'web')[0] ?? { statuses: [] }).includes('success'));
+  await bridge.waitFor('success after retry', () =>
+    clientStates(world.github.deployments('acme', 'web')[0] ?? { statuses: [] }).includes('success'),
+  );
   const creates = world.github.requests.filter((r) => r.method === 'POST' && /\/deployments$/.test(r.path));
   t.equal(creates.length, 1, 'one create only; the retry found it with a list call');
   t.equal(world.github.deployments('acme', 'web').length, 1);
@@ -31,11 +34,28 @@ t.test('an existing deployment from an earlier install (legacy payload, fresh da
   putKustomization(world, 'web', ['web'], READY);
   const gh = new Octokit({ auth: GITHUB_TOKEN, baseUrl: world.github.url, retry: { enabled: false }, throttle: { enabled: false } });
   const old = await gh.rest.repos.createDeployment({
-    owner: 'acme', repo: 'web', ref: commit, environment: 'staging', auto_merge: false, required_contexts: [],
+    owner: 'acme',
+    repo: 'web',
+    ref: commit,
+    environment: 'staging',
+    auto_merge: false,
+    required_contexts: [],
     // The legacy shape: namespace was the Flux object's, no sourceNamespace; an older controllerVersion.
-    payload: { cluster: 'sim-cluster', namespace: 'flux-system', kustomization: 'web', deploymentName: 'web', image, controllerVersion: '0.0.1' },
+    payload: {
+      cluster: 'sim-cluster',
+      namespace: 'flux-system',
+      kustomization: 'web',
+      deploymentName: 'web',
+      image,
+      controllerVersion: '0.0.1',
+    },
   });
-  await gh.rest.repos.createDeploymentStatus({ owner: 'acme', repo: 'web', deployment_id: (old.data as { id: number }).id, state: 'success' });
+  await gh.rest.repos.createDeploymentStatus({
+    owner: 'acme',
+    repo: 'web',
+    deployment_id: (old.data as { id: number }).id,
+    state: 'success',
+  });
   const before = world.github.writes().length;
 
   const bridge = await world.bridge();
@@ -55,7 +75,9 @@ t.test('queued work survives a crash; a restart finishes the lifecycle on the sa
   putKustomization(world, 'web', ['web'], PROGRESSING);
   let bridge = await world.bridge();
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
-  await bridge.waitFor('in progress', () => clientStates(world.github.deployments('acme', 'web')[0] ?? { statuses: [] }).includes('in_progress'));
+  await bridge.waitFor('in progress', () =>
+    clientStates(world.github.deployments('acme', 'web')[0] ?? { statuses: [] }).includes('in_progress'),
+  );
   await bridge.waitFor('idle', async () => (await bridge.get('/state')).body.queue.running === 0);
 
   // The next event is accepted, but the Kubernetes API hangs, and the process is killed mid-work.
@@ -83,11 +105,21 @@ t.test('Kubernetes and GitHub outages: the source retries with backoff and nothi
   world.github.inject({ method: 'POST', path: /\/statuses$/, status: 500, times: 1 });
   const bridge = await world.bridge();
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
-  await bridge.waitFor('success', () => clientStates(world.github.deployments('acme', 'web')[0] ?? { statuses: [] }).includes('success'), 30_000);
+  await bridge.waitFor(
+    'success',
+    () => clientStates(world.github.deployments('acme', 'web')[0] ?? { statuses: [] }).includes('success'),
+    30_000,
+  );
   t.equal(world.github.deployments('acme', 'web').length, 1);
   t.same(clientStates(world.github.deployments('acme', 'web')[0]!), ['success']);
-  t.ok(bridge.logs.some((l) => l.msg === 'reconcile failed; will retry'), 'the failure was logged');
+  t.ok(
+    bridge.logs.some((l) => l.msg === 'reconcile failed; will retry'),
+    'the failure was logged',
+  );
   const metrics = (await bridge.get('/metrics')).body as string;
   t.match(metrics, /gdb_reconciles_total\{outcome="error"\} [1-9]/);
-  t.match(metrics, /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="500"\} 1/);
+  t.match(
+    metrics,
+    /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="500"\} 1/,
+  );
 });

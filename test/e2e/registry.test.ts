@@ -17,7 +17,10 @@ const idle = async (bridge: BridgeProcess) => {
   const s = (await bridge.get('/state')).body;
   return s.sources.length > 0 && s.queue.pending + s.queue.active + s.queue.running === 0 && s;
 };
-const appLabels = (app: string, commit: string) => ({ 'org.opencontainers.image.source': `https://github.com/acme/${app}`, 'org.opencontainers.image.revision': commit });
+const appLabels = (app: string, commit: string) => ({
+  'org.opencontainers.image.source': `https://github.com/acme/${app}`,
+  'org.opencontainers.image.revision': commit,
+});
 /** Resync reconciles that read namespace `apps` (each pass reads its workloads with one list call). */
 const resyncReads = (world: World) => world.kube.requests.filter((r) => r.path === '/apis/apps/v1/namespaces/apps/deployments').length;
 
@@ -34,9 +37,24 @@ t.test('private image via imagePullSecret, with the digest its pods run; a denie
 
   world.kube.put(pullSecret({ namespace: 'apps', name: 'regcred', auths: { [locked.host]: alice } }));
   const image = `${locked.host}/acme/private:1.0.0`;
-  const dep = world.kube.put(deployment({ namespace: 'apps', name: 'private', annotations: OPT_IN, containers: [{ name: 'app', image }], imagePullSecrets: ['regcred'] }));
+  const dep = world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'private',
+      annotations: OPT_IN,
+      containers: [{ name: 'app', image }],
+      imagePullSecrets: ['regcred'],
+    }),
+  );
   for (const p of podsFor(dep, { imageIDs: { app: `${locked.host}/acme/private@${running}` } })) world.kube.put(p);
-  world.kube.put(deployment({ namespace: 'apps', name: 'hidden', annotations: OPT_IN, containers: [{ name: 'app', image: `${locked.host}/acme/hidden:1.0.0` }] }));
+  world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'hidden',
+      annotations: OPT_IN,
+      containers: [{ name: 'app', image: `${locked.host}/acme/hidden:1.0.0` }],
+    }),
+  );
   putKustomization(world, 'apps', ['private', 'hidden'], READY);
 
   const bridge = await world.bridge({ REGISTRY_INSECURE_HOSTS: locked.host });
@@ -46,15 +64,23 @@ t.test('private image via imagePullSecret, with the digest its pods run; a denie
   const [reported] = world.github.deployments('acme', 'private');
   t.match(reported, { sha: sha('private-old'), payload: { image, digest: running } }, 'the commit and digest of what runs');
   t.same(world.github.deployments('acme', 'hidden'), []);
-  t.match(state.skipped, [{
-    workload: 'Deployment/apps/hidden', container: 'app', code: 'registry_denied',
-    reason: `${locked.host} denied pull of acme/hidden: add an imagePullSecret or REGISTRY_AUTH_FILE`,
-  }]);
+  t.match(state.skipped, [
+    {
+      workload: 'Deployment/apps/hidden',
+      container: 'app',
+      code: 'registry_denied',
+      reason: `${locked.host} denied pull of acme/hidden: add an imagePullSecret or REGISTRY_AUTH_FILE`,
+    },
+  ]);
   const metrics = (await bridge.get('/metrics')).body as string;
   t.match(metrics, /gdb_skipped_workloads\{reason="registry_denied"\} 1\n/);
   t.match(metrics, /gdb_skips_total\{reason="registry_denied"\} 1\n/, 'counted once, however often the source is reconciled');
   t.match(metrics, /gdb_registry_lookups_total\{outcome="denied"\} [1-9]/);
-  t.match(metrics, /gdb_registry_http_requests_total\{method="HEAD",status="401"\} [1-9]/, 'registry requests are counted by method and status');
+  t.match(
+    metrics,
+    /gdb_registry_http_requests_total\{method="HEAD",status="401"\} [1-9]/,
+    'registry requests are counted by method and status',
+  );
   t.same(world.kube.writes(), [], 'the bridge never writes to the cluster');
   t.same(world.github.violations, []);
 });
@@ -65,7 +91,14 @@ t.test('a registry outage is a skip that retries with backoff, then reports', as
   const proxy = await startRegistryProxy({ upstream: world.registry!.url });
   t.teardown(() => proxy.close());
   await pushImage(world.registry!.url, 'acme/web', '1.0.0', { labels: appLabels('web', sha('outage')) });
-  world.kube.put(deployment({ namespace: 'apps', name: 'web', annotations: OPT_IN, containers: [{ name: 'app', image: `${proxy.host}/acme/web:1.0.0` }] }));
+  world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'web',
+      annotations: OPT_IN,
+      containers: [{ name: 'app', image: `${proxy.host}/acme/web:1.0.0` }],
+    }),
+  );
   putKustomization(world, 'web', ['web'], READY);
   proxy.failWith = 503;
 
@@ -80,7 +113,11 @@ t.test('a registry outage is a skip that retries with backoff, then reports', as
   t.same(world.github.deployments('acme', 'web'), []);
 
   proxy.failWith = undefined;
-  await bridge.waitFor('reported after the outage', () => world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'success'), 30_000);
+  await bridge.waitFor(
+    'reported after the outage',
+    () => world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'success'),
+    30_000,
+  );
   const after = await bridge.waitFor('skip cleared', async () => {
     const s = await idle(bridge);
     return s && s.skipped.length === 0 && s;
@@ -99,22 +136,45 @@ t.test('steady state: resyncs with nothing changed, and a restart, make no regis
   const pinnedDigest = await pushImage(reg, 'acme/pinned', '1.0.0', { labels: appLabels('pinned', sha('pinned')) });
   const runningDigest = await pushImage(reg, 'acme/running', '1.0.0', { labels: appLabels('running', sha('running')) });
   world.kube.put(deployment({ namespace: 'apps', name: 'tagged', annotations: OPT_IN, containers: [{ name: 'app', image: tagged }] }));
-  world.kube.put(deployment({ namespace: 'apps', name: 'pinned', annotations: OPT_IN, containers: [{ name: 'app', image: `${proxy.host}/acme/pinned@${pinnedDigest}` }] }));
-  const run = world.kube.put(deployment({ namespace: 'apps', name: 'running', annotations: OPT_IN, containers: [{ name: 'app', image: `${proxy.host}/acme/running:1.0.0` }] }));
+  world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'pinned',
+      annotations: OPT_IN,
+      containers: [{ name: 'app', image: `${proxy.host}/acme/pinned@${pinnedDigest}` }],
+    }),
+  );
+  const run = world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'running',
+      annotations: OPT_IN,
+      containers: [{ name: 'app', image: `${proxy.host}/acme/running:1.0.0` }],
+    }),
+  );
   for (const p of podsFor(run, { count: 2, imageIDs: { app: `${proxy.host}/acme/running@${runningDigest}` } })) world.kube.put(p);
   putKustomization(world, 'apps', ['tagged', 'pinned', 'running'], READY);
 
   const env = { REGISTRY_INSECURE_HOSTS: proxy.host, RESYNC_INTERVAL: '1s' };
   let bridge = await world.bridge(env);
-  await bridge.waitFor('all three reported', () => ['tagged', 'pinned', 'running'].every((a) => world.github.deployments('acme', a)[0]?.statuses.some((s) => s.state === 'success')));
+  await bridge.waitFor('all three reported', () =>
+    ['tagged', 'pinned', 'running'].every((a) => world.github.deployments('acme', a)[0]?.statuses.some((s) => s.state === 'success')),
+  );
   await bridge.waitFor('first pass done', () => idle(bridge));
   const methods = (from: number) => proxy.log.slice(from).map((r) => `${r.method} ${r.path.replace(/sha256:[0-9a-f]{64}/, 'sha256:…')}`);
-  t.strictSame(methods(0).sort(), [
-    'GET /v2/acme/pinned/blobs/sha256:…', 'GET /v2/acme/pinned/manifests/sha256:…',
-    'GET /v2/acme/running/blobs/sha256:…', 'GET /v2/acme/running/manifests/sha256:…',
-    'GET /v2/acme/tagged/blobs/sha256:…', 'GET /v2/acme/tagged/manifests/sha256:…',
-    'HEAD /v2/acme/tagged/manifests/1.0.0',
-  ], 'first pass: one HEAD for the tag nobody runs yet; manifest and config once per digest');
+  t.strictSame(
+    methods(0).sort(),
+    [
+      'GET /v2/acme/pinned/blobs/sha256:…',
+      'GET /v2/acme/pinned/manifests/sha256:…',
+      'GET /v2/acme/running/blobs/sha256:…',
+      'GET /v2/acme/running/manifests/sha256:…',
+      'GET /v2/acme/tagged/blobs/sha256:…',
+      'GET /v2/acme/tagged/manifests/sha256:…',
+      'HEAD /v2/acme/tagged/manifests/1.0.0',
+    ],
+    'first pass: one HEAD for the tag nobody runs yet; manifest and config once per digest',
+  );
   t.match(world.github.deployments('acme', 'running')[0]!.payload, { digest: runningDigest });
 
   const afterFirst = proxy.log.length;

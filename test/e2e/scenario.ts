@@ -7,12 +7,26 @@ import type { World } from '../harness/world.js';
 
 export const OPT_IN = { 'github-deployment-bridge.io/auto-report': 'true' };
 
-export const READY: ConditionSpec = { ready: 'True', reason: 'ReconciliationSucceeded', message: 'Applied revision: main@sha1:07a684d59d1bc9a58e0c0d07ed480812b2b9a29e' };
+export const READY: ConditionSpec = {
+  ready: 'True',
+  reason: 'ReconciliationSucceeded',
+  message: 'Applied revision: main@sha1:07a684d59d1bc9a58e0c0d07ed480812b2b9a29e',
+};
 export const PROGRESSING: ConditionSpec = { ready: 'Unknown', reason: 'Progressing', message: 'Reconciliation in progress' };
-export const HEALTH_FAILED: ConditionSpec = { ready: 'False', reason: 'HealthCheckFailed', message: 'health check failed after 5m0s: timeout waiting for: [Deployment/apps/web status: InProgress]' };
+export const HEALTH_FAILED: ConditionSpec = {
+  ready: 'False',
+  reason: 'HealthCheckFailed',
+  message: 'health check failed after 5m0s: timeout waiting for: [Deployment/apps/web status: InProgress]',
+};
 
 /** Pushes `acme/<app>:<tag>` with OCI labels naming github.com/acme/<app> at commit `sha`; returns the image reference. */
-export async function pushAppImage(world: World, app: string, tag: string, sha: string, extraLabels: Record<string, string> = {}): Promise<string> {
+export async function pushAppImage(
+  world: World,
+  app: string,
+  tag: string,
+  sha: string,
+  extraLabels: Record<string, string> = {},
+): Promise<string> {
   const registry = world.registry!;
   await pushImage(registry.url, `acme/${app}`, tag, {
     labels: {
@@ -29,13 +43,19 @@ export const sha = (seed: string) => commitOf(seed);
 
 /** Puts a Kustomization `apps/<name>` whose inventory is the given Deployments, with the given Ready state. */
 export function putKustomization(world: World, name: string, workloads: string[], conditions: ConditionSpec, generation = 1): void {
-  world.kube.put(kustomization({
-    namespace: 'flux-system', name, generation, observedGeneration: generation, conditions,
-    inventory: [
-      { namespace: '', name: 'apps', group: '', kind: 'Namespace' },
-      ...workloads.map((w) => ({ namespace: 'apps', name: w, group: 'apps', kind: 'Deployment' })),
-    ],
-  }));
+  world.kube.put(
+    kustomization({
+      namespace: 'flux-system',
+      name,
+      generation,
+      observedGeneration: generation,
+      conditions,
+      inventory: [
+        { namespace: '', name: 'apps', group: '', kind: 'Namespace' },
+        ...workloads.map((w) => ({ namespace: 'apps', name: w, group: 'apps', kind: 'Deployment' })),
+      ],
+    }),
+  );
 }
 
 /** Puts an opted-in Deployment `apps/<name>` running `image`, its rollout finished. */

@@ -10,10 +10,19 @@ t.test('bad configuration: every problem reported at once, exit status 2', async
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   t.equal(code, 2);
-  for (const name of ['WEBHOOK_TOKEN', 'GITHUB_TOKEN', 'CLUSTER_NAME', 'RESYNC_INTERVAL="soon"', 'LOG_LEVEL="loud"', 'GITHUB_API_URL="not a url"']) {
+  for (const name of [
+    'WEBHOOK_TOKEN',
+    'GITHUB_TOKEN',
+    'CLUSTER_NAME',
+    'RESYNC_INTERVAL="soon"',
+    'LOG_LEVEL="loud"',
+    'GITHUB_API_URL="not a url"',
+  ]) {
     t.match(stderr, name, `names ${name}`);
   }
 });
@@ -36,16 +45,33 @@ t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usab
 t.test('DRY_RUN: everything but GitHub writes, which are logged', async (t) => {
   const world = await startWorld();
   t.teardown(() => world.close());
-  world.kube.put(deployment({
-    namespace: 'apps', name: 'web', containers: [{ name: 'app', image: 'ghcr.io/acme/web:1.0.0' }],
-    annotations: { 'github-deployment-bridge.io/auto-report': 'true', 'github-deployment-bridge.io/repository': 'acme/web', 'github-deployment-bridge.io/commit': 'a'.repeat(40) },
-  }));
-  world.kube.put(kustomization({ namespace: 'flux-system', name: 'web', inventory: [{ namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }] }));
+  world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'web',
+      containers: [{ name: 'app', image: 'ghcr.io/acme/web:1.0.0' }],
+      annotations: {
+        'github-deployment-bridge.io/auto-report': 'true',
+        'github-deployment-bridge.io/repository': 'acme/web',
+        'github-deployment-bridge.io/commit': 'a'.repeat(40),
+      },
+    }),
+  );
+  world.kube.put(
+    kustomization({
+      namespace: 'flux-system',
+      name: 'web',
+      inventory: [{ namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }],
+    }),
+  );
   const bridge = await world.bridge({ DRY_RUN: 'true' });
   await bridge.waitFor('dry-run status logged', () => bridge.logs.some((l) => l.msg === 'DRY_RUN: would send a deployment status'));
   t.ok(bridge.logs.some((l) => l.msg === 'DRY_RUN: would create a GitHub deployment'));
   t.equal(world.github.writes().length, 0, 'nothing written to GitHub');
-  t.ok(world.github.requests.some((r) => r.method === 'GET' && r.path.endsWith('/deployments')), 'reads still go to GitHub');
+  t.ok(
+    world.github.requests.some((r) => r.method === 'GET' && r.path.endsWith('/deployments')),
+    'reads still go to GitHub',
+  );
   const state = (await bridge.get('/state')).body;
   t.match(state.deployments, [{ repo: 'web', state: 'success' }]);
   t.ok(state.deployments[0].deploymentId < 0, 'a dry-run deployment id can never be taken for a real one');

@@ -13,13 +13,18 @@ const EXPECTED: Record<string, { valid: true; kind: string; name: string } | { v
   'kustomization-validationfailed.error.nc-docs.json': { valid: true, kind: 'Kustomization', name: 'webapp' },
   'helmrelease-upgrade-succeeded.info.flux-2.0.0-rc.4.issue-3937.json': { valid: true, kind: 'HelmRelease', name: 'test-helm' },
   'helmrelease-upgrade-succeeded.info.v2beta1-era.issue-4453.json': { valid: true, kind: 'HelmRelease', name: 'appnamehere' },
-  'helmrelease-annotation-metadata-deploymentid.partial.rfc-0008.json': { valid: false, fields: ['severity', 'reason', 'message', 'timestamp'] },
+  'helmrelease-annotation-metadata-deploymentid.partial.rfc-0008.json': {
+    valid: false,
+    fields: ['severity', 'reason', 'message', 'timestamp'],
+  },
 };
 
 const read = (file: string): unknown => JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8'));
 
 t.test('every shared Flux event fixture is classified', async (t) => {
-  const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json') && f !== 'generic-hmac-test-vector.json').sort();
+  const files = readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.json') && f !== 'generic-hmac-test-vector.json')
+    .sort();
   t.same(files, Object.keys(EXPECTED).sort(), 'the table names every fixture (a new fixture needs a row)');
   for (const file of files) {
     const want = EXPECTED[file]!;
@@ -85,13 +90,30 @@ t.test('hand-made invalid events', async (t) => {
     ['string', 'event', [/must be a JSON object/]],
     ['number', 42, [/must be a JSON object/]],
     ['array', [base()], [/must be a JSON object/]],
-    ['empty object', {}, [/involvedObject must be an object/, /severity must be a string/, /reason must be a string/,
-      /message must be a string/, /timestamp must be a string/]],
+    [
+      'empty object',
+      {},
+      [
+        /involvedObject must be an object/,
+        /severity must be a string/,
+        /reason must be a string/,
+        /message must be a string/,
+        /timestamp must be a string/,
+      ],
+    ],
     ['involvedObject is an array', { ...base(), involvedObject: [io] }, [/involvedObject must be an object/]],
     ['involvedObject is a string', { ...base(), involvedObject: 'Kustomization/apps' }, [/involvedObject must be an object/]],
-    ['missing namespace', { ...base(), involvedObject: { kind: 'Kustomization', name: 'apps' } }, [/involvedObject\.namespace must be a string/]],
+    [
+      'missing namespace',
+      { ...base(), involvedObject: { kind: 'Kustomization', name: 'apps' } },
+      [/involvedObject\.namespace must be a string/],
+    ],
     ['empty namespace', { ...base(), involvedObject: { ...io, namespace: '' } }, [/involvedObject\.namespace must not be empty/]],
-    ['missing kind and name', { ...base(), involvedObject: { namespace: 'x' } }, [/involvedObject\.kind must be a string/, /involvedObject\.name must be a string/]],
+    [
+      'missing kind and name',
+      { ...base(), involvedObject: { namespace: 'x' } },
+      [/involvedObject\.kind must be a string/, /involvedObject\.name must be a string/],
+    ],
     ['numeric name', { ...base(), involvedObject: { ...io, name: 7 } }, [/involvedObject\.name must be a string/]],
     ['empty severity', { ...base(), severity: '' }, [/severity must not be empty/]],
     ['empty reason', { ...base(), reason: '' }, [/reason must not be empty/]],
@@ -106,8 +128,11 @@ t.test('hand-made invalid events', async (t) => {
     ['oversized message', { ...base(), message: big }, [new RegExp(`message is longer than ${MAX_FIELD_CHARS}`)]],
     ['oversized reason', { ...base(), reason: big }, [/reason is longer than/]],
     ['oversized involvedObject.name', { ...base(), involvedObject: { ...io, name: big } }, [/involvedObject\.name is longer than/]],
-    ['several problems at once', { ...base(), severity: 1, timestamp: 'nope', metadata: { x: false } },
-      [/severity must be a string/, /timestamp must be an RFC 3339/, /metadata\.x must be a string/]],
+    [
+      'several problems at once',
+      { ...base(), severity: 1, timestamp: 'nope', metadata: { x: false } },
+      [/severity must be a string/, /timestamp must be an RFC 3339/, /metadata\.x must be a string/],
+    ],
   ];
   for (const [name, value, errors] of rows) {
     const r = parseFluxEvent(value);
@@ -138,12 +163,26 @@ t.test('reportableKind', async (t) => {
 
 t.test('the involved object must be named as the API server names objects (no queue row for what cannot exist)', async (t) => {
   const rows: Array<['kind' | 'name' | 'namespace', string, boolean]> = [
-    ['name', 'podinfo', true], ['name', 'apps.v2-blue', true], ['name', 'a'.repeat(253), true], ['name', 'a'.repeat(254), false],
-    ['name', 'Web', false], ['name', '-web', false], ['name', 'web_1', false], ['name', 'web-😀', false],
-    ['name', 'web\ud800', false], ['name', 'web\udc00\ud800', false], ['name', '../etc', false],
-    ['namespace', 'flux-system', true], ['namespace', 'a'.repeat(63), true], ['namespace', 'a'.repeat(64), false],
-    ['namespace', 'team.a', false], ['namespace', 'Team', false],
-    ['kind', 'HelmRelease', true], ['kind', 'GitRepository', true], ['kind', 'helm release', false], ['kind', 'Kustomization\ud800', false],
+    ['name', 'podinfo', true],
+    ['name', 'apps.v2-blue', true],
+    ['name', 'a'.repeat(253), true],
+    ['name', 'a'.repeat(254), false],
+    ['name', 'Web', false],
+    ['name', '-web', false],
+    ['name', 'web_1', false],
+    ['name', 'web-😀', false],
+    ['name', 'web\ud800', false],
+    ['name', 'web\udc00\ud800', false],
+    ['name', '../etc', false],
+    ['namespace', 'flux-system', true],
+    ['namespace', 'a'.repeat(63), true],
+    ['namespace', 'a'.repeat(64), false],
+    ['namespace', 'team.a', false],
+    ['namespace', 'Team', false],
+    ['kind', 'HelmRelease', true],
+    ['kind', 'GitRepository', true],
+    ['kind', 'helm release', false],
+    ['kind', 'Kustomization\ud800', false],
   ];
   for (const [field, value, ok] of rows) {
     const r = parseFluxEvent({ ...base(), involvedObject: { ...base().involvedObject, [field]: value } });

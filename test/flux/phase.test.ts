@@ -11,15 +11,25 @@ const notReady = (reason: string, message = `${reason} happened`) => ({ ready: '
 
 /** A plain object with exactly the given status (no builder defaults). */
 const plain = (status: Record<string, unknown> | undefined, generation?: number): K8sObject => ({
-  apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization',
+  apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+  kind: 'Kustomization',
   metadata: { name: 'apps', namespace: 'flux-system', ...(generation !== undefined ? { generation } : {}) },
   ...(status ? { status } : {}),
 });
 
 type Row = [name: string, obj: K8sObject, kind: PhaseKind, reason: string];
 
-const FAILURE_REASONS = ['HealthCheckFailed', 'ProgressDeadlineExceeded', 'ReconciliationFailed', 'InstallFailed', 'UpgradeFailed',
-  'UninstallFailed', 'RollbackFailed', 'TestFailed', 'InventoryBuildFailed'];
+const FAILURE_REASONS = [
+  'HealthCheckFailed',
+  'ProgressDeadlineExceeded',
+  'ReconciliationFailed',
+  'InstallFailed',
+  'UpgradeFailed',
+  'UninstallFailed',
+  'RollbackFailed',
+  'TestFailed',
+  'InventoryBuildFailed',
+];
 
 const rows: Row[] = [
   // success
@@ -28,37 +38,102 @@ const rows: Row[] = [
   ['HelmRelease install succeeded', hr(), 'success', 'InstallSucceeded'],
   ['HelmRelease upgrade succeeded', hr({ generation: 2 }), 'success', 'UpgradeSucceeded'],
   ['Ready=True without reason', plain({ conditions: [{ type: 'Ready', status: 'True' }] }), 'success', 'Ready'],
-  ['no generation at all counts as observed', plain({ conditions: [condition('Ready', 'True', 'ReconciliationSucceeded', 'ok')] }), 'success', 'ReconciliationSucceeded'],
+  [
+    'no generation at all counts as observed',
+    plain({ conditions: [condition('Ready', 'True', 'ReconciliationSucceeded', 'ok')] }),
+    'success',
+    'ReconciliationSucceeded',
+  ],
   // new generation not yet observed
-  ['Kustomization Ready=True but generation > observedGeneration', ks({ generation: 2, observedGeneration: 1 }), 'in_progress', 'Progressing'],
-  ['HelmRelease Ready=True but generation > observedGeneration', hr({ generation: 5, observedGeneration: 4 }), 'in_progress', 'Progressing'],
-  ['Ready=False unknown reason, unobserved', ks({ generation: 2, observedGeneration: 1, conditions: notReady('SomethingNew') }), 'in_progress', 'Progressing'],
+  [
+    'Kustomization Ready=True but generation > observedGeneration',
+    ks({ generation: 2, observedGeneration: 1 }),
+    'in_progress',
+    'Progressing',
+  ],
+  [
+    'HelmRelease Ready=True but generation > observedGeneration',
+    hr({ generation: 5, observedGeneration: 4 }),
+    'in_progress',
+    'Progressing',
+  ],
+  [
+    'Ready=False unknown reason, unobserved',
+    ks({ generation: 2, observedGeneration: 1, conditions: notReady('SomethingNew') }),
+    'in_progress',
+    'Progressing',
+  ],
   ['Ready=False ReconciliationFailed, observed', ks({ conditions: notReady('ReconciliationFailed') }), 'failure', 'ReconciliationFailed'],
   // stalled
-  ['Kustomization Stalled=True', ks({ conditions: notReady('ReconciliationFailed'), stalled: { reason: 'InvalidPath' } }), 'failure', 'InvalidPath'],
-  ['HelmRelease Stalled RetriesExceeded', hr({ generation: 2, conditions: notReady('UpgradeFailed'), stalled: true }), 'failure', 'RetriesExceeded'],
-  ['Stalled=True while Ready=Unknown', ks({ conditions: { ready: 'Unknown', reason: 'Progressing', message: 'x' }, stalled: { reason: 'InvalidCEL' } }), 'failure', 'InvalidCEL'],
+  [
+    'Kustomization Stalled=True',
+    ks({ conditions: notReady('ReconciliationFailed'), stalled: { reason: 'InvalidPath' } }),
+    'failure',
+    'InvalidPath',
+  ],
+  [
+    'HelmRelease Stalled RetriesExceeded',
+    hr({ generation: 2, conditions: notReady('UpgradeFailed'), stalled: true }),
+    'failure',
+    'RetriesExceeded',
+  ],
+  [
+    'Stalled=True while Ready=Unknown',
+    ks({ conditions: { ready: 'Unknown', reason: 'Progressing', message: 'x' }, stalled: { reason: 'InvalidCEL' } }),
+    'failure',
+    'InvalidCEL',
+  ],
   ['Stalled=True without reason', plain({ conditions: [{ type: 'Stalled', status: 'True' }] }), 'failure', 'Stalled'],
-  ['Stalled=False is ignored', plain({ conditions: [{ type: 'Stalled', status: 'False' }, condition('Ready', 'True', 'ReconciliationSucceeded', 'ok')] }), 'success', 'ReconciliationSucceeded'],
+  [
+    'Stalled=False is ignored',
+    plain({ conditions: [{ type: 'Stalled', status: 'False' }, condition('Ready', 'True', 'ReconciliationSucceeded', 'ok')] }),
+    'success',
+    'ReconciliationSucceeded',
+  ],
   // not applied
   ['Ready=False ArtifactFailed', ks({ conditions: notReady('ArtifactFailed') }), 'not_applied', 'ArtifactFailed'],
   ['Ready=False BuildFailed', ks({ conditions: notReady('BuildFailed') }), 'not_applied', 'BuildFailed'],
   ['Ready=False BuildFailed while Stalled', ks({ conditions: notReady('BuildFailed'), stalled: true }), 'not_applied', 'BuildFailed'],
-  ['Ready=False ArtifactFailed, unobserved', ks({ generation: 2, observedGeneration: 1, conditions: notReady('ArtifactFailed') }), 'not_applied', 'ArtifactFailed'],
+  [
+    'Ready=False ArtifactFailed, unobserved',
+    ks({ generation: 2, observedGeneration: 1, conditions: notReady('ArtifactFailed') }),
+    'not_applied',
+    'ArtifactFailed',
+  ],
   // failure reasons, observed and not
   ...FAILURE_REASONS.map((r): Row => [`Ready=False ${r} observed`, ks({ conditions: notReady(r) }), 'failure', r]),
-  ...FAILURE_REASONS.map((r): Row => [`Ready=False ${r} unobserved`, ks({ generation: 2, observedGeneration: 1, conditions: notReady(r) }), 'failure', r]),
+  ...FAILURE_REASONS.map((r): Row => [
+    `Ready=False ${r} unobserved`,
+    ks({ generation: 2, observedGeneration: 1, conditions: notReady(r) }),
+    'failure',
+    r,
+  ]),
   ['HelmRelease UpgradeFailed', hr({ generation: 2, conditions: notReady('UpgradeFailed') }), 'failure', 'UpgradeFailed'],
   ['Ready=False unknown reason, observed', ks({ conditions: notReady('SomethingNew') }), 'failure', 'SomethingNew'],
-  ['Ready=False without reason, observed', plain({ conditions: [{ type: 'Ready', status: 'False' }], observedGeneration: 1 }, 1), 'failure', 'Failed'],
+  [
+    'Ready=False without reason, observed',
+    plain({ conditions: [{ type: 'Ready', status: 'False' }], observedGeneration: 1 }, 1),
+    'failure',
+    'Failed',
+  ],
   ['Ready=False without reason, unobserved', plain({ conditions: [{ type: 'Ready', status: 'False' }] }, 1), 'in_progress', 'Progressing'],
   // waiting
   ['Ready=False DependencyNotReady', ks({ conditions: notReady('DependencyNotReady') }), 'in_progress', 'DependencyNotReady'],
   ['Ready=False HealthCheckCanceled', ks({ conditions: notReady('HealthCheckCanceled') }), 'in_progress', 'HealthCheckCanceled'],
   ['Ready=False Progressing', ks({ conditions: notReady('Progressing') }), 'in_progress', 'Progressing'],
   ['Ready=False ProgressingWithRetry', ks({ conditions: notReady('ProgressingWithRetry') }), 'in_progress', 'ProgressingWithRetry'],
-  ['Ready=Unknown Reconciling', ks({ conditions: { ready: 'Unknown', reason: 'Progressing', message: 'Reconciliation in progress' }, reconciling: true }), 'in_progress', 'Progressing'],
-  ['HelmRelease Ready=Unknown Reconciling', hr({ conditions: { ready: 'Unknown', reason: 'Progressing', message: "Running 'install'" }, reconciling: true }), 'in_progress', 'Progressing'],
+  [
+    'Ready=Unknown Reconciling',
+    ks({ conditions: { ready: 'Unknown', reason: 'Progressing', message: 'Reconciliation in progress' }, reconciling: true }),
+    'in_progress',
+    'Progressing',
+  ],
+  [
+    'HelmRelease Ready=Unknown Reconciling',
+    hr({ conditions: { ready: 'Unknown', reason: 'Progressing', message: "Running 'install'" }, reconciling: true }),
+    'in_progress',
+    'Progressing',
+  ],
   // nothing to go on
   ['no conditions', plain({ observedGeneration: 1 }, 1), 'in_progress', 'Progressing'],
   ['empty conditions', plain({ conditions: [], observedGeneration: 1 }, 1), 'in_progress', 'Progressing'],
@@ -76,12 +151,18 @@ t.test('phase table', async (t) => {
 });
 
 t.test('messages', async (t) => {
-  t.equal(derivePhase(ks({ conditions: notReady('HealthCheckFailed', 'timeout waiting for: [Deployment/apps/podinfo status: InProgress]') })).message,
-    'timeout waiting for: [Deployment/apps/podinfo status: InProgress]');
+  t.equal(
+    derivePhase(ks({ conditions: notReady('HealthCheckFailed', 'timeout waiting for: [Deployment/apps/podinfo status: InProgress]') }))
+      .message,
+    'timeout waiting for: [Deployment/apps/podinfo status: InProgress]',
+  );
   t.equal(derivePhase(ks({ generation: 2, observedGeneration: 1 })).message, 'new generation not yet observed');
   t.equal(derivePhase(plain({ observedGeneration: 1 }, 1)).message, '', 'no conditions: empty message');
   t.equal(derivePhase(plain({}, 1)).message, 'new generation not yet observed', 'never observed');
-  t.equal(derivePhase(ks({ stalled: { message: 'path not found' }, conditions: notReady('ReconciliationFailed') })).message, 'path not found');
+  t.equal(
+    derivePhase(ks({ stalled: { message: 'path not found' }, conditions: notReady('ReconciliationFailed') })).message,
+    'path not found',
+  );
 });
 
 t.test('revision', async (t) => {
@@ -95,7 +176,16 @@ t.test('revision', async (t) => {
     ['HelmRelease lastAttemptedRevision is the chart version', hr({ chartVersion: '6.8.0' }), '6.8.0'],
     ['OCI chart revision', plain({ lastAttemptedRevision: '6.8.0@sha256:abc' }), '6.8.0@sha256:abc'],
     ['only lastAttemptedConfigDigest', plain({ lastAttemptedConfigDigest: 'sha256:abc' }), 'sha256:abc'],
-    ['history only (newest first)', plain({ history: [{ chartName: 'podinfo', chartVersion: '6.7.1' }, { chartName: 'podinfo', chartVersion: '6.7.0' }] }), 'podinfo@6.7.1'],
+    [
+      'history only (newest first)',
+      plain({
+        history: [
+          { chartName: 'podinfo', chartVersion: '6.7.1' },
+          { chartName: 'podinfo', chartVersion: '6.7.0' },
+        ],
+      }),
+      'podinfo@6.7.1',
+    ],
     ['history without chartName', plain({ history: [{ chartVersion: '1.0.0' }] }), 'chart@1.0.0'],
     ['history entry without chartVersion', plain({ history: [{ chartName: 'podinfo' }] }), undefined],
     ['empty history', plain({ history: [] }), undefined],

@@ -54,11 +54,14 @@ t.test('the JWT is reused until shortly before it expires', async (t) => {
 t.test('installation tokens: reused, minted again before expiry, one mint for concurrent requests, dropped after a 401', async (t) => {
   const clock = { now: 0 };
   const mints: number[] = [];
-  const tokens = new InstallationTokens(async (id) => {
-    mints.push(id);
-    await new Promise((r) => setImmediate(r));
-    return { token: `tok-${id}-${mints.length}`, expiresAt: clock.now + 60 * 60_000 };
-  }, () => clock.now);
+  const tokens = new InstallationTokens(
+    async (id) => {
+      mints.push(id);
+      await new Promise((r) => setImmediate(r));
+      return { token: `tok-${id}-${mints.length}`, expiresAt: clock.now + 60 * 60_000 };
+    },
+    () => clock.now,
+  );
   const [a, b] = await Promise.all([tokens.get(7), tokens.get(7)]);
   t.equal(a, 'tok-7-1');
   t.equal(b, a, 'concurrent requests share one mint');
@@ -78,10 +81,16 @@ t.test('installations: pinned, or looked up per owner and cached in SQLite with 
   const path = join(dir, 'db.sqlite');
   const clock = { now: 1_000 };
   const lookups: string[] = [];
-  const lookup = async (r: { owner: string; repo: string }) => { lookups.push(`${r.owner}/${r.repo}`); return r.owner === 'acme' ? 11 : 22; };
+  const lookup = async (r: { owner: string; repo: string }) => {
+    lookups.push(`${r.owner}/${r.repo}`);
+    return r.owner === 'acme' ? 11 : 22;
+  };
   let db = openDatabase(path);
   let resolver = new InstallationResolver({ cache: new InstallationStore(db), lookup, now: () => clock.now, log });
-  t.same(await Promise.all([resolver.installationFor({ owner: 'acme', repo: 'web' }), resolver.installationFor({ owner: 'acme', repo: 'api' })]), [11, 11]);
+  t.same(
+    await Promise.all([resolver.installationFor({ owner: 'acme', repo: 'web' }), resolver.installationFor({ owner: 'acme', repo: 'api' })]),
+    [11, 11],
+  );
   t.equal(await resolver.installationFor({ owner: 'ACME', repo: 'docs' }), 11, 'owners are case-insensitive');
   t.equal(await resolver.installationFor({ owner: 'globex', repo: 'x' }), 22);
   t.same(lookups, ['acme/web', 'globex/x'], 'one look-up per owner');

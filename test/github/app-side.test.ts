@@ -12,11 +12,19 @@ const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PEM = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
 const INSTALLATIONS: SimInstallation[] = [{ id: 501, account: 'acme', repositories: ['shop', 'web'] }];
 
-async function appRig(t: Test, o: { pathPrefix?: string; publicKey?: unknown; installationId?: number; permissions?: Record<string, string> } = {}): Promise<Rig> {
+async function appRig(
+  t: Test,
+  o: { pathPrefix?: string; publicKey?: unknown; installationId?: number; permissions?: Record<string, string> } = {},
+): Promise<Rig> {
   return startRig(t, {
     sim: {
       ...(o.pathPrefix ? { pathPrefix: o.pathPrefix } : {}),
-      app: { id: APP_ID, publicKey: (o.publicKey ?? keys.publicKey) as never, installations: INSTALLATIONS, ...(o.permissions ? { permissions: o.permissions } : {}) },
+      app: {
+        id: APP_ID,
+        publicKey: (o.publicKey ?? keys.publicKey) as never,
+        installations: INSTALLATIONS,
+        ...(o.permissions ? { permissions: o.permissions } : {}),
+      },
     },
     auth: { kind: 'app', appId: APP_ID, privateKey: PEM, ...(o.installationId ? { installationId: o.installationId } : {}) },
   });
@@ -31,29 +39,50 @@ async function settled(cond: () => boolean): Promise<void> {
 }
 
 for (const prefix of ['', '/api/v3']) {
-  t.test(`App auth end to end${prefix ? ' under the GitHub Enterprise Server prefix' : ''}: JWT → installation → token → deployment`, async (t) => {
-    const rig = await appRig(t, prefix ? { pathPrefix: prefix } : {});
-    t.match(rig.sim.url, prefix ? /\/api\/v3$/ : /:\d+$/);
-    await rig.side.monitor.checkNow();
-    t.equal(rig.side.health.credentialState, 'ok', 'GET /app accepted the JWT');
-    t.equal(kind(await rig.attempt(target(sha('a1')), 'success')), 'ok');
-    t.equal(kind(await rig.attempt(target(sha('a2'), 'acme/web'), 'success')), 'ok');
-    t.same(requestLog(rig.sim), [
-      'app 200', 'installation 200', 'token 201', 'list 200', 'create 201', 'status 201',
-      'list 200', 'create 201', 'status 201',
-    ], 'one look-up for the owner, one token for both repositories');
-    t.same(rig.sim.requests.map((r) => r.credential), ['jwt', 'jwt', 'jwt', 'installation', 'installation', 'installation', 'installation', 'installation', 'installation']);
-    t.ok(rig.sim.requests.filter((r) => r.credential === 'installation').every((r) => r.installationId === 501));
-    t.same(rig.sim.app!.issued.map((i) => i.permissions), [{ deployments: 'write', metadata: 'read' }], 'the token asks for the two permissions only');
-    t.same(rig.trail(), [['success']]);
-    t.same(rig.trail('acme/web'), [['success']]);
-    t.same(rig.sim.violations, []);
-    const metrics = await rig.metrics.registry.metrics();
-    t.match(metrics, /gdb_github_requests_total\{endpoint="GET \/repos\/\{owner\}\/\{repo\}\/installation",status="200"\} 1/, 'App calls are counted');
-    t.match(metrics, /gdb_github_requests_total\{endpoint="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/);
-    t.match(metrics, /gdb_github_requests_total\{endpoint="GET \/app",status="200"\} 1/);
-    t.ok(rig.side.health.snapshot().budgets.some((b) => b.scope === 'installation 501' && b.resource === 'core' && b.remaining < b.limit), 'the installation\'s budget is tracked');
-  });
+  t.test(
+    `App auth end to end${prefix ? ' under the GitHub Enterprise Server prefix' : ''}: JWT → installation → token → deployment`,
+    async (t) => {
+      const rig = await appRig(t, prefix ? { pathPrefix: prefix } : {});
+      t.match(rig.sim.url, prefix ? /\/api\/v3$/ : /:\d+$/);
+      await rig.side.monitor.checkNow();
+      t.equal(rig.side.health.credentialState, 'ok', 'GET /app accepted the JWT');
+      t.equal(kind(await rig.attempt(target(sha('a1')), 'success')), 'ok');
+      t.equal(kind(await rig.attempt(target(sha('a2'), 'acme/web'), 'success')), 'ok');
+      t.same(
+        requestLog(rig.sim),
+        ['app 200', 'installation 200', 'token 201', 'list 200', 'create 201', 'status 201', 'list 200', 'create 201', 'status 201'],
+        'one look-up for the owner, one token for both repositories',
+      );
+      t.same(
+        rig.sim.requests.map((r) => r.credential),
+        ['jwt', 'jwt', 'jwt', 'installation', 'installation', 'installation', 'installation', 'installation', 'installation'],
+      );
+      t.ok(rig.sim.requests.filter((r) => r.credential === 'installation').every((r) => r.installationId === 501));
+      t.same(
+        rig.sim.app!.issued.map((i) => i.permissions),
+        [{ deployments: 'write', metadata: 'read' }],
+        'the token asks for the two permissions only',
+      );
+      t.same(rig.trail(), [['success']]);
+      t.same(rig.trail('acme/web'), [['success']]);
+      t.same(rig.sim.violations, []);
+      const metrics = await rig.metrics.registry.metrics();
+      t.match(
+        metrics,
+        /gdb_github_requests_total\{endpoint="GET \/repos\/\{owner\}\/\{repo\}\/installation",status="200"\} 1/,
+        'App calls are counted',
+      );
+      t.match(
+        metrics,
+        /gdb_github_requests_total\{endpoint="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/,
+      );
+      t.match(metrics, /gdb_github_requests_total\{endpoint="GET \/app",status="200"\} 1/);
+      t.ok(
+        rig.side.health.snapshot().budgets.some((b) => b.scope === 'installation 501' && b.resource === 'core' && b.remaining < b.limit),
+        "the installation's budget is tracked",
+      );
+    },
+  );
 }
 
 t.test('not installed on the owner: skipped with "App not installed on owner/repo", not asked again within the hour', async (t) => {
@@ -64,7 +93,10 @@ t.test('not installed on the owner: skipped with "App not installed on owner/rep
   t.match(a.refused.message, /^App not installed on globex\/api: install the GitHub App on globex/);
   t.equal(a.refused.refusal.code, 'github_not_installed');
   rig.clock.now += 30 * 60_000;
-  t.ok('refused' in (await rig.attempt(target(sha('g2'), 'globex/api'), 'success')), 'another commit of the same repository: still skipped');
+  t.ok(
+    'refused' in (await rig.attempt(target(sha('g2'), 'globex/api'), 'success')),
+    'another commit of the same repository: still skipped',
+  );
   t.same(requestLog(rig.sim), ['installation 404'], 'one look-up only');
 });
 
@@ -72,7 +104,10 @@ t.test('a repository the installation cannot see: 404 with what to do', async (t
   const rig = await appRig(t);
   t.equal(kind(await rig.attempt(target(sha('s1')), 'success')), 'ok');
   const a = await rig.attempt(target(sha('s2'), 'acme/secret'), 'success');
-  t.ok('refused' in a && /^acme\/secret not found, or the App installation cannot see it: add secret to the App's installation/.test(a.refused.message));
+  t.ok(
+    'refused' in a &&
+      /^acme\/secret not found, or the App installation cannot see it: add secret to the App's installation/.test(a.refused.message),
+  );
   t.same(rig.sim.writes().length, 2, 'nothing written to acme/secret');
 });
 

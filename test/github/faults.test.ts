@@ -16,7 +16,8 @@ const STATUS = /\/statuses$/;
 const kind = (a: Attempt) => ('ok' in a ? 'ok' : 'retry' in a ? 'retry' : 'refused');
 
 /** Writes that reached GitHub and changed something, as `create` / `status:<state>`. */
-const writes = (rig: Rig) => rig.sim.writes().map((w) => (CREATE.test(w.path) ? 'create' : `status:${(w.body as { state: string }).state}`));
+const writes = (rig: Rig) =>
+  rig.sim.writes().map((w) => (CREATE.test(w.path) ? 'create' : `status:${(w.body as { state: string }).state}`));
 
 /** While paused, an attempt sends nothing at all; then the clock moves to the pause's end. */
 async function sitOutPause(t: Test, rig: Rig): Promise<void> {
@@ -45,47 +46,57 @@ const CASES: Case[] = [
   {
     name: 'primary rate limit (403) on the create: paused until the reset, then one create',
     faults: (rig) => [{ method: 'POST', path: CREATE, ...rig.sim.faults.primaryRateLimit(resetIn(rig, 600)) }],
-    steps: ['retry', 'pause', 'ok'], requests: ['list 200', 'create 403', 'list 200', 'create 201', 'status 201'],
+    steps: ['retry', 'pause', 'ok'],
+    requests: ['list 200', 'create 403', 'list 200', 'create 201', 'status 201'],
   },
   {
     name: 'primary rate limit (429) on the status: no status read after the pause',
     faults: (rig) => [{ method: 'POST', path: STATUS, kind: { ...rig.sim.faults.primaryRateLimit(resetIn(rig, 600)), status: 429 } }],
-    steps: ['retry', 'pause', 'ok'], requests: ['list 200', 'create 201', 'status 429', 'status 201'],
+    steps: ['retry', 'pause', 'ok'],
+    requests: ['list 200', 'create 201', 'status 429', 'status 201'],
   },
   {
     name: 'secondary rate limit (403, retry-after)',
     faults: (rig) => [{ method: 'POST', path: STATUS, ...rig.sim.faults.secondaryRateLimit(120) }],
-    steps: ['retry', 'pause', 'ok'], requests: ['list 200', 'create 201', 'status 403', 'status 201'],
+    steps: ['retry', 'pause', 'ok'],
+    requests: ['list 200', 'create 201', 'status 403', 'status 201'],
   },
   {
-    name: 'secondary rate limit (429, no retry-after): GitHub\'s one-minute wait',
+    name: "secondary rate limit (429, no retry-after): GitHub's one-minute wait",
     faults: () => [{ method: 'POST', path: CREATE, status: 429, body: { message: 'You have exceeded a secondary rate limit.' } }],
-    steps: ['retry', 'pause', 'ok'], requests: ['list 200', 'create 429', 'list 200', 'create 201', 'status 201'],
+    steps: ['retry', 'pause', 'ok'],
+    requests: ['list 200', 'create 429', 'list 200', 'create 201', 'status 201'],
   },
   {
     name: '502 before the work: retried by the queue, one create',
     faults: () => [{ method: 'POST', path: CREATE, status: 502 }],
-    steps: ['retry', 'ok'], requests: ['list 200', 'create 502', 'list 200', 'create 201', 'status 201'],
+    steps: ['retry', 'ok'],
+    requests: ['list 200', 'create 502', 'list 200', 'create 201', 'status 201'],
   },
   {
     name: '502 after the create did its work: found by the list call, not created again',
     faults: () => [{ method: 'POST', path: CREATE, afterWork: 502 }],
-    steps: ['retry', 'ok'], requests: ['list 200', 'create 502', 'list 200', 'listStatuses 200', 'status 201'],
+    steps: ['retry', 'ok'],
+    requests: ['list 200', 'create 502', 'list 200', 'listStatuses 200', 'status 201'],
   },
   {
     name: '503 after the status did its work: read back, not sent again',
     faults: () => [{ method: 'POST', path: STATUS, afterWork: 503 }],
-    steps: ['retry', 'ok'], requests: ['list 200', 'create 201', 'status 503', 'listStatuses 200'],
+    steps: ['retry', 'ok'],
+    requests: ['list 200', 'create 201', 'status 503', 'listStatuses 200'],
   },
   {
     name: 'hanging create (timeout): the retry lists first',
-    faults: () => [{ method: 'POST', path: CREATE, hang: true }], timeoutMs: 300,
-    steps: ['retry', 'ok'], requests: ['list 200', 'create none', 'list 200', 'create 201', 'status 201'],
+    faults: () => [{ method: 'POST', path: CREATE, hang: true }],
+    timeoutMs: 300,
+    steps: ['retry', 'ok'],
+    requests: ['list 200', 'create none', 'list 200', 'create 201', 'status 201'],
   },
   {
     name: 'connection reset on the status: read back before sending again',
     faults: () => [{ method: 'POST', path: STATUS, reset: true }],
-    steps: ['retry', 'ok'], requests: ['list 200', 'create 201', 'status none', 'listStatuses 200', 'status 201'],
+    steps: ['retry', 'ok'],
+    requests: ['list 200', 'create 201', 'status none', 'listStatuses 200', 'status 201'],
   },
 ];
 
@@ -99,7 +110,11 @@ for (const c of CASES) {
       if (step === 'pause') await sitOutPause(t, rig);
       else outcomes.push(kind(await rig.attempt(x, 'success')));
     }
-    t.same(outcomes, c.steps.filter((s) => s !== 'pause'), 'attempt outcomes');
+    t.same(
+      outcomes,
+      c.steps.filter((s) => s !== 'pause'),
+      'attempt outcomes',
+    );
     t.same(requestLog(rig.sim), c.requests, 'requests that reached GitHub');
     t.same(writes(rig), ['create', 'status:success'], 'exactly one create and one status were applied');
     t.same(rig.trail(), [['success']], 'one deployment, one success: no duplicate');
@@ -126,7 +141,9 @@ t.test('401: credentials rejected, work paused and not ready; the check passes a
   const rig = await startRig(t);
   const x = target(COMMIT);
   let resumed = 0;
-  rig.side.health.onResume(() => { resumed += 1; });
+  rig.side.health.onResume(() => {
+    resumed += 1;
+  });
   rig.sim.inject({ method: 'POST', path: STATUS, status: 401, body: { message: 'Bad credentials' } });
   t.equal(kind(await rig.attempt(x, 'success')), 'retry', '401 is work for later, not a skip');
   t.match(rig.side.health.readinessProblem(), /^GitHub credentials rejected: 401 Bad credentials/);
@@ -141,11 +158,47 @@ t.test('401: credentials rejected, work paused and not ready; the check passes a
 });
 
 /** Refusals: skipped with the reason, no write, nothing repeated for an hour (resync every 5 minutes), then one try. */
-const REFUSALS: Array<{ name: string; sim?: Record<string, unknown>; fault?: Fault; requests: string[]; code: string; reason: RegExp; key: 'repo' | 'deployment' }> = [
-  { name: '404 (no such repository or no access)', sim: { repos: ['acme/other'] }, requests: ['list 404'], code: 'github_not_found', key: 'repo', reason: /^acme\/shop not found, or GITHUB_TOKEN cannot see it/ },
-  { name: '403 without a rate limit (no permission)', fault: { method: 'GET', path: CREATE, status: 403, body: { message: 'Resource not accessible by personal access token' } }, requests: ['list 403'], code: 'github_forbidden', key: 'repo', reason: /^GitHub refused access to acme\/shop \(403 Resource not accessible/ },
-  { name: '409 on the create', fault: { method: 'POST', path: CREATE, status: 409, body: { message: 'Conflict: Commit status checks failed for main.' } }, requests: ['list 200', 'create 409'], code: 'github_conflict', key: 'deployment', reason: /^GitHub answered 409 for the deployment of [0-9a-f]{7} to acme\/shop/ },
-  { name: '422 (commit not in the repository)', sim: { commits: { 'acme/shop': [sha('another')] } }, requests: ['list 200', 'create 422'], code: 'github_invalid', key: 'deployment', reason: new RegExp(`^commit ${COMMIT.slice(0, 7)} not found in acme/shop`) },
+const REFUSALS: Array<{
+  name: string;
+  sim?: Record<string, unknown>;
+  fault?: Fault;
+  requests: string[];
+  code: string;
+  reason: RegExp;
+  key: 'repo' | 'deployment';
+}> = [
+  {
+    name: '404 (no such repository or no access)',
+    sim: { repos: ['acme/other'] },
+    requests: ['list 404'],
+    code: 'github_not_found',
+    key: 'repo',
+    reason: /^acme\/shop not found, or GITHUB_TOKEN cannot see it/,
+  },
+  {
+    name: '403 without a rate limit (no permission)',
+    fault: { method: 'GET', path: CREATE, status: 403, body: { message: 'Resource not accessible by personal access token' } },
+    requests: ['list 403'],
+    code: 'github_forbidden',
+    key: 'repo',
+    reason: /^GitHub refused access to acme\/shop \(403 Resource not accessible/,
+  },
+  {
+    name: '409 on the create',
+    fault: { method: 'POST', path: CREATE, status: 409, body: { message: 'Conflict: Commit status checks failed for main.' } },
+    requests: ['list 200', 'create 409'],
+    code: 'github_conflict',
+    key: 'deployment',
+    reason: /^GitHub answered 409 for the deployment of [0-9a-f]{7} to acme\/shop/,
+  },
+  {
+    name: '422 (commit not in the repository)',
+    sim: { commits: { 'acme/shop': [sha('another')] } },
+    requests: ['list 200', 'create 422'],
+    code: 'github_invalid',
+    key: 'deployment',
+    reason: new RegExp(`^commit ${COMMIT.slice(0, 7)} not found in acme/shop`),
+  },
 ];
 
 for (const r of REFUSALS) {
@@ -170,7 +223,11 @@ for (const r of REFUSALS) {
     rig.clock.now = first.refused.refusal.retryAt;
     t.ok('refused' in (await rig.attempt(x, 'success')), 'tried once more after the hour');
     t.same(requestLog(rig.sim), [...r.requests, ...r.requests], 'exactly one more try');
-    t.equal(rig.refusals.active([first.refused.refusal.key], rig.clock.now)?.retryAt, rig.clock.now + REFUSAL_RETRY_MS, 'and the next try is an hour later');
+    t.equal(
+      rig.refusals.active([first.refused.refusal.key], rig.clock.now)?.retryAt,
+      rig.clock.now + REFUSAL_RETRY_MS,
+      'and the next try is an hour later',
+    );
     if (r.key === 'deployment') {
       rig.sim.reset();
       t.equal(kind(await rig.attempt(target(sha('another')), 'success')), 'ok', 'only that deployment is blocked, not the repository');

@@ -20,7 +20,13 @@ t.test('a rate limit pauses every request until its time; a later one extends it
   t.doesNotThrow(() => health.assertOpen());
   health.rateLimited({ kind: 'primary', until: clock.now + 5_000, reason: 'primary rate limit: spent' });
   t.equal(health.pausedUntil(), clock.now + 5_000);
-  const err = (() => { try { health.assertOpen(); } catch (e) { return e; } })();
+  const err = (() => {
+    try {
+      health.assertOpen();
+    } catch (e) {
+      return e;
+    }
+  })();
   t.type(err, GitHubPaused);
   t.ok(isRetryable(err), 'a paused request is work for later');
   t.match(err, { retryAt: clock.now + 5_000, message: /paused until .*primary rate limit/ });
@@ -40,9 +46,17 @@ t.test('a rate limit pauses every request until its time; a later one extends it
 t.test('budgets per scope and resource; a spent core budget pauses at once', async (t) => {
   const { clock, health } = clocked();
   const reset = Math.ceil(clock.now / 1000) + 60;
-  health.observe('installation 7', { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4990', 'x-ratelimit-reset': String(reset), 'x-ratelimit-resource': 'core' });
+  health.observe('installation 7', {
+    'x-ratelimit-limit': '5000',
+    'x-ratelimit-remaining': '4990',
+    'x-ratelimit-reset': String(reset),
+    'x-ratelimit-resource': 'core',
+  });
   health.observe('app', { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '10', 'x-ratelimit-reset': String(reset) });
-  t.match(health.snapshot().budgets, [{ scope: 'installation 7', remaining: 4990 }, { scope: 'app', remaining: 10 }]);
+  t.match(health.snapshot().budgets, [
+    { scope: 'installation 7', remaining: 4990 },
+    { scope: 'app', remaining: 10 },
+  ]);
   t.equal(health.pausedUntil(), null);
   health.observe('installation 7', { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) });
   t.equal(health.pausedUntil(), reset * 1000 + 1000);
@@ -61,7 +75,9 @@ t.test('secondary limits without retry-after count up until a request succeeds',
 t.test('rejected credentials: not ready, paused until a check passes, then resumed', async (t) => {
   const { clock, health, pauses } = clocked();
   let resumed = 0;
-  health.onResume(() => { resumed += 1; });
+  health.onResume(() => {
+    resumed += 1;
+  });
   t.equal(health.readinessProblem(), undefined);
   health.credentialsRejected('401 Bad credentials', clock.now + 60_000);
   t.match(health.readinessProblem(), /^GitHub credentials rejected: 401 Bad credentials \(next check /);
@@ -83,11 +99,18 @@ t.test('the credential monitor: first check, 401, recheck passes, resumes', asyn
   const answers: Array<() => string | undefined> = [];
   let checks = 0;
   const monitor = new CredentialMonitor({
-    health, log, now: () => clock.now,
-    check: async () => { checks += 1; return answers.shift()!(); },
+    health,
+    log,
+    now: () => clock.now,
+    check: async () => {
+      checks += 1;
+      return answers.shift()!();
+    },
   });
   t.teardown(() => monitor.stop());
-  answers.push(() => { throw new GitHubCallError('401 Bad credentials', 401, 'Bad credentials', 'credentialCheck'); });
+  answers.push(() => {
+    throw new GitHubCallError('401 Bad credentials', 401, 'Bad credentials', 'credentialCheck');
+  });
   await monitor.start();
   t.equal(health.credentialState, 'rejected');
   t.equal(health.snapshot().credentials.nextCheckAt, clock.now + RECHECK_FIRST_MS);
@@ -96,7 +119,9 @@ t.test('the credential monitor: first check, 401, recheck passes, resumes', asyn
   t.equal(health.credentialState, 'ok');
   t.equal(health.pausedUntil(), null);
 
-  answers.push(() => { throw new GitHubCallError('timed out', undefined, undefined, 'credentialCheck'); });
+  answers.push(() => {
+    throw new GitHubCallError('timed out', undefined, undefined, 'credentialCheck');
+  });
   await monitor.checkNow();
   t.equal(health.credentialState, 'ok', 'a network failure of the check does not reject');
   answers.push(() => 'GitHub App x has Deployments permission "read": give it Deployments read & write');
@@ -108,7 +133,15 @@ t.test('the credential monitor: first check, 401, recheck passes, resumes', asyn
 t.test('a 401 on a request: rejected at once and checked again right away (the token was dropped)', async (t) => {
   const { clock, health } = clocked();
   let checks = 0;
-  const monitor = new CredentialMonitor({ health, log, now: () => clock.now, check: async () => { checks += 1; return undefined; } });
+  const monitor = new CredentialMonitor({
+    health,
+    log,
+    now: () => clock.now,
+    check: async () => {
+      checks += 1;
+      return undefined;
+    },
+  });
   t.teardown(() => monitor.stop());
   clock.now += 10 * RECHECK_FIRST_MS;
   monitor.rejected('Bad credentials');

@@ -30,9 +30,13 @@ const workload = { kind: 'Deployment', namespace: 'shop', name: 'shop' };
 /** A staging target of `owner/repo` at `commit`, as the reconcile would resolve it. */
 export function target(commit: string, repo = `${OWNER}/${REPO}`): { target: ReportTarget; origin: Origin } {
   const image = `ghcr.io/${repo}:${commit.slice(0, 7)}`;
-  const r = resolveTarget(source, { ...workload, annotations: {}, containers: [{ name: 'app', image }] }, { name: 'app', image },
+  const r = resolveTarget(
+    source,
+    { ...workload, annotations: {}, containers: [{ name: 'app', image }] },
+    { name: 'app', image },
     { labels: { 'org.opencontainers.image.source': `https://github.com/${repo}`, 'org.opencontainers.image.revision': commit } },
-    { cluster: 'eu-1', environment: 'staging', description: 'Flux', githubHost: 'github.com', controllerVersion: '0.1.0' });
+    { cluster: 'eu-1', environment: 'staging', description: 'Flux', githubHost: 'github.com', controllerVersion: '0.1.0' },
+  );
   if (!('target' in r)) throw new Error(r.skip);
   return { target: r.target, origin: { source, workload, container: 'app', image } };
 }
@@ -68,14 +72,34 @@ export async function startRig(t: Test, o: { sim?: GitHubSimulatorOptions; auth?
   const metrics = createMetrics();
   const auth = o.auth ?? { kind: 'token', token: TOKEN };
   const side = createGitHubSide({
-    auth, baseUrl: sim.url, userAgent: 'gdb-test', metrics, log, now, installations: new InstallationStore(db), spaceWrites: false,
+    auth,
+    baseUrl: sim.url,
+    userAgent: 'gdb-test',
+    metrics,
+    log,
+    now,
+    installations: new InstallationStore(db),
+    spaceWrites: false,
     ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
   });
   const deployments = new DeploymentStore(db);
   const refusals = new RefusalStore(db);
-  const guarded = new GuardedPublisher({ publisher: new Publisher({ github: side.port, deployments, log, now }), refusals, deployments, auth: auth.kind, log, now });
+  const guarded = new GuardedPublisher({
+    publisher: new Publisher({ github: side.port, deployments, log, now }),
+    refusals,
+    deployments,
+    auth: auth.kind,
+    log,
+    now,
+  });
   return {
-    sim, side, db, deployments, refusals, metrics, clock,
+    sim,
+    side,
+    db,
+    deployments,
+    refusals,
+    metrics,
+    clock,
     async attempt(x, desired) {
       try {
         return { ok: await guarded.publish(x.target, x.origin, desired, 'ReconciliationSucceeded') };
@@ -94,12 +118,22 @@ export async function startRig(t: Test, o: { sim?: GitHubSimulatorOptions; auth?
 /** The requests the simulator saw, as `METHOD kind status`, kind one of list, create, listStatuses, status, rate_limit, app, installation, token. */
 export function requestLog(sim: GitHubSimulator, from = 0): string[] {
   return sim.requests.slice(from).map((r) => {
-    const kind = r.path === '/rate_limit' ? 'rate_limit'
-      : r.path === '/app' ? 'app'
-        : /\/installation$/.test(r.path) ? 'installation'
-          : /access_tokens$/.test(r.path) ? 'token'
-            : /\/statuses$/.test(r.path) ? (r.method === 'GET' ? 'listStatuses' : 'status')
-              : r.method === 'GET' ? 'list' : 'create';
+    const kind =
+      r.path === '/rate_limit'
+        ? 'rate_limit'
+        : r.path === '/app'
+          ? 'app'
+          : /\/installation$/.test(r.path)
+            ? 'installation'
+            : /access_tokens$/.test(r.path)
+              ? 'token'
+              : /\/statuses$/.test(r.path)
+                ? r.method === 'GET'
+                  ? 'listStatuses'
+                  : 'status'
+                : r.method === 'GET'
+                  ? 'list'
+                  : 'create';
     return `${kind} ${r.status ?? 'none'}`;
   });
 }

@@ -12,7 +12,15 @@ const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAM
 
 t.test('GITHUB_WRITE_INTERVAL: default 1 s, 0 allowed, at most 5 s', async (t) => {
   t.equal(loadConfig(MINIMAL).githubWriteIntervalMs, DEFAULT_WRITE_INTERVAL_MS);
-  const rows: Array<[string, number]> = [['0s', 0], ['0', 0], ['0ms', 0], ['250ms', 250], ['1s', 1_000], [' 5s ', 5_000], ['1.5', 1_500]];
+  const rows: Array<[string, number]> = [
+    ['0s', 0],
+    ['0', 0],
+    ['0ms', 0],
+    ['250ms', 250],
+    ['1s', 1_000],
+    [' 5s ', 5_000],
+    ['1.5', 1_500],
+  ];
   for (const [text, want] of rows) t.equal(loadConfig({ ...MINIMAL, GITHUB_WRITE_INTERVAL: text }).githubWriteIntervalMs, want, text);
   for (const bad of ['6s', '1m', '-1s', 'abc', '1 s']) {
     let problems: string[] = [];
@@ -28,7 +36,10 @@ t.test('GITHUB_WRITE_INTERVAL: default 1 s, 0 allowed, at most 5 s', async (t) =
 t.test('WriteSpacing releases writes intervalMs apart, in arrival order; 0 never waits', async (t) => {
   let clock = 10_000;
   const slept: number[] = [];
-  const sleep = async (ms: number) => { slept.push(ms); clock += ms; };
+  const sleep = async (ms: number) => {
+    slept.push(ms);
+    clock += ms;
+  };
   const spacing = new WriteSpacing(1_000, () => clock, sleep);
   const order: number[] = [];
   await Promise.all([1, 2, 3].map((n) => spacing.key().schedule({}, () => order.push(n))));
@@ -66,18 +77,34 @@ t.test("octokit's throttler paces writes (not reads) through the given WriteSpac
     const spacing = new WriteSpacing(intervalMs);
     const schedule = spacing.schedule.bind(spacing);
     const released: number[] = [];
-    spacing.schedule = (options, fn) => { scheduled++; return schedule(options, () => { released.push(Date.now()); return fn(); }); };
+    spacing.schedule = (options, fn) => {
+      scheduled++;
+      return schedule(options, () => {
+        released.push(Date.now());
+        return fn();
+      });
+    };
     const octokit = createOctokit({
-      credentials: staticToken('ghp_test'), baseUrl: url, userAgent: 'gdb-test', metrics: createMetrics(), log: pino({ level: 'silent' }),
-      health: new GitHubHealth({ auth: 'token', now: Date.now }), scope: 'token', writeSpacing: spacing,
+      credentials: staticToken('ghp_test'),
+      baseUrl: url,
+      userAgent: 'gdb-test',
+      metrics: createMetrics(),
+      log: pino({ level: 'silent' }),
+      health: new GitHubHealth({ auth: 'token', now: Date.now }),
+      scope: 'token',
+      writeSpacing: spacing,
     });
-    const post = () => octokit.request('POST /repos/{owner}/{repo}/deployments/{id}/statuses', { owner: 'acme', repo: 'shop', id: 1, state: 'success' });
+    const post = () =>
+      octokit.request('POST /repos/{owner}/{repo}/deployments/{id}/statuses', { owner: 'acme', repo: 'shop', id: 1, state: 'success' });
     await Promise.all([post(), post(), post(), octokit.request('GET /repos/{owner}/{repo}/deployments', { owner: 'acme', repo: 'shop' })]);
     t.equal(scheduled, 3, `interval ${intervalMs}: every write, and only writes, went through the spacing`);
     t.equal(arrivals.filter((a) => a.method === 'POST').length, 3);
     // Spacing is between releases (as the throttler's own group does); arrivals add connection jitter.
     for (let i = 1; i < released.length && intervalMs > 0; i++) {
-      t.ok(released[i]! - released[i - 1]! >= intervalMs - 2, `write ${i + 1} left ≥ ${intervalMs} ms after the one before (${released[i]! - released[i - 1]!} ms)`);
+      t.ok(
+        released[i]! - released[i - 1]! >= intervalMs - 2,
+        `write ${i + 1} left ≥ ${intervalMs} ms after the one before (${released[i]! - released[i - 1]!} ms)`,
+      );
     }
   }
 });

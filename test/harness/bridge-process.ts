@@ -23,7 +23,10 @@ export interface BridgeProcess {
   /** Raw stderr (configuration errors land here). */
   stderr(): string;
   /** POSTs a JSON body signed with `key` (or with the given signature header). */
-  post(body: string | object, opts?: { key?: string; signature?: string | null; contentType?: string }): Promise<{ status: number; body: unknown }>;
+  post(
+    body: string | object,
+    opts?: { key?: string; signature?: string | null; contentType?: string },
+  ): Promise<{ status: number; body: unknown }>;
   get(path: string): Promise<{ status: number; body: any }>;
   /** Polls until `check` returns a truthy value; throws with the last state after `timeoutMs`. */
   waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs?: number): Promise<T>;
@@ -58,7 +61,9 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
   let stderr = '';
   let buf = '';
   let resolveAddress: (a: string) => void;
-  const address = new Promise<string>((r) => { resolveAddress = r; });
+  const address = new Promise<string>((r) => {
+    resolveAddress = r;
+  });
   child.stdout!.on('data', (chunk: Buffer) => {
     buf += chunk.toString('utf8');
     let nl: number;
@@ -74,10 +79,14 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
       }
     }
   });
-  child.stderr!.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8');
+  });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), START_TIMEOUT_MS); });
+  const timeout = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), START_TIMEOUT_MS);
+  });
   const first = await Promise.race([address, exited.then(() => null), timeout]);
   clearTimeout(timer);
   if (first === 'timeout') {
@@ -88,7 +97,9 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
   const url = first.replace('0.0.0.0', '127.0.0.1');
 
   const bridge: BridgeProcess = {
-    url, child, logs,
+    url,
+    child,
+    logs,
     stderr: () => stderr,
     async post(body, opts = {}) {
       const raw = typeof body === 'string' ? body : JSON.stringify(body);
@@ -103,7 +114,11 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
       const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
       const text = await res.text();
       let parsed: unknown = text;
-      try { parsed = JSON.parse(text); } catch { /* metrics are text */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* metrics are text */
+      }
       return { status: res.status, body: parsed };
     },
     async waitFor(what, check, timeoutMs = 45_000) {
@@ -128,9 +143,21 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
 }
 
 /** A Flux event body as notification-controller's generic-hmac Provider sends it (compact JSON, Go field order). */
-export function fluxEvent(kind: string, namespace: string, name: string, o: { reason?: string; severity?: string; message?: string; revision?: string } = {}): string {
+export function fluxEvent(
+  kind: string,
+  namespace: string,
+  name: string,
+  o: { reason?: string; severity?: string; message?: string; revision?: string } = {},
+): string {
   return JSON.stringify({
-    involvedObject: { kind, namespace, name, uid: '351d7dcc-a14b-4a58-b32b-c2e47a0d751d', apiVersion: kind === 'HelmRelease' ? 'helm.toolkit.fluxcd.io/v2' : 'kustomize.toolkit.fluxcd.io/v1', resourceVersion: '19516' },
+    involvedObject: {
+      kind,
+      namespace,
+      name,
+      uid: '351d7dcc-a14b-4a58-b32b-c2e47a0d751d',
+      apiVersion: kind === 'HelmRelease' ? 'helm.toolkit.fluxcd.io/v2' : 'kustomize.toolkit.fluxcd.io/v1',
+      resourceVersion: '19516',
+    },
     severity: o.severity ?? 'info',
     timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     message: o.message ?? 'Deployment/apps/web configured',

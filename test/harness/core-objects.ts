@@ -13,7 +13,10 @@ const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 /** A pull Secret: `kubernetes.io/dockerconfigjson` (default) or legacy `kubernetes.io/dockercfg`. */
 export function pullSecret(o: { namespace: string; name: string; auths: Auths; legacy?: boolean }): KubeObject {
   const entries = Object.fromEntries(
-    Object.entries(o.auths).map(([key, c]) => [key, { username: c.username, password: c.password, auth: b64(`${c.username}:${c.password}`) }]),
+    Object.entries(o.auths).map(([key, c]) => [
+      key,
+      { username: c.username, password: c.password, auth: b64(`${c.username}:${c.password}`) },
+    ]),
   );
   const data = o.legacy ? { '.dockercfg': b64(JSON.stringify(entries)) } : { '.dockerconfigjson': b64(JSON.stringify({ auths: entries })) };
   return {
@@ -49,7 +52,10 @@ export interface PodsOptions {
 
 /** Running pods of a workload's current template: its labels, its containers, their imageIDs. */
 export function podsFor(workload: KubeObject, o: PodsOptions): KubeObject[] {
-  const template = (workload.spec?.template ?? {}) as { metadata?: { labels?: Record<string, string> }; spec?: { containers?: Array<{ name: string; image: string }> } };
+  const template = (workload.spec?.template ?? {}) as {
+    metadata?: { labels?: Record<string, string> };
+    spec?: { containers?: Array<{ name: string; image: string }> };
+  };
   const hash = templateHash(template);
   const namespace = workload.metadata.namespace ?? 'default';
   const containers = template.spec?.containers ?? [];
@@ -60,7 +66,9 @@ export function podsFor(workload: KubeObject, o: PodsOptions): KubeObject[] {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
-        name, namespace, uid: uidFor('Pod', namespace, name),
+        name,
+        namespace,
+        uid: uidFor('Pod', namespace, name),
         labels: { ...template.metadata?.labels, 'pod-template-hash': hash },
         creationTimestamp: kubeTime(o.createdAt),
         ...(o.terminating ? { deletionTimestamp: kubeTime() } : {}),
@@ -69,7 +77,12 @@ export function podsFor(workload: KubeObject, o: PodsOptions): KubeObject[] {
       status: {
         phase: 'Running',
         containerStatuses: containers.map((c) => ({
-          name: c.name, image: c.image, imageID: o.imageIDs[c.name] ?? '', ready: true, restartCount: 0, started: true,
+          name: c.name,
+          image: c.image,
+          imageID: o.imageIDs[c.name] ?? '',
+          ready: true,
+          restartCount: 0,
+          started: true,
           state: { running: { startedAt: kubeTime(o.createdAt) } },
         })),
       },

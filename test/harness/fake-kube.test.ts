@@ -81,11 +81,18 @@ t.test('lists: namespaced, all namespaces, cluster-scoped, item shape', async (t
   t.equal(ns.body.kind, 'DeploymentList');
   t.equal(ns.body.apiVersion, 'apps/v1');
   t.match(ns.body.metadata.resourceVersion, /^\d+$/);
-  t.same(ns.body.items.map((i: any) => i.metadata.name), ['a', 'b'], 'sorted by name');
+  t.same(
+    ns.body.items.map((i: any) => i.metadata.name),
+    ['a', 'b'],
+    'sorted by name',
+  );
   t.equal(ns.body.items[0].kind, undefined, 'built-in list items carry no kind, like the real server');
 
   const all = await get(fake, `${APPS}/deployments`);
-  t.same(all.body.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`), ['apps/a', 'apps/b', 'other/c']);
+  t.same(
+    all.body.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`),
+    ['apps/a', 'apps/b', 'other/c'],
+  );
 
   const ks = await get(fake, `${KS}/kustomizations`);
   t.equal(ks.body.kind, 'KustomizationList');
@@ -93,7 +100,10 @@ t.test('lists: namespaced, all namespaces, cluster-scoped, item shape', async (t
   t.equal(ks.body.items[0].apiVersion, 'kustomize.toolkit.fluxcd.io/v1');
 
   const nsList = await get(fake, '/api/v1/namespaces');
-  t.same(nsList.body.items.map((i: any) => i.metadata.name), ['apps']);
+  t.same(
+    nsList.body.items.map((i: any) => i.metadata.name),
+    ['apps'],
+  );
   t.equal((await get(fake, '/api/v1/namespaces/apps')).body.status.phase, 'Active');
   t.equal((await get(fake, `${APPS}/namespaces/empty/deployments`)).body.items.length, 0);
 });
@@ -176,7 +186,10 @@ t.test('authentication and RBAC', async (t) => {
   t.teardown(() => fake.close());
   const unauth = await get(fake, `${KS}/kustomizations`, { token: 'wrong' });
   t.equal(unauth.status, 401);
-  t.equal(unauth.text, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}');
+  t.equal(
+    unauth.text,
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}',
+  );
   t.equal((await get(fake, `${KS}/kustomizations`, { token: null })).status, 401);
   t.equal((await get(fake, `${KS}/kustomizations`)).status, 200);
   t.equal((await get(fake, `${APPS}/namespaces/apps/deployments/x`)).status, 404, 'allowed get of a missing object');
@@ -191,7 +204,10 @@ t.test('authentication and RBAC', async (t) => {
   t.same(other.body.details, { name: 'x', group: 'apps', kind: 'deployments' });
   const list = await get(fake, `${APPS}/deployments`);
   t.equal(list.status, 403);
-  t.match(list.body.message, /^deployments\.apps is forbidden: .* cannot list resource "deployments" in API group "apps" at the cluster scope$/);
+  t.match(
+    list.body.message,
+    /^deployments\.apps is forbidden: .* cannot list resource "deployments" in API group "apps" at the cluster scope$/,
+  );
   const pods = await get(fake, '/api/v1/namespaces/apps/pods');
   t.match(pods.body.message, /^pods is forbidden: .*in API group "" in the namespace "apps"$/);
 });
@@ -205,10 +221,10 @@ t.test('writes are refused and recorded', async (t) => {
   t.equal(del.status, 405);
   t.equal(del.body.reason, 'MethodNotAllowed');
   await get(fake, `${APPS}/namespaces/apps/deployments`, { method: 'POST' });
-  t.same(fake.writes().map((w) => `${w.method} ${w.path} ${w.status}`), [
-    `DELETE ${APPS}/namespaces/apps/deployments/web 405`,
-    `POST ${APPS}/namespaces/apps/deployments 405`,
-  ]);
+  t.same(
+    fake.writes().map((w) => `${w.method} ${w.path} ${w.status}`),
+    [`DELETE ${APPS}/namespaces/apps/deployments/web 405`, `POST ${APPS}/namespaces/apps/deployments 405`],
+  );
   t.ok(fake.get('apps/v1', 'Deployment', 'apps', 'web'), 'still there');
   fake.allow = [{ group: '*', resource: '*', verbs: ['get', 'list'] }];
   t.equal((await get(fake, `${APPS}/namespaces/apps/deployments/web`, { method: 'PATCH' })).status, 403);

@@ -7,7 +7,9 @@ const cond = (o: { status?: Record<string, unknown> }, type: string) =>
 t.test('kustomization: inventory ids, revisions and conditions like kustomize-controller', async (t) => {
   const rev = `main@sha1:${'a'.repeat(40)}`;
   const ks = kustomization({
-    name: 'apps', generation: 3, revision: rev,
+    name: 'apps',
+    generation: 3,
+    revision: rev,
     inventory: [
       { namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' },
       { namespace: 'apps', name: 'web', group: '', kind: 'Service' },
@@ -21,13 +23,21 @@ t.test('kustomization: inventory ids, revisions and conditions like kustomize-co
     { id: '_apps__Namespace', v: 'v1' },
   ]);
   t.equal(ks.status?.lastAppliedRevision, rev);
-  t.match(cond(ks, 'Ready'), { status: 'True', reason: 'ReconciliationSucceeded', message: `Applied revision: ${rev}`, observedGeneration: 3 });
+  t.match(cond(ks, 'Ready'), {
+    status: 'True',
+    reason: 'ReconciliationSucceeded',
+    message: `Applied revision: ${rev}`,
+    observedGeneration: 3,
+  });
   t.equal(ks.status?.observedGeneration, 3);
 
   const failing = kustomization({
-    name: 'apps', revision: rev, lastAppliedRevision: `main@sha1:${'b'.repeat(40)}`,
+    name: 'apps',
+    revision: rev,
+    lastAppliedRevision: `main@sha1:${'b'.repeat(40)}`,
     conditions: { ready: 'False', reason: 'HealthCheckFailed', message: 'timeout waiting for: [Deployment/apps/web status: InProgress]' },
-    reconciling: true, stalled: { reason: 'BuildFailed' },
+    reconciling: true,
+    stalled: { reason: 'BuildFailed' },
   });
   t.equal(failing.status?.lastAppliedRevision, `main@sha1:${'b'.repeat(40)}`);
   t.equal(failing.status?.lastAttemptedRevision, rev);
@@ -39,7 +49,8 @@ t.test('kustomization: inventory ids, revisions and conditions like kustomize-co
 t.test('helmRelease: install vs upgrade, failures, history', async (t) => {
   const installed = helmRelease({ namespace: 'apps', name: 'podinfo', chartVersion: '6.5.4' });
   t.match(cond(installed, 'Ready'), {
-    status: 'True', reason: 'InstallSucceeded',
+    status: 'True',
+    reason: 'InstallSucceeded',
     message: 'Helm install succeeded for release apps/podinfo.v1 with chart podinfo@6.5.4',
   });
   t.match(cond(installed, 'Released'), { status: 'True', reason: 'InstallSucceeded' });
@@ -49,22 +60,39 @@ t.test('helmRelease: install vs upgrade, failures, history', async (t) => {
   t.match(history[0].digest, /^sha256:[0-9a-f]{64}$/);
 
   const failed = helmRelease({
-    namespace: 'apps', name: 'podinfo', generation: 2, chartVersion: '6.6.0',
+    namespace: 'apps',
+    name: 'podinfo',
+    generation: 2,
+    chartVersion: '6.6.0',
     conditions: { ready: 'False', reason: 'UpgradeFailed', message: 'Helm upgrade failed: context deadline exceeded' },
     remediated: { ready: 'True', reason: 'RollbackSucceeded', message: 'Helm rollback to previous release apps/podinfo.v1 succeeded' },
-    history: [{ chartVersion: '6.6.0', status: 'failed' }, { chartVersion: '6.5.4', status: 'superseded' }],
+    history: [
+      { chartVersion: '6.6.0', status: 'failed' },
+      { chartVersion: '6.5.4', status: 'superseded' },
+    ],
   });
   t.equal(failed.status?.lastAttemptedReleaseAction, 'upgrade');
   t.match(cond(failed, 'Released'), { status: 'False', reason: 'UpgradeFailed' });
   t.match(cond(failed, 'Remediated'), { status: 'True', reason: 'RollbackSucceeded' });
-  t.same((failed.status as any).history.map((h: any) => [h.version, h.status]), [[2, 'failed'], [1, 'superseded']]);
+  t.same(
+    (failed.status as any).history.map((h: any) => [h.version, h.status]),
+    [
+      [2, 'failed'],
+      [1, 'superseded'],
+    ],
+  );
 });
 
 t.test('workloads: defaulted specs and rollout status', async (t) => {
   const containers = [{ name: 'app', image: 'ghcr.io/acme/web:1.0.0' }];
   const dep = deployment({
-    namespace: 'apps', name: 'web', containers, replicas: 3,
-    annotations: { 'a': '1' }, podAnnotations: { 'p': '2' }, initContainers: [{ name: 'init', image: 'busybox' }],
+    namespace: 'apps',
+    name: 'web',
+    containers,
+    replicas: 3,
+    annotations: { a: '1' },
+    podAnnotations: { p: '2' },
+    initContainers: [{ name: 'init', image: 'busybox' }],
   });
   t.same((dep.spec as any).selector, { matchLabels: { 'app.kubernetes.io/name': 'web' } });
   t.equal((dep.spec as any).template.metadata.annotations.p, '2');
@@ -79,8 +107,10 @@ t.test('workloads: defaulted specs and rollout status', async (t) => {
   t.match(cond(stuck, 'Progressing'), { status: 'False', reason: 'ProgressDeadlineExceeded' });
   t.equal(stuck.status?.readyReplicas, 0);
 
-  t.equal(statefulSet({ namespace: 'db', name: 'pg', containers }).status?.currentRevision,
-    statefulSet({ namespace: 'db', name: 'pg', containers }).status?.updateRevision);
+  t.equal(
+    statefulSet({ namespace: 'db', name: 'pg', containers }).status?.currentRevision,
+    statefulSet({ namespace: 'db', name: 'pg', containers }).status?.updateRevision,
+  );
   t.equal(daemonSet({ namespace: 'kube-system', name: 'agent', containers }).status?.numberReady, 3);
   t.same(namespace('apps').metadata.labels, { 'kubernetes.io/metadata.name': 'apps' });
 });

@@ -15,7 +15,13 @@ async function setup(t: Test, options: GitHubSimulatorOptions = {}): Promise<{ s
 }
 
 function client(baseUrl: string, auth: string | null = TOKEN): Octokit {
-  return new Octokit({ auth: auth ?? undefined, baseUrl, retry: { enabled: false }, throttle: { enabled: false }, log: { debug() {}, info() {}, warn() {}, error() {} } });
+  return new Octokit({
+    auth: auth ?? undefined,
+    baseUrl,
+    retry: { enabled: false },
+    throttle: { enabled: false },
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+  });
 }
 
 /** A response schema from the fixture, compiled here independently of the simulator's own checks. */
@@ -27,7 +33,10 @@ function responseSchema(endpoint: EndpointKey, status: number): (data: unknown) 
 
 /** The error a promise rejects with; undefined (so the match fails) when it resolves. */
 async function failure(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => undefined, (err: unknown) => err);
+  return p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 }
 
 interface Created {
@@ -42,29 +51,67 @@ async function create(gh: Octokit, over: Record<string, unknown> = {}): Promise<
   return res.data as Created;
 }
 
-const body = (over: Record<string, unknown> = {}) => ({ ...repo, ref: SHA, environment: 'staging', auto_merge: false, required_contexts: [], payload: {}, ...over });
+const body = (over: Record<string, unknown> = {}) => ({
+  ...repo,
+  ref: SHA,
+  environment: 'staging',
+  auto_merge: false,
+  required_contexts: [],
+  payload: {},
+  ...over,
+});
 
 t.test('create answers a full deployment that matches the GitHub response schema', async (t) => {
   const { sim, gh } = await setup(t);
-  const res = await gh.rest.repos.createDeployment({ ...repo, ref: SHA, required_contexts: [], auto_merge: false, payload: '{"app":"web"}', description: 'first' });
+  const res = await gh.rest.repos.createDeployment({
+    ...repo,
+    ref: SHA,
+    required_contexts: [],
+    auto_merge: false,
+    payload: '{"app":"web"}',
+    description: 'first',
+  });
   t.equal(res.status, 201);
   const d = res.data as Record<string, unknown>;
   t.ok(responseSchema('POST /repos/{owner}/{repo}/deployments', 201)(d), 'create body matches the spec');
-  t.match(d, { sha: SHA, ref: SHA, task: 'deploy', environment: 'production', original_environment: 'production', production_environment: true, transient_environment: false, payload: { app: 'web' }, description: 'first' });
+  t.match(d, {
+    sha: SHA,
+    ref: SHA,
+    task: 'deploy',
+    environment: 'production',
+    original_environment: 'production',
+    production_environment: true,
+    transient_environment: false,
+    payload: { app: 'web' },
+    description: 'first',
+  });
   t.equal(d.url, `${sim.url}/repos/acme/web/deployments/${String(d.id)}`);
   t.equal(d.statuses_url, `${d.url as string}/statuses`);
   t.equal(res.headers['x-ratelimit-remaining'], '4999');
 
-  const status = await gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: d.id as number, state: 'in_progress', log_url: 'https://ci.example/1' });
+  const status = await gh.rest.repos.createDeploymentStatus({
+    ...repo,
+    deployment_id: d.id as number,
+    state: 'in_progress',
+    log_url: 'https://ci.example/1',
+  });
   t.ok(responseSchema('POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses', 201)(status.data), 'status body matches the spec');
-  t.match(status.data, { state: 'in_progress', environment: 'production', log_url: 'https://ci.example/1', target_url: 'https://ci.example/1' });
+  t.match(status.data, {
+    state: 'in_progress',
+    environment: 'production',
+    log_url: 'https://ci.example/1',
+    target_url: 'https://ci.example/1',
+  });
   t.equal(status.headers.location, status.data.url);
   const list = await gh.rest.repos.listDeployments(repo);
   t.ok(responseSchema('GET /repos/{owner}/{repo}/deployments', 200)(list.data), 'list body matches the spec');
   const statuses = await gh.rest.repos.listDeploymentStatuses({ ...repo, deployment_id: d.id as number });
   t.ok(responseSchema('GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses', 200)(statuses.data));
   t.same(sim.violations, []);
-  t.same(sim.writes().map((w) => `${w.method} ${w.path}`), ['POST /repos/acme/web/deployments', `POST /repos/acme/web/deployments/${String(d.id)}/statuses`]);
+  t.same(
+    sim.writes().map((w) => `${w.method} ${w.path}`),
+    ['POST /repos/acme/web/deployments', `POST /repos/acme/web/deployments/${String(d.id)}/statuses`],
+  );
 });
 
 t.test('list filters by exact sha, ref, task and environment, newest first', async (t) => {
@@ -89,9 +136,20 @@ t.test('statuses are listed newest first; a status may move the environment', as
   await gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'failure', environment: 'qa', description: 'boom' });
   await gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'error' });
   const list = await gh.rest.repos.listDeploymentStatuses({ ...repo, deployment_id: id });
-  t.same(list.data.map((s) => [s.state, s.environment]), [['error', 'qa'], ['failure', 'qa'], ['queued', 'staging']]);
+  t.same(
+    list.data.map((s) => [s.state, s.environment]),
+    [
+      ['error', 'qa'],
+      ['failure', 'qa'],
+      ['queued', 'staging'],
+    ],
+  );
   const [snap] = sim.deployments('acme', 'web');
-  t.same(snap?.statuses.map((s) => s.state), ['queued', 'failure', 'error'], 'oldest first in the snapshot');
+  t.same(
+    snap?.statuses.map((s) => s.state),
+    ['queued', 'failure', 'error'],
+    'oldest first in the snapshot',
+  );
   t.equal(snap?.environment, 'qa');
   t.equal(snap?.original_environment, 'staging');
 });
@@ -99,7 +157,8 @@ t.test('statuses are listed newest first; a status may move the environment', as
 t.test('auto_inactive: GitHub deactivates earlier successful non-production, non-transient siblings', async (t) => {
   const { sim, gh } = await setup(t);
   const make = async (over: Record<string, unknown>) => (await create(gh, over)).id;
-  const succeed = (id: number, extra: { auto_inactive?: boolean } = {}) => gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'success', ...extra });
+  const succeed = (id: number, extra: { auto_inactive?: boolean } = {}) =>
+    gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'success', ...extra });
   const old = await make({ environment: 'staging' });
   const failed = await make({ environment: 'staging' });
   const transient = await make({ environment: 'staging', transient_environment: true });
@@ -116,7 +175,11 @@ t.test('auto_inactive: GitHub deactivates earlier successful non-production, non
   await succeed(fresh);
   const prodNew = await make({ environment: 'production' });
   await succeed(prodNew);
-  const last = (id: number) => sim.deployments('acme', 'web').find((d) => d.id === id)?.statuses.at(-1);
+  const last = (id: number) =>
+    sim
+      .deployments('acme', 'web')
+      .find((d) => d.id === id)
+      ?.statuses.at(-1);
   t.match(last(old), { state: 'inactive', addedBy: 'github', creator: { login: 'github' } });
   t.match(last(failed), { state: 'failure' }, 'only deployments whose latest status is success');
   t.match(last(transient), { state: 'success' }, 'transient deployments are left alone');
@@ -125,7 +188,11 @@ t.test('auto_inactive: GitHub deactivates earlier successful non-production, non
   t.match(last(fresh), { state: 'success', addedBy: 'client' });
   t.equal(sim.writes().length, writesBefore + 4, 'GitHub-added statuses are not client writes');
   const wire = await gh.rest.repos.listDeploymentStatuses({ ...repo, deployment_id: old });
-  t.same(wire.data.map((s) => s.state), ['inactive', 'success'], 'the inactive status is visible through the API');
+  t.same(
+    wire.data.map((s) => s.state),
+    ['inactive', 'success'],
+    'the inactive status is visible through the API',
+  );
 
   const again = await make({ environment: 'staging' });
   await succeed(again, { auto_inactive: false });
@@ -137,18 +204,28 @@ t.test('pagination: Link header like GitHub, octokit.paginate walks every page',
   const ids: number[] = [];
   for (let i = 0; i < 5; i++) ids.push((await create(gh)).id);
   const first = await gh.rest.repos.listDeployments({ ...repo, environment: 'staging', per_page: 2 });
-  t.same(first.data.map((d) => d.id), [ids[4], ids[3]]);
+  t.same(
+    first.data.map((d) => d.id),
+    [ids[4], ids[3]],
+  );
   t.match(first.headers.link, /<[^>]+environment=staging[^>]*page=2[^>]*>; rel="next", <[^>]+page=3[^>]*>; rel="last"/);
   const second = await gh.rest.repos.listDeployments({ ...repo, per_page: 2, page: 2 });
   t.match(second.headers.link, /rel="prev".*rel="next".*rel="last".*rel="first"/);
   const all = await gh.paginate(gh.rest.repos.listDeployments, { ...repo, per_page: 2 });
-  t.same(all.map((d) => d.id), [...ids].reverse());
+  t.same(
+    all.map((d) => d.id),
+    [...ids].reverse(),
+  );
   t.same((await gh.rest.repos.listDeployments({ ...repo, per_page: 2, page: 9 })).data, [], 'past the end: empty page');
 
   const statusIds: number[] = [];
-  for (let i = 0; i < 3; i++) statusIds.push((await gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: ids[0]!, state: 'queued' })).data.id);
+  for (let i = 0; i < 3; i++)
+    statusIds.push((await gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: ids[0]!, state: 'queued' })).data.id);
   const statuses = await gh.paginate(gh.rest.repos.listDeploymentStatuses, { ...repo, deployment_id: ids[0]!, per_page: 1 });
-  t.same(statuses.map((s) => s.id), [...statusIds].reverse());
+  t.same(
+    statuses.map((s) => s.id),
+    [...statusIds].reverse(),
+  );
 });
 
 t.test('per_page is capped at 100 and defaults to 30', async (t) => {
@@ -163,23 +240,41 @@ t.test('per_page is capped at 100 and defaults to 30', async (t) => {
 t.test('authentication: token and Bearer accepted, missing or unknown token is 401', async (t) => {
   const { sim } = await setup(t);
   await t.resolves(client(sim.url).rest.repos.listDeployments(repo));
-  const bearer = await fetch(`${sim.url}/repos/acme/web/deployments`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(5000) });
+  const bearer = await fetch(`${sim.url}/repos/acme/web/deployments`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+    signal: AbortSignal.timeout(5000),
+  });
   t.equal(bearer.status, 200);
-  t.match(await failure(client(sim.url, 'wrong').rest.repos.listDeployments(repo)), { status: 401, response: { data: { message: 'Bad credentials' } } });
+  t.match(await failure(client(sim.url, 'wrong').rest.repos.listDeployments(repo)), {
+    status: 401,
+    response: { data: { message: 'Bad credentials' } },
+  });
   t.match(await failure(client(sim.url, null).rest.repos.listDeployments(repo)), { status: 401 });
   t.equal(sim.writes().length, 0);
 });
 
 t.test('not found: unlisted repo, unknown or foreign deployment, unknown route', async (t) => {
   const { sim, gh } = await setup(t, { repos: ['acme/web', 'acme/api'] });
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ repo: 'secret' }))), { status: 404, response: { data: { message: 'Not Found' } } });
+  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ repo: 'secret' }))), {
+    status: 404,
+    response: { data: { message: 'Not Found' } },
+  });
   const d = await create(gh, { owner: 'ACME' });
   t.ok(d.id > 0, 'repository names are case-insensitive');
   t.equal((await gh.rest.repos.getDeployment({ ...repo, deployment_id: d.id })).data.id, d.id);
-  t.match(await failure(gh.rest.repos.getDeployment({ owner: 'acme', repo: 'api', deployment_id: d.id })), { status: 404 }, 'ids are per repository');
-  t.match(await failure(gh.rest.repos.createDeploymentStatus({ owner: 'acme', repo: 'api', deployment_id: d.id, state: 'success' })), { status: 404 });
+  t.match(
+    await failure(gh.rest.repos.getDeployment({ owner: 'acme', repo: 'api', deployment_id: d.id })),
+    { status: 404 },
+    'ids are per repository',
+  );
+  t.match(await failure(gh.rest.repos.createDeploymentStatus({ owner: 'acme', repo: 'api', deployment_id: d.id, state: 'success' })), {
+    status: 404,
+  });
   t.match(await failure(gh.rest.repos.listDeploymentStatuses({ ...repo, deployment_id: 999999 })), { status: 404 });
-  t.match(await failure(gh.request('GET /repos/{owner}/{repo}/pulls', repo)), { status: 404, response: { data: { message: 'Not Found', documentation_url: /docs\.github\.com/ } } });
+  t.match(await failure(gh.request('GET /repos/{owner}/{repo}/pulls', repo)), {
+    status: 404,
+    response: { data: { message: 'Not Found', documentation_url: /docs\.github\.com/ } },
+  });
   t.same(sim.deployments('acme', 'api'), []);
 });
 
@@ -187,19 +282,50 @@ t.test('invalid requests: 422 in GitHub words, recorded as violations', async (t
   const { sim, gh } = await setup(t);
   t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: SHA, auto_merge: 'no' } as never)), {
     status: 422,
-    response: { data: { message: "Invalid request.\n\nFor 'properties/auto_merge', \"no\" is not a boolean.", documentation_url: /create-a-deployment/ } },
+    response: {
+      data: {
+        message: 'Invalid request.\n\nFor \'properties/auto_merge\', "no" is not a boolean.',
+        documentation_url: /create-a-deployment/,
+      },
+    },
   });
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, environment: 'x' } as never)), { status: 422, message: /"ref" wasn't supplied/ });
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ payload: 'not json' }))), { status: 422, response: { data: { message: 'Validation Failed' } } });
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ payload: 7 }))), { status: 422, message: /properties\/payload/ });
+  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, environment: 'x' } as never)), {
+    status: 422,
+    message: /"ref" wasn't supplied/,
+  });
+  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ payload: 'not json' }))), {
+    status: 422,
+    response: { data: { message: 'Validation Failed' } },
+  });
+  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ payload: 7 }))), {
+    status: 422,
+    message: /properties\/payload/,
+  });
   const d = await create(gh);
-  t.match(await failure(gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: d.id, state: 'done' as never })), { status: 422, message: /is not a member of/ });
-  t.match(await failure(gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: d.id, state: 'success', description: 'x'.repeat(141) })), { status: 422, response: { data: { errors: [{ field: 'description' }] } } });
+  t.match(await failure(gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: d.id, state: 'done' as never })), {
+    status: 422,
+    message: /is not a member of/,
+  });
+  t.match(
+    await failure(gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: d.id, state: 'success', description: 'x'.repeat(141) })),
+    { status: 422, response: { data: { errors: [{ field: 'description' }] } } },
+  );
   await t.resolves(gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: d.id, state: 'success', description: 'x'.repeat(140) }));
-  t.match(await failure(gh.request('GET /repos/{owner}/{repo}/deployments', { ...repo, per_page: 'many' } as never)), { status: 422, message: /per_page/ });
-  const raw = await fetch(`${sim.url}/repos/acme/web/deployments`, { method: 'POST', body: '{"ref":', headers: { authorization: `token ${TOKEN}` }, signal: AbortSignal.timeout(5000) });
+  t.match(await failure(gh.request('GET /repos/{owner}/{repo}/deployments', { ...repo, per_page: 'many' } as never)), {
+    status: 422,
+    message: /per_page/,
+  });
+  const raw = await fetch(`${sim.url}/repos/acme/web/deployments`, {
+    method: 'POST',
+    body: '{"ref":',
+    headers: { authorization: `token ${TOKEN}` },
+    signal: AbortSignal.timeout(5000),
+  });
   t.equal(raw.status, 400);
-  t.same(sim.violations.map((v) => v.kind), ['body', 'body', 'semantic', 'body', 'body', 'semantic', 'query', 'json']);
+  t.same(
+    sim.violations.map((v) => v.kind),
+    ['body', 'body', 'semantic', 'body', 'body', 'semantic', 'query', 'json'],
+  );
   t.equal(sim.deployments('acme', 'web').length, 1, 'nothing invalid was created');
   t.equal(sim.deployments('acme', 'web')[0]?.statuses.length, 1);
 });
@@ -208,26 +334,64 @@ t.test('refs: SHAs expand from known commits, unknown refs are 422 "No ref found
   const { sim, gh } = await setup(t, { commits: { 'acme/web': [SHA2] } });
   const short = await create(gh, { ref: '0123456' });
   t.match(short, { ref: '0123456', sha: SHA2 });
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ ref: 'fffffff' }))), { status: 422, response: { data: { message: 'No ref found for: fffffff' } } });
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ ref: SHA }))), { status: 422, message: /No ref found/ });
+  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ ref: 'fffffff' }))), {
+    status: 422,
+    response: { data: { message: 'No ref found for: fffffff' } },
+  });
+  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', body({ ref: SHA }))), {
+    status: 422,
+    message: /No ref found/,
+  });
   const branch = await create(gh, { ref: 'main' });
   t.match(branch.sha, /^[0-9a-f]{40}$/);
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', { owner: 'acme', repo: 'api', ref: 'abcdef1', required_contexts: [] })), { status: 422 }, 'short SHA with no known commits');
+  t.match(
+    await failure(
+      gh.request('POST /repos/{owner}/{repo}/deployments', { owner: 'acme', repo: 'api', ref: 'abcdef1', required_contexts: [] }),
+    ),
+    { status: 422 },
+    'short SHA with no known commits',
+  );
   t.same(sim.violations, [], 'an unknown ref is not a malformed request');
 });
 
 t.test('status checks (409) and auto-merge (202) unless the body opts out', async (t) => {
-  const { sim, gh } = await setup(t, { statusChecks: { 'acme/web': [{ context: 'ci/build', state: 'failure' }, { context: 'ci/lint', state: 'success' }] }, behindRefs: { 'acme/web': ['topic'] } });
+  const { sim, gh } = await setup(t, {
+    statusChecks: {
+      'acme/web': [
+        { context: 'ci/build', state: 'failure' },
+        { context: 'ci/lint', state: 'success' },
+      ],
+    },
+    behindRefs: { 'acme/web': ['topic'] },
+  });
   t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: SHA, auto_merge: false })), {
     status: 409,
-    response: { data: { message: `Conflict: Commit status checks failed for ${SHA}.`, errors: [{ field: 'required_contexts', contexts: [{ context: 'ci/build', state: 'failure' }] }] } },
+    response: {
+      data: {
+        message: `Conflict: Commit status checks failed for ${SHA}.`,
+        errors: [{ field: 'required_contexts', contexts: [{ context: 'ci/build', state: 'failure' }] }],
+      },
+    },
   });
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: SHA, auto_merge: false, required_contexts: ['ci/build'] })), { status: 409 });
-  t.equal((await gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: SHA, auto_merge: false, required_contexts: ['ci/lint'] })).status, 201);
+  t.match(
+    await failure(
+      gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: SHA, auto_merge: false, required_contexts: ['ci/build'] }),
+    ),
+    { status: 409 },
+  );
+  t.equal(
+    (await gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: SHA, auto_merge: false, required_contexts: ['ci/lint'] }))
+      .status,
+    201,
+  );
   const merged = await gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: 'topic', required_contexts: [] });
   t.equal(merged.status, 202);
   t.match(merged.data, { message: /^Auto-merged .* into topic/ });
-  t.equal((await gh.request('POST /repos/{owner}/{repo}/deployments', body({ ref: 'topic' }))).status, 201, 'auto_merge: false deploys as is');
+  t.equal(
+    (await gh.request('POST /repos/{owner}/{repo}/deployments', body({ ref: 'topic' }))).status,
+    201,
+    'auto_merge: false deploys as is',
+  );
   t.equal(sim.deployments('acme', 'web').length, 2);
   t.same(sim.violations, [], 'the 202 body matches the spec');
 });
@@ -255,7 +419,11 @@ t.test('GitHub Enterprise Server path prefix', async (t) => {
   t.match(page.data[0]?.url, `${sim.url}/repos/acme/web/deployments/`);
   t.equal((await gh.paginate(gh.rest.repos.listDeployments, { ...repo, per_page: 2 })).length, 3);
   t.match(await failure(client(sim.url.replace('/api/v3', '')).rest.repos.listDeployments(repo)), { status: 404 }, 'outside the prefix');
-  t.same(sim.requests.slice(0, 1).map((r) => r.path), ['/repos/acme/web/deployments'], 'paths are recorded without the prefix');
+  t.same(
+    sim.requests.slice(0, 1).map((r) => r.path),
+    ['/repos/acme/web/deployments'],
+    'paths are recorded without the prefix',
+  );
 });
 
 t.test('rate limit: headers count down, /rate_limit reports, exhaustion is a primary 403', async (t) => {
@@ -267,7 +435,10 @@ t.test('rate limit: headers count down, /rate_limit reports, exhaustion is a pri
   const limits = await gh.rest.rateLimit.get();
   t.match(limits.data, { rate: { limit: 3, used: 2, remaining: 1 }, resources: { core: { remaining: 1 } } });
   await gh.rest.repos.listDeployments(repo);
-  t.match(await failure(gh.rest.repos.listDeployments(repo)), { status: 403, response: { headers: { 'x-ratelimit-remaining': '0' }, data: { message: /API rate limit exceeded/ } } });
+  t.match(await failure(gh.rest.repos.listDeployments(repo)), {
+    status: 403,
+    response: { headers: { 'x-ratelimit-remaining': '0' }, data: { message: /API rate limit exceeded/ } },
+  });
   sim.reset();
   t.equal((await gh.rest.repos.listDeployments(repo)).headers['x-ratelimit-remaining'], '2', 'reset() refills');
   t.equal(sim.requests.length, 1, 'reset() forgets requests');

@@ -113,7 +113,13 @@ class Simulator implements GitHubSimulator {
     this.primary = new PrimaryLimit(options.requestsPerHour ?? 5000);
     this.window = options.writesPerMinute === undefined ? undefined : new WriteWindow(options.writesPerMinute);
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
-    this.creator = { login: options.login ?? 'deployment-bridge[bot]', id: 41898282, node_id: 'MDM6Qm90NDE4OTgyODI=', type: 'Bot', site_admin: false };
+    this.creator = {
+      login: options.login ?? 'deployment-bridge[bot]',
+      id: 41898282,
+      node_id: 'MDM6Qm90NDE4OTgyODI=',
+      type: 'Bot',
+      site_admin: false,
+    };
     this.server = createServer((req, res) => void this.onRequest(req, res).catch(() => res.destroy()));
   }
 
@@ -159,7 +165,14 @@ class Simulator implements GitHubSimulator {
     const inPrefix = this.prefix === '' || u.pathname === this.prefix || u.pathname.startsWith(`${this.prefix}/`);
     const path = inPrefix ? u.pathname.slice(this.prefix.length).replace(/(.)\/$/, '$1') || '/' : u.pathname;
     const raw = await readBody(req);
-    const rec: RecordedRequest = { method, path, query: Object.fromEntries(u.searchParams), body: undefined, time: Date.now(), didWork: false };
+    const rec: RecordedRequest = {
+      method,
+      path,
+      query: Object.fromEntries(u.searchParams),
+      body: undefined,
+      time: Date.now(),
+      didWork: false,
+    };
     this.requests.push(rec);
     let reply: Reply;
     if (raw === undefined) {
@@ -179,10 +192,12 @@ class Simulator implements GitHubSimulator {
         this.held.add(res);
         return void res.once('close', () => this.held.delete(res));
       }
-      if (fault !== undefined && 'status' in fault) reply = { status: fault.status, headers: fault.headers, body: fault.body ?? { message: 'Server Error' } };
+      if (fault !== undefined && 'status' in fault)
+        reply = { status: fault.status, headers: fault.headers, body: fault.body ?? { message: 'Server Error' } };
       else reply = inPrefix ? this.guarded(req, rec, u) : notFound();
       if (armed !== undefined && fault !== undefined && 'afterWork' in fault) {
-        if (reply.didWork === true) reply = { status: fault.afterWork, headers: fault.headers, body: fault.body ?? { message: 'Server Error' }, didWork: true };
+        if (reply.didWork === true)
+          reply = { status: fault.afterWork, headers: fault.headers, body: fault.body ?? { message: 'Server Error' }, didWork: true };
         else {
           this.queue.giveBack(armed);
           rec.fault = undefined;
@@ -206,7 +221,13 @@ class Simulator implements GitHubSimulator {
       return this.handle(req, rec, u);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.violations.push({ method: rec.method, path: rec.path, kind: 'response', errors: [`simulator error: ${message}`], data: rec.body });
+      this.violations.push({
+        method: rec.method,
+        path: rec.path,
+        kind: 'response',
+        errors: [`simulator error: ${message}`],
+        data: rec.body,
+      });
       return { status: 500, body: { message: `simulator error: ${message}` } };
     }
   }
@@ -216,14 +237,20 @@ class Simulator implements GitHubSimulator {
     const allowed = this.options.repos?.map((r) => r.toLowerCase());
     const exists = (owner: string, repo: string) => allowed === undefined || allowed.includes(repoKey(owner, repo));
     const credential = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const presented = this.app?.identify(credential) ?? (credential === undefined ? { kind: 'none' as const } : { kind: 'token' as const, token: credential });
+    const presented =
+      this.app?.identify(credential) ??
+      (credential === undefined ? { kind: 'none' as const } : { kind: 'token' as const, token: credential });
     rec.credential = presented.kind;
     if (presented.kind === 'installation') rec.installationId = presented.installation.id;
-    const badCredentials: Reply = { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' } };
+    const badCredentials: Reply = {
+      status: 401,
+      body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' },
+    };
     const tokenOk = presented.kind === 'token' && (this.options.tokens === undefined || this.options.tokens.includes(presented.token));
     const installationOk = presented.kind === 'installation' && !presented.expired;
     // /rate_limit costs nothing; without credentials it answers the anonymous budget, with bad ones 401.
-    if (rec.method === 'GET' && rec.path === '/rate_limit') return presented.kind === 'none' || tokenOk || installationOk ? { status: 200, body: this.primary.body() } : badCredentials;
+    if (rec.method === 'GET' && rec.path === '/rate_limit')
+      return presented.kind === 'none' || tokenOk || installationOk ? { status: 200, body: this.primary.body() } : badCredentials;
     const appReply = this.app?.answer(rec.method, rec.path, presented, rec.body, exists);
     if (appReply !== undefined) return appReply;
     if (!tokenOk && !installationOk) return badCredentials;
@@ -235,21 +262,25 @@ class Simulator implements GitHubSimulator {
       const slot = this.window.take();
       if (!slot.ok) return this.faults.secondaryRateLimit(slot.retryAfterSeconds);
     }
-    return route.handler({
-      state: this.state,
-      spec: this.spec,
-      facts: this.options,
-      creator: this.creator,
-      selfUrl: `${this.url.slice(0, this.url.length - this.prefix.length)}${u.pathname}`,
-      violation: (v) => this.violations.push({ method: rec.method, path: rec.path, ...v }),
-    }, { owner: route.owner, repo: route.repo, id: route.id, query: rec.query, body: rec.body ?? {} });
+    return route.handler(
+      {
+        state: this.state,
+        spec: this.spec,
+        facts: this.options,
+        creator: this.creator,
+        selfUrl: `${this.url.slice(0, this.url.length - this.prefix.length)}${u.pathname}`,
+        violation: (v) => this.violations.push({ method: rec.method, path: rec.path, ...v }),
+      },
+      { owner: route.owner, repo: route.repo, id: route.id, query: rec.query, body: rec.body ?? {} },
+    );
   }
 
   /** The simulator's own answers must match GitHub's response schemas too (where the spec has one). */
   private checkResponse(rec: RecordedRequest, reply: Reply): void {
     if (reply.endpoint === undefined || rec.fault !== undefined) return;
     const errors = this.spec.response(reply.endpoint, reply.status, reply.body);
-    if (errors.length > 0) this.violations.push({ method: rec.method, path: rec.path, endpoint: reply.endpoint, kind: 'response', errors, data: reply.body });
+    if (errors.length > 0)
+      this.violations.push({ method: rec.method, path: rec.path, endpoint: reply.endpoint, kind: 'response', errors, data: reply.body });
   }
 
   private send(res: ServerResponse, reply: Reply): void {

@@ -41,7 +41,13 @@ async function expectStatus(res: Response, status: number, what: string): Promis
 }
 
 /** Uploads `content` as a blob (POST upload, PUT ?digest=) and returns its descriptor. */
-export async function pushBlob(registryUrl: string, repo: string, content: Uint8Array, mediaType: string, auth?: PushAuth): Promise<Descriptor> {
+export async function pushBlob(
+  registryUrl: string,
+  repo: string,
+  content: Uint8Array,
+  mediaType: string,
+  auth?: PushAuth,
+): Promise<Descriptor> {
   const digest = sha256(content);
   const start = await fetch(`${registryUrl}/v2/${repo}/blobs/uploads/`, {
     method: 'POST',
@@ -64,7 +70,13 @@ export async function pushBlob(registryUrl: string, repo: string, content: Uint8
 }
 
 /** PUTs a manifest under `reference` (tag or digest); returns its descriptor. */
-export async function pushManifest(registryUrl: string, repo: string, reference: string, manifest: object, auth?: PushAuth): Promise<Descriptor> {
+export async function pushManifest(
+  registryUrl: string,
+  repo: string,
+  reference: string,
+  manifest: object,
+  auth?: PushAuth,
+): Promise<Descriptor> {
   const mediaType = (manifest as { mediaType?: string }).mediaType ?? 'application/vnd.oci.image.manifest.v1+json';
   const body = Buffer.from(JSON.stringify(manifest));
   const res = await fetch(`${registryUrl}/v2/${repo}/manifests/${reference}`, {
@@ -115,7 +127,14 @@ const TYPES = {
 } as const;
 
 /** Pushes layer, config and manifest; the manifest goes under `reference`, or its own digest when undefined. */
-async function pushPlatformImage(registryUrl: string, repo: string, reference: string | undefined, spec: PlatformSpec, format: Format, auth?: PushAuth): Promise<Descriptor> {
+async function pushPlatformImage(
+  registryUrl: string,
+  repo: string,
+  reference: string | undefined,
+  spec: PlatformSpec,
+  format: Format,
+  auth?: PushAuth,
+): Promise<Descriptor> {
   const os = spec.os ?? 'linux';
   const architecture = spec.architecture ?? 'amd64';
   const tar = tarOf('hello.txt', Buffer.from(`${repo}:${reference ?? ''} ${os}/${architecture}/${spec.variant ?? ''}\n`));
@@ -134,17 +153,32 @@ async function pushPlatformImage(registryUrl: string, repo: string, reference: s
 }
 
 /** Pushes a single-platform Docker v2 image tagged `tag`; returns the manifest digest. */
-export async function pushImage(registryUrl: string, repo: string, tag: string, spec: PlatformSpec & { auth?: PushAuth } = {}): Promise<string> {
+export async function pushImage(
+  registryUrl: string,
+  repo: string,
+  tag: string,
+  spec: PlatformSpec & { auth?: PushAuth } = {},
+): Promise<string> {
   return (await pushPlatformImage(registryUrl, repo, tag, spec, 'docker', spec.auth)).digest;
 }
 
 /** A BuildKit-style attestation manifest for `subject` (in-toto layer). */
 async function pushAttestation(registryUrl: string, repo: string, subject: string, auth?: PushAuth): Promise<Descriptor> {
   const statement = Buffer.from(
-    JSON.stringify({ _type: 'https://in-toto.io/Statement/v0.1', predicateType: 'https://slsa.dev/provenance/v0.2', subject: [{ digest: { sha256: subject.slice(7) } }] }),
+    JSON.stringify({
+      _type: 'https://in-toto.io/Statement/v0.1',
+      predicateType: 'https://slsa.dev/provenance/v0.2',
+      subject: [{ digest: { sha256: subject.slice(7) } }],
+    }),
   );
   const layer = await pushBlob(registryUrl, repo, statement, 'application/vnd.in-toto+json', auth);
-  const config = await pushBlob(registryUrl, repo, Buffer.from('{"architecture":"unknown","os":"unknown","config":{},"rootfs":{"type":"layers","diff_ids":[]}}'), TYPES.oci.config, auth);
+  const config = await pushBlob(
+    registryUrl,
+    repo,
+    Buffer.from('{"architecture":"unknown","os":"unknown","config":{},"rootfs":{"type":"layers","diff_ids":[]}}'),
+    TYPES.oci.config,
+    auth,
+  );
   const manifest = {
     schemaVersion: 2,
     mediaType: TYPES.oci.manifest,
@@ -179,7 +213,11 @@ export async function pushIndex(
   const images: Descriptor[] = [];
   const result: PushedIndex = { digest: '', platforms: {}, attestations: [] };
   for (const spec of platforms) {
-    const platform = { os: spec.os ?? 'linux', architecture: spec.architecture ?? 'amd64', ...(spec.variant ? { variant: spec.variant } : {}) };
+    const platform = {
+      os: spec.os ?? 'linux',
+      architecture: spec.architecture ?? 'amd64',
+      ...(spec.variant ? { variant: spec.variant } : {}),
+    };
     const desc = await pushPlatformImage(registryUrl, repo, undefined, spec, 'oci', options.auth);
     images.push({ ...desc, platform });
     result.platforms[[platform.os, platform.architecture, platform.variant].filter(Boolean).join('/')] = desc.digest;

@@ -94,7 +94,11 @@ function configYaml(dir: string, auth: RegistryAuthMode, realm?: string): string
   }
   if (auth === 'token') {
     lines.push(
-      'auth:', '  token:', `    realm: ${JSON.stringify(realm)}`, `    service: ${TOKEN_SERVICE}`, `    issuer: ${TOKEN_ISSUER}`,
+      'auth:',
+      '  token:',
+      `    realm: ${JSON.stringify(realm)}`,
+      `    service: ${TOKEN_SERVICE}`,
+      `    issuer: ${TOKEN_ISSUER}`,
       `    rootcertbundle: ${JSON.stringify(join(dir, 'token-cert.pem'))}`,
     );
   }
@@ -124,7 +128,10 @@ async function stop(child: ChildProcess): Promise<void> {
 /** Resolves with the bound `host:port` once the registry logs it; rejects if it dies or stalls. */
 function boundAddress(child: ChildProcess, tail: string[], binary: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`${binary} did not start within ${START_TIMEOUT_MS} ms:\n${tail.join('\n')}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => done(new Error(`${binary} did not start within ${START_TIMEOUT_MS} ms:\n${tail.join('\n')}`)),
+      START_TIMEOUT_MS,
+    );
     let buffered = '';
     const onData = (chunk: Buffer): void => {
       buffered += chunk.toString('utf8');
@@ -138,7 +145,10 @@ function boundAddress(child: ChildProcess, tail: string[], binary: string): Prom
       }
     };
     const onError = (err: NodeJS.ErrnoException): void => {
-      const hint = err.code === 'ENOENT' ? `${binary} not found: install the Debian package docker-registry (apt-get install -y docker-registry)` : `${binary} failed to start`;
+      const hint =
+        err.code === 'ENOENT'
+          ? `${binary} not found: install the Debian package docker-registry (apt-get install -y docker-registry)`
+          : `${binary} failed to start`;
       done(new Error(hint, { cause: err }));
     };
     const onExit = (code: number | null, sig: string | null): void =>
@@ -183,7 +193,12 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Runn
   try {
     if (auth === 'htpasswd') await writeFile(join(dir, 'htpasswd'), await htpasswdLines(options.users ?? {}), { mode: 0o600 });
     if (auth === 'token') {
-      token = await startTokenServer({ service: TOKEN_SERVICE, issuer: TOKEN_ISSUER, users: options.users ?? {}, ...(options.isPublic ? { isPublic: options.isPublic } : {}) });
+      token = await startTokenServer({
+        service: TOKEN_SERVICE,
+        issuer: TOKEN_ISSUER,
+        users: options.users ?? {},
+        ...(options.isPublic ? { isPublic: options.isPublic } : {}),
+      });
       await writeFile(join(dir, 'token-cert.pem'), token.certificatePem);
     }
     const configPath = join(dir, 'config.yml');

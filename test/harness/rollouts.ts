@@ -6,6 +6,12 @@ export function finishRollout(kube: FakeKube, namespace: string, name: string): 
   const dep = kube.get('apps/v1', 'Deployment', namespace, name)!;
   const replicas = (dep.spec as { replicas: number }).replicas;
   kube.patchStatus('apps/v1', 'Deployment', namespace, name, {
-    ...dep.status, observedGeneration: dep.metadata.generation, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, unavailableReplicas: 0,
+    ...dep.status,
+    observedGeneration: dep.metadata.generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    unavailableReplicas: 0,
   });
 }

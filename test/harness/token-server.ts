@@ -53,7 +53,14 @@ export function parseScope(scope: string): Access | undefined {
   const first = scope.indexOf(':');
   const last = scope.lastIndexOf(':');
   if (first <= 0 || last <= first) return undefined;
-  return { type: scope.slice(0, first), name: scope.slice(first + 1, last), actions: scope.slice(last + 1).split(',').filter(Boolean) };
+  return {
+    type: scope.slice(0, first),
+    name: scope.slice(first + 1, last),
+    actions: scope
+      .slice(last + 1)
+      .split(',')
+      .filter(Boolean),
+  };
 }
 
 function basicUser(header: string | undefined, users: Record<string, string>): string | null | undefined {
@@ -76,8 +83,14 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
     const header = { typ: 'JWT', alg: 'ES256', x5c: [cert.der.toString('base64')] };
     const now = Math.floor(Date.now() / 1000);
     const claims = {
-      iss: options.issuer, sub: subject, aud: options.service,
-      exp: now + expiresIn, nbf: now - 10, iat: now, jti: randomBytes(8).toString('hex'), access,
+      iss: options.issuer,
+      sub: subject,
+      aud: options.service,
+      exp: now + expiresIn,
+      nbf: now - 10,
+      iat: now,
+      jti: randomBytes(8).toString('hex'),
+      access,
     };
     const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
     const signature = sign('sha256', Buffer.from(input), { key: cert.privateKey, dsaEncoding: 'ieee-p1363' });
@@ -86,7 +99,10 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const scopes = url.searchParams.getAll('scope').flatMap((s) => s.split(' ')).filter(Boolean);
+    const scopes = url.searchParams
+      .getAll('scope')
+      .flatMap((s) => s.split(' '))
+      .filter(Boolean);
     const entry: TokenRequestLog = { scopes, status: 0 };
     log.push(entry);
     const reply = (status: number, body: unknown): void => {
@@ -94,7 +110,8 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     if (url.pathname !== '/token') return reply(404, { errors: [{ code: 'NOT_FOUND' }] });
-    if (url.searchParams.get('service') !== options.service) return reply(400, { errors: [{ code: 'UNSUPPORTED', message: 'unknown service' }] });
+    if (url.searchParams.get('service') !== options.service)
+      return reply(400, { errors: [{ code: 'UNSUPPORTED', message: 'unknown service' }] });
     const user = basicUser(req.headers.authorization, users);
     if (user === null) return reply(401, { errors: [{ code: 'UNAUTHORIZED', message: 'authentication failed' }] });
     if (user !== undefined) entry.user = user;
@@ -102,7 +119,8 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
     for (const scope of scopes) {
       const wanted = parseScope(scope);
       if (wanted?.type !== 'repository') continue;
-      const allowed = user !== undefined ? wanted.actions : options.isPublic?.(wanted.name) ? wanted.actions.filter((a) => a === 'pull') : [];
+      const allowed =
+        user !== undefined ? wanted.actions : options.isPublic?.(wanted.name) ? wanted.actions.filter((a) => a === 'pull') : [];
       if (allowed.length > 0) access.push({ ...wanted, actions: allowed });
     }
     const token = mint(user ?? '', access);

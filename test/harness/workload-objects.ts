@@ -137,8 +137,12 @@ export function replicaSet(o: { ownerDeployment: KubeObject; replicas?: number; 
   const name = `${dep.metadata.name}-${hash}`;
   const namespace = dep.metadata.namespace ?? 'default';
   const ownerRef = {
-    apiVersion: 'apps/v1', blockOwnerDeletion: true, controller: true, kind: 'Deployment',
-    name: dep.metadata.name, uid: dep.metadata.uid ?? uidFor('Deployment', namespace, dep.metadata.name),
+    apiVersion: 'apps/v1',
+    blockOwnerDeletion: true,
+    controller: true,
+    kind: 'Deployment',
+    name: dep.metadata.name,
+    uid: dep.metadata.uid ?? uidFor('Deployment', namespace, dep.metadata.name),
   };
   return {
     apiVersion: 'apps/v1',
@@ -162,8 +166,12 @@ export function replicaSet(o: { ownerDeployment: KubeObject; replicas?: number; 
       template,
     },
     status: {
-      availableReplicas: replicas, fullyLabeledReplicas: replicas, observedGeneration: 1,
-      readyReplicas: replicas, replicas, ...o.status,
+      availableReplicas: replicas,
+      fullyLabeledReplicas: replicas,
+      observedGeneration: 1,
+      readyReplicas: replicas,
+      replicas,
+      ...o.status,
     },
   };
 }
@@ -188,9 +196,16 @@ export function statefulSet(o: WorkloadOptions): KubeObject {
       updateStrategy: { rollingUpdate: { partition: 0 }, type: 'RollingUpdate' },
     },
     status: {
-      availableReplicas: replicas, collisionCount: 0, currentReplicas: replicas, currentRevision: revision,
-      observedGeneration: o.generation ?? 1, readyReplicas: replicas, replicas, updateRevision: revision,
-      updatedReplicas: replicas, ...o.status,
+      availableReplicas: replicas,
+      collisionCount: 0,
+      currentReplicas: replicas,
+      currentRevision: revision,
+      observedGeneration: o.generation ?? 1,
+      readyReplicas: replicas,
+      replicas,
+      updateRevision: revision,
+      updatedReplicas: replicas,
+      ...o.status,
     },
   };
 }
@@ -209,8 +224,14 @@ export function daemonSet(o: WorkloadOptions): KubeObject {
       updateStrategy: { rollingUpdate: { maxSurge: 0, maxUnavailable: 1 }, type: 'RollingUpdate' },
     },
     status: {
-      currentNumberScheduled: nodes, desiredNumberScheduled: nodes, numberAvailable: nodes, numberMisscheduled: 0,
-      numberReady: nodes, observedGeneration: o.generation ?? 1, updatedNumberScheduled: nodes, ...o.status,
+      currentNumberScheduled: nodes,
+      desiredNumberScheduled: nodes,
+      numberAvailable: nodes,
+      numberMisscheduled: 0,
+      numberReady: nodes,
+      observedGeneration: o.generation ?? 1,
+      updatedNumberScheduled: nodes,
+      ...o.status,
     },
   };
 }

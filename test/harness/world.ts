@@ -68,7 +68,12 @@ export async function startWorld(o: { registry?: boolean; github?: GitHubSimulat
     ...extra,
   });
   return {
-    dir, kube, github, registry, kubeconfig, env,
+    dir,
+    kube,
+    github,
+    registry,
+    kubeconfig,
+    env,
     async bridge(extra) {
       const b = await startBridge({ env: env(extra), webhookKey: WEBHOOK_KEY });
       bridges.push(b);

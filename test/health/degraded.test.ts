@@ -11,21 +11,24 @@ import { createMetrics } from '../../src/common/metrics.js';
 
 t.test('each failing dependency is named with its last error; nothing when all answer', async (t) => {
   t.same(degradedDependencies({ kube: null, github: undefined, skips: [] }), []);
-  t.same(degradedDependencies({
-    kube: 'Kubernetes API: GET kustomizations flux-system/web failed: connect ECONNREFUSED 127.0.0.1:6443',
-    github: 'GitHub failing since 2025-01-01T00:00:00.000Z: GET /repos/{owner}/{repo}/deployments: timed out',
-    skips: [
-      { code: 'registry_unavailable', reason: 'ghcr.io is unreachable (ECONNREFUSED)' },
-      { code: 'registry_unavailable', reason: 'ghcr.io is unreachable (ECONNREFUSED)' },
-      { code: 'registry_timeout', reason: 'quay.io did not answer within 10000 ms' },
-      { code: 'registry_denied', reason: 'denied: not an outage' },
-      { code: 'no_repository', reason: 'no label' },
+  t.same(
+    degradedDependencies({
+      kube: 'Kubernetes API: GET kustomizations flux-system/web failed: connect ECONNREFUSED 127.0.0.1:6443',
+      github: 'GitHub failing since 2025-01-01T00:00:00.000Z: GET /repos/{owner}/{repo}/deployments: timed out',
+      skips: [
+        { code: 'registry_unavailable', reason: 'ghcr.io is unreachable (ECONNREFUSED)' },
+        { code: 'registry_unavailable', reason: 'ghcr.io is unreachable (ECONNREFUSED)' },
+        { code: 'registry_timeout', reason: 'quay.io did not answer within 10000 ms' },
+        { code: 'registry_denied', reason: 'denied: not an outage' },
+        { code: 'no_repository', reason: 'no label' },
+      ],
+    }),
+    [
+      'Kubernetes API failing: GET kustomizations flux-system/web failed: connect ECONNREFUSED 127.0.0.1:6443',
+      'GitHub failing since 2025-01-01T00:00:00.000Z: GET /repos/{owner}/{repo}/deployments: timed out',
+      'registry failing for 3 workload container(s): ghcr.io is unreachable (ECONNREFUSED); quay.io did not answer within 10000 ms',
     ],
-  }), [
-    'Kubernetes API failing: GET kustomizations flux-system/web failed: connect ECONNREFUSED 127.0.0.1:6443',
-    'GitHub failing since 2025-01-01T00:00:00.000Z: GET /repos/{owner}/{repo}/deployments: timed out',
-    'registry failing for 3 workload container(s): ghcr.io is unreachable (ECONNREFUSED); quay.io did not answer within 10000 ms',
-  ]);
+  );
 });
 
 t.test('registry reasons beyond three are counted, not listed', async (t) => {
@@ -55,9 +58,15 @@ t.test('GitHub: a failure is shown from its first occurrence until a request or 
 t.test('GitHub refusing, then hanging: the errors name the cause, the health shows it until an answer', async (t) => {
   // A port that accepts and never answers, and one that refuses (closed after listening).
   const held = new Set<Socket>();
-  const hang = createServer((c) => { held.add(c); c.resume(); });
+  const hang = createServer((c) => {
+    held.add(c);
+    c.resume();
+  });
   await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
-  t.teardown(() => { for (const c of held) c.destroy(); hang.close(); });
+  t.teardown(() => {
+    for (const c of held) c.destroy();
+    hang.close();
+  });
   const closed = createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const refusedPort = (closed.address() as AddressInfo).port;
@@ -65,18 +74,36 @@ t.test('GitHub refusing, then hanging: the errors name the cause, the health sho
 
   const health = new GitHubHealth({ auth: 'token', now: Date.now });
   // A refusal is immediate (a generous timeout for a busy machine); the hang must end by the timeout.
-  const port = (baseUrl: string, timeoutMs: number) => createDeploymentsPort(createOctokit({
-    credentials: staticToken('ghp_test'), baseUrl, userAgent: 'gdb-test', metrics: createMetrics(), log: pino({ level: 'silent' }),
-    health, scope: 'token', spaceWrites: false,
-  }), timeoutMs);
+  const port = (baseUrl: string, timeoutMs: number) =>
+    createDeploymentsPort(
+      createOctokit({
+        credentials: staticToken('ghp_test'),
+        baseUrl,
+        userAgent: 'gdb-test',
+        metrics: createMetrics(),
+        log: pino({ level: 'silent' }),
+        health,
+        scope: 'token',
+        spaceWrites: false,
+      }),
+      timeoutMs,
+    );
   const repo = { owner: 'acme', repo: 'shop' };
 
-  const refused = await port(`http://127.0.0.1:${refusedPort}`, 20_000).listDeployments(repo, { sha: 'abc1234', environment: 'staging' }).catch((e: unknown) => e);
-  t.match(refused, { name: 'GitHubCallError', status: undefined, message: /^list deployments of acme\/shop: network error: connect ECONNREFUSED 127\.0\.0\.1:\d+/ });
+  const refused = await port(`http://127.0.0.1:${refusedPort}`, 20_000)
+    .listDeployments(repo, { sha: 'abc1234', environment: 'staging' })
+    .catch((e: unknown) => e);
+  t.match(refused, {
+    name: 'GitHubCallError',
+    status: undefined,
+    message: /^list deployments of acme\/shop: network error: connect ECONNREFUSED 127\.0\.0\.1:\d+/,
+  });
   t.match(health.outage(), /^GitHub failing since .*: GET \/repos\/\{owner\}\/\{repo\}\/deployments: network error: connect ECONNREFUSED/);
 
   const started = Date.now();
-  const hung = await port(`http://127.0.0.1:${(hang.address() as AddressInfo).port}`, 3_000).listDeployments(repo, { sha: 'abc1234', environment: 'staging' }).catch((e: unknown) => e);
+  const hung = await port(`http://127.0.0.1:${(hang.address() as AddressInfo).port}`, 3_000)
+    .listDeployments(repo, { sha: 'abc1234', environment: 'staging' })
+    .catch((e: unknown) => e);
   t.match(hung, { name: 'GitHubCallError', message: 'list deployments of acme/shop: timed out' });
   t.ok(Date.now() - started < 15_000, 'the request timeout ended the hang');
   t.ok(held.size > 0, 'the request reached the hanging port');
@@ -86,10 +113,18 @@ t.test('GitHub refusing, then hanging: the errors name the cause, the health sho
 t.test('Kubernetes: a request that hung through the outage and fails after a later answer does not mark the API failing', async (t) => {
   const clock = { now: 1_000 };
   const pending: Array<{ resolve: (v: null) => void; reject: (e: Error) => void }> = [];
-  const held = () => new Promise<null>((resolve, reject) => { pending.push({ resolve, reject }); });
+  const held = () =>
+    new Promise<null>((resolve, reject) => {
+      pending.push({ resolve, reject });
+    });
   const inner: KubeReader = {
-    getFluxObject: held, listFluxObjects: async () => [], getWorkload: async () => null, listWorkloads: async () => [],
-    getSecret: async () => null, getServiceAccountPullSecrets: async () => null, listPods: async () => [],
+    getFluxObject: held,
+    listFluxObjects: async () => [],
+    getWorkload: async () => null,
+    listWorkloads: async () => [],
+    getSecret: async () => null,
+    getServiceAccountPullSecrets: async () => null,
+    listPods: async () => [],
   };
   const kube = withHealth(inner, () => clock.now);
   const ref = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'web' };

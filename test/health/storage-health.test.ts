@@ -9,7 +9,11 @@ t.test('storage failures are told from statement bugs by their SQLite code', asy
   t.equal(storageErrorCode(sqlite('SQLITE_IOERR_WRITE', 'disk I/O error')), 'SQLITE_IOERR_WRITE');
   t.equal(storageErrorCode(sqlite('SQLITE_READONLY_DBMOVED', 'attempt to write a readonly database')), 'SQLITE_READONLY_DBMOVED');
   t.equal(storageErrorCode(sqlite('SQLITE_CANTOPEN', 'unable to open database file')), 'SQLITE_CANTOPEN');
-  t.equal(storageErrorCode(sqlite('SQLITE_CONSTRAINT_PRIMARYKEY', 'UNIQUE constraint failed')), undefined, 'a constraint is a bug, not storage');
+  t.equal(
+    storageErrorCode(sqlite('SQLITE_CONSTRAINT_PRIMARYKEY', 'UNIQUE constraint failed')),
+    undefined,
+    'a constraint is a bug, not storage',
+  );
   t.equal(storageErrorCode(sqlite('SQLITE_FULLER', 'not a real code')), undefined, 'prefixes match whole words only');
   t.equal(storageErrorCode(new Error('boom')), undefined);
   t.equal(storageErrorCode(null), undefined);
@@ -22,8 +26,12 @@ function tracker(probe: () => void = () => undefined) {
   const failures: string[] = [];
   let probes = 0;
   const health = new StorageHealth({
-    path: '/data/bridge.db', now: () => clock.now,
-    probe: () => { probes++; probe(); },
+    path: '/data/bridge.db',
+    now: () => clock.now,
+    probe: () => {
+      probes++;
+      probe();
+    },
     diagnose: () => '/data is on a read-only file system (EROFS)',
     onFailure: (code) => failures.push(code),
     onChange: (p, prev) => changes.push([p, prev]),
@@ -31,19 +39,29 @@ function tracker(probe: () => void = () => undefined) {
   return { health, clock, changes, failures, probes: () => probes };
 }
 
-t.test('a failed write: one reason naming the file, the cause, SQLite\'s error and since when; one change per transition', async (t) => {
+t.test("a failed write: one reason naming the file, the cause, SQLite's error and since when; one change per transition", async (t) => {
   const { health, clock, changes, failures } = tracker();
   t.equal(health.reason(), undefined);
   t.same(health.snapshot(), { path: '/data/bridge.db', writable: true, problem: null });
   const reason = health.failed('record a webhook event', sqlite('SQLITE_IOERR_WRITE', 'disk I/O error'));
-  t.equal(reason, 'database /data/bridge.db cannot be written: /data is on a read-only file system (EROFS) (disk I/O error, SQLITE_IOERR_WRITE) since 2025-03-01T10:00:00.000Z');
+  t.equal(
+    reason,
+    'database /data/bridge.db cannot be written: /data is on a read-only file system (EROFS) (disk I/O error, SQLITE_IOERR_WRITE) since 2025-03-01T10:00:00.000Z',
+  );
   clock.now += 5_000;
   health.failed('claim queued work', sqlite('SQLITE_IOERR_WRITE', 'disk I/O error'));
   t.same(failures, ['SQLITE_IOERR_WRITE', 'SQLITE_IOERR_WRITE']);
   t.equal(changes.length, 1, 'failing once, not per write');
   t.match(health.snapshot(), {
     writable: false,
-    problem: { code: 'SQLITE_IOERR_WRITE', operation: 'claim queued work', failures: 2, since: '2025-03-01T10:00:00.000Z', lastAt: '2025-03-01T10:00:05.000Z', reason },
+    problem: {
+      code: 'SQLITE_IOERR_WRITE',
+      operation: 'claim queued work',
+      failures: 2,
+      since: '2025-03-01T10:00:00.000Z',
+      lastAt: '2025-03-01T10:00:05.000Z',
+      reason,
+    },
   });
   t.equal(health.failed('x', new Error('a bug')), undefined, 'not a storage failure: left to the caller');
   t.equal(failures.length, 2);
@@ -56,7 +74,9 @@ t.test('a failed write: one reason naming the file, the cause, SQLite\'s error a
 
 t.test('readiness probes only while failing; the probe clears it or keeps it failing', async (t) => {
   let broken = true;
-  const { health, changes, probes } = tracker(() => { if (broken) throw sqlite('SQLITE_FULL', 'database or disk is full'); });
+  const { health, changes, probes } = tracker(() => {
+    if (broken) throw sqlite('SQLITE_FULL', 'database or disk is full');
+  });
   t.equal(health.check(), undefined);
   t.equal(probes(), 0, 'no write while it works');
   health.failed('record a webhook event', sqlite('SQLITE_FULL', 'database or disk is full'));

@@ -23,17 +23,27 @@ async function setup(t: Test, webhookRatePerMinute?: number) {
   const db = openDatabase(':memory:');
   const metrics = createMetrics();
   const app = await buildApp({
-    webhookKey: KEY, queue: new QueueStore(db), deployments: new DeploymentStore(db), sources: new SourceStore(db), metrics,
-    log: pino({ level: 'silent' }), now: Date.now, onEnqueued: () => undefined, isShuttingDown: () => false,
-    readiness: () => ({ ready: true, reasons: [] }), activeReconciles: () => 0,
+    webhookKey: KEY,
+    queue: new QueueStore(db),
+    deployments: new DeploymentStore(db),
+    sources: new SourceStore(db),
+    metrics,
+    log: pino({ level: 'silent' }),
+    now: Date.now,
+    onEnqueued: () => undefined,
+    isShuttingDown: () => false,
+    readiness: () => ({ ready: true, reasons: [] }),
+    activeReconciles: () => 0,
     ...(webhookRatePerMinute ? { webhookRatePerMinute } : {}),
   });
   t.teardown(async () => {
     await app.close();
     db.close();
   });
-  const counters = async () => [...(await app.inject('/metrics')).body.matchAll(/^gdb_events_total\{kind="(\w+)",result="(\w+)"\} (\d+)$/gm)]
-    .map((m) => `${m[1]}/${m[2]} ${m[3]}`).sort();
+  const counters = async () =>
+    [...(await app.inject('/metrics')).body.matchAll(/^gdb_events_total\{kind="(\w+)",result="(\w+)"\} (\d+)$/gm)]
+      .map((m) => `${m[1]}/${m[2]} ${m[3]}`)
+      .sort();
   return { app, counters };
 }
 
@@ -56,14 +66,26 @@ t.test('requests refused before the handler show in gdb_events_total', async (t)
   const event = '{"involvedObject":{}}';
   const big = 'x'.repeat(WEBHOOK_BODY_LIMIT_BYTES + 1);
   const post = (payload: string, contentType: string) =>
-    s.app.inject({ method: 'POST', url: '/webhook', payload, headers: { 'content-type': contentType, 'x-signature': signBody(KEY, payload) } });
+    s.app.inject({
+      method: 'POST',
+      url: '/webhook',
+      payload,
+      headers: { 'content-type': contentType, 'x-signature': signBody(KEY, payload) },
+    });
   t.equal((await post(big, 'application/json')).statusCode, 413);
   t.equal((await post(event, 'text/plain')).statusCode, 415);
   t.equal((await post(event, 'application/json')).statusCode, 429, 'the third request in the minute');
-  t.same(await s.counters(), ['unknown/rate_limited 1', 'unknown/too_large 1', 'unknown/unsupported_media_type 1'],
-    'each once; the handler counts its own answers, the hook only the others');
+  t.same(
+    await s.counters(),
+    ['unknown/rate_limited 1', 'unknown/too_large 1', 'unknown/unsupported_media_type 1'],
+    'each once; the handler counts its own answers, the hook only the others',
+  );
   const allowed = await setup(t);
-  t.equal((await allowed.app.inject({ method: 'POST', url: '/webhook', payload: event, headers: { 'content-type': 'application/json' } })).statusCode, 401);
+  t.equal(
+    (await allowed.app.inject({ method: 'POST', url: '/webhook', payload: event, headers: { 'content-type': 'application/json' } }))
+      .statusCode,
+    401,
+  );
   t.same(await allowed.counters(), ['unknown/bad_signature 1'], 'a request the handler answered is not counted twice');
 });
 
@@ -76,12 +98,19 @@ t.test('a sender that stalls mid-body is answered 408 and cut', async (t) => {
   const { port } = s.app.server.address() as net.AddressInfo;
   const answer = await new Promise<string>((resolve) => {
     let out = '';
-    const socket = net.connect(port, '127.0.0.1', () => socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"involvedObject":'));
-    socket.on('data', (d: Buffer) => { out += d.toString('latin1'); });
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"involvedObject":'),
+    );
+    socket.on('data', (d: Buffer) => {
+      out += d.toString('latin1');
+    });
     socket.on('error', () => undefined);
     // Without a deadline the server would hold the socket forever: give up (and fail) after 3 of them.
     const giveUp = setTimeout(() => socket.destroy(), 3 * REQUEST_TIMEOUT_MS);
-    socket.on('close', () => { clearTimeout(giveUp); resolve(out); });
+    socket.on('close', () => {
+      clearTimeout(giveUp);
+      resolve(out);
+    });
   });
   t.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/, 'answered 408, then the connection closed');
 });

@@ -13,9 +13,21 @@ import { StorageHealth } from '../../src/health/storage-health.js';
 
 const KEY = Buffer.from('bridge-webhook-key');
 const body = JSON.stringify({
-  involvedObject: { kind: 'Kustomization', namespace: 'flux-system', name: 'web', uid: 'u', apiVersion: 'kustomize.toolkit.fluxcd.io/v1', resourceVersion: '1' },
-  severity: 'info', timestamp: '2025-03-01T10:00:00Z', message: 'Applied', reason: 'ReconciliationSucceeded',
-  metadata: { revision: 'main@sha1:07a684d59d1bc9a58e0c0d07ed480812b2b9a29e' }, reportingController: 'kustomize-controller', reportingInstance: 'k',
+  involvedObject: {
+    kind: 'Kustomization',
+    namespace: 'flux-system',
+    name: 'web',
+    uid: 'u',
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    resourceVersion: '1',
+  },
+  severity: 'info',
+  timestamp: '2025-03-01T10:00:00Z',
+  message: 'Applied',
+  reason: 'ReconciliationSucceeded',
+  metadata: { revision: 'main@sha1:07a684d59d1bc9a58e0c0d07ed480812b2b9a29e' },
+  reportingController: 'kustomize-controller',
+  reportingInstance: 'k',
 });
 
 t.test('queue write fails for lack of storage: 503 naming the cause, not ready in /state; then 202 again', async (t) => {
@@ -24,31 +36,56 @@ t.test('queue write fails for lack of storage: 503 naming the cause, not ready i
   const queue = new QueueStore(db);
   let broken = true;
   const enqueueMany = queue.enqueueMany.bind(queue);
-  queue.enqueueMany = (items) => { if (broken) throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL'); enqueueMany(items); };
+  queue.enqueueMany = (items) => {
+    if (broken) throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+    enqueueMany(items);
+  };
   const metrics = createMetrics();
   const storage = new StorageHealth({
-    path: '/data/bridge.db', now: () => Date.parse('2025-03-01T10:00:00Z'), probe: () => undefined,
+    path: '/data/bridge.db',
+    now: () => Date.parse('2025-03-01T10:00:00Z'),
+    probe: () => undefined,
     diagnose: () => 'no space left on the file system of /data (ENOSPC)',
   });
   let woken = 0;
   const app = await buildApp({
-    webhookKey: KEY, queue, deployments: new DeploymentStore(db), sources: new SourceStore(db), metrics,
-    log: pino({ level: 'silent' }), now: Date.now, onEnqueued: () => void woken++, isShuttingDown: () => false,
+    webhookKey: KEY,
+    queue,
+    deployments: new DeploymentStore(db),
+    sources: new SourceStore(db),
+    metrics,
+    log: pino({ level: 'silent' }),
+    now: Date.now,
+    onEnqueued: () => void woken++,
+    isShuttingDown: () => false,
     readiness: () => ({ ready: storage.reason() === undefined, reasons: storage.reason() ? [storage.reason()!] : [] }),
-    activeReconciles: () => 0, storage, storageState: () => storage.snapshot(),
+    activeReconciles: () => 0,
+    storage,
+    storageState: () => storage.snapshot(),
   });
   t.teardown(() => app.close());
-  const post = () => app.inject({ method: 'POST', url: '/webhook', payload: body, headers: { 'content-type': 'application/json', 'x-signature': signBody(KEY, body) } });
+  const post = () =>
+    app.inject({
+      method: 'POST',
+      url: '/webhook',
+      payload: body,
+      headers: { 'content-type': 'application/json', 'x-signature': signBody(KEY, body) },
+    });
 
   const refused = await post();
   t.equal(refused.statusCode, 503);
   t.same(refused.json(), {
-    error: 'cannot record the event now: database /data/bridge.db cannot be written: no space left on the file system of /data (ENOSPC) (database or disk is full, SQLITE_FULL) since 2025-03-01T10:00:00.000Z; retry later',
+    error:
+      'cannot record the event now: database /data/bridge.db cannot be written: no space left on the file system of /data (ENOSPC) (database or disk is full, SQLITE_FULL) since 2025-03-01T10:00:00.000Z; retry later',
   });
   t.equal(woken, 0, 'the worker is not woken for nothing');
   t.same(queue.counts(), { pending: 0, active: 0 });
   const state = (await app.inject({ method: 'GET', url: '/state' })).json();
-  t.match(state.storage, { path: '/data/bridge.db', writable: false, problem: { code: 'SQLITE_FULL', operation: 'record a webhook event', failures: 1 } });
+  t.match(state.storage, {
+    path: '/data/bridge.db',
+    writable: false,
+    problem: { code: 'SQLITE_FULL', operation: 'record a webhook event', failures: 1 },
+  });
   t.equal(state.readiness.ready, false);
   t.match((await app.inject({ method: 'GET', url: '/metrics' })).body, /gdb_events_total\{kind="Kustomization",result="store_failed"\} 1/);
 

@@ -23,11 +23,18 @@ const KUSTOMIZATION = fixture('kustomization-progressing-changeset.info.captured
 const HELMRELEASE = fixture('helmrelease-upgrade-succeeded.info.v2beta1-era.issue-4453.json');
 const PARTIAL = fixture('helmrelease-annotation-metadata-deploymentid.partial.rfc-0008.json');
 const vector = JSON.parse(fixture('generic-hmac-test-vector.json').toString('utf8')) as {
-  hmacKey: string; bodyFile: string; expectedHeaders: { 'X-Signature': string };
+  hmacKey: string;
+  bodyFile: string;
+  expectedHeaders: { 'X-Signature': string };
 };
 const NOW = Date.parse('2024-07-12T08:56:40Z');
 
-interface QueueRow { kind: string; namespace: string; name: string; state: string }
+interface QueueRow {
+  kind: string;
+  namespace: string;
+  name: string;
+  state: string;
+}
 
 /** The real app over a real SQLite file; every handle and the temp dir go at teardown. */
 async function setup(t: Test, opts: { key?: Buffer; stateToken?: string; watchNamespaces?: string[] } = {}) {
@@ -40,8 +47,13 @@ async function setup(t: Test, opts: { key?: Buffer; stateToken?: string; watchNa
   const metrics = createMetrics();
   const flags = { shuttingDown: false, enqueued: 0, readiness: { ready: true, reasons: [] } as Readiness };
   const app = await buildApp({
-    webhookKey: opts.key ?? KEY, queue, deployments, sources, metrics,
-    log: pino({ level: 'silent' }), now: () => NOW,
+    webhookKey: opts.key ?? KEY,
+    queue,
+    deployments,
+    sources,
+    metrics,
+    log: pino({ level: 'silent' }),
+    now: () => NOW,
     onEnqueued: () => void flags.enqueued++,
     isShuttingDown: () => flags.shuttingDown,
     readiness: () => flags.readiness,
@@ -64,7 +76,13 @@ async function setup(t: Test, opts: { key?: Buffer; stateToken?: string; watchNa
     }
   };
   const post = (body: Buffer | string, headers: Record<string, string> = {}, remoteAddress = '10.0.0.1') =>
-    app.inject({ method: 'POST', url: '/webhook', payload: body, remoteAddress, headers: { 'content-type': 'application/json', ...headers } });
+    app.inject({
+      method: 'POST',
+      url: '/webhook',
+      payload: body,
+      remoteAddress,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
   const signed = (body: Buffer | string, alg = 'sha256') => post(body, { 'x-signature': signBody(KEY, body, alg) });
   return { app, path, queue, deployments, sources, metrics, flags, durableQueue, post, signed };
 }
@@ -75,8 +93,11 @@ t.test('a real Kustomization event is queued durably before the 202', async (t) 
   const res = await s.signed(KUSTOMIZATION);
   t.equal(res.statusCode, 202);
   t.same(res.json(), { status: 'queued' });
-  t.same(s.durableQueue(), [{ kind: 'Kustomization', namespace: 'flux-system', name: 'my-app-kustomization', state: 'pending' }],
-    'a second connection sees the row as soon as inject resolves');
+  t.same(
+    s.durableQueue(),
+    [{ kind: 'Kustomization', namespace: 'flux-system', name: 'my-app-kustomization', state: 'pending' }],
+    'a second connection sees the row as soon as inject resolves',
+  );
   t.equal(s.flags.enqueued, 1, 'the worker is woken once');
 });
 
@@ -209,23 +230,46 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
   t.equal((await s.signed(KUSTOMIZATION)).statusCode, 202);
   const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'my-app-kustomization' };
   const workload = { kind: 'Deployment', namespace: 'my-app', name: 'my-app' };
-  s.sources.record({ ...source, phase: 'in_progress', reason: 'Progressing', message: 'applying', revision: 'main@sha1:07a684d', lastSeen: NOW });
+  s.sources.record({
+    ...source,
+    phase: 'in_progress',
+    reason: 'Progressing',
+    message: 'applying',
+    revision: 'main@sha1:07a684d',
+    lastSeen: NOW,
+  });
   s.sources.replaceSkips(source, [{ source, workload, container: 'sidecar', code: 'no_repository', reason: 'image has no label' }], NOW);
   s.deployments.insertProvisional(
     { owner: 'acme', repo: 'my-app', environment: 'staging', sha: '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e', deploymentName: 'my-app' },
-    { source, workload, container: 'app', image: 'ghcr.io/acme/my-app:1.0.0' }, NOW);
+    { source, workload, container: 'app', image: 'ghcr.io/acme/my-app:1.0.0' },
+    NOW,
+  );
 
   const res = await s.app.inject('/state');
   t.equal(res.statusCode, 200);
   const state = res.json();
-  t.match(state.deployments, [{
-    owner: 'acme', repo: 'my-app', environment: 'staging', deploymentId: null, state: 'provisional',
-    workload: 'Deployment/my-app/my-app', source: 'Kustomization/flux-system/my-app-kustomization', container: 'app',
-  }]);
-  t.same(state.skipped, [{
-    source: 'Kustomization/flux-system/my-app-kustomization', workload: 'Deployment/my-app/my-app',
-    container: 'sidecar', code: 'no_repository', reason: 'image has no label', since: new Date(NOW).toISOString(),
-  }]);
+  t.match(state.deployments, [
+    {
+      owner: 'acme',
+      repo: 'my-app',
+      environment: 'staging',
+      deploymentId: null,
+      state: 'provisional',
+      workload: 'Deployment/my-app/my-app',
+      source: 'Kustomization/flux-system/my-app-kustomization',
+      container: 'app',
+    },
+  ]);
+  t.same(state.skipped, [
+    {
+      source: 'Kustomization/flux-system/my-app-kustomization',
+      workload: 'Deployment/my-app/my-app',
+      container: 'sidecar',
+      code: 'no_repository',
+      reason: 'image has no label',
+      since: new Date(NOW).toISOString(),
+    },
+  ]);
   t.match(state.sources, [{ ...source, phase: 'in_progress', lastSeen: new Date(NOW).toISOString() }]);
   t.match(state.queue, { pending: 1, active: 0, running: 0 });
   t.match(state.queue.items, [{ ...source, state: 'pending', attempts: 0, notBefore: new Date(NOW).toISOString() }]);
@@ -235,15 +279,25 @@ t.test('/state filters by repository and environment, and STATE_TOKEN guards it'
   const s = await setup(t, { stateToken: 's3cret' });
   const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'apps' };
   const workload = { kind: 'Deployment', namespace: 'apps', name: 'web' };
-  for (const [repo, environment] of [['web', 'staging'], ['web', 'production'], ['api', 'staging']] as const) {
-    s.deployments.insertProvisional({ owner: 'Acme', repo, environment, sha: 'a'.repeat(40), deploymentName: repo }, { source, workload, container: 'app', image: 'x' }, NOW);
+  for (const [repo, environment] of [
+    ['web', 'staging'],
+    ['web', 'production'],
+    ['api', 'staging'],
+  ] as const) {
+    s.deployments.insertProvisional(
+      { owner: 'Acme', repo, environment, sha: 'a'.repeat(40), deploymentName: repo },
+      { source, workload, container: 'app', image: 'x' },
+      NOW,
+    );
   }
   t.equal((await s.app.inject({ url: '/state' })).statusCode, 401, 'no token');
   t.equal((await s.app.inject({ url: '/state', headers: { authorization: 'Bearer wrong' } })).statusCode, 401, 'wrong token');
   const get = async (query: string) => {
     const res = await s.app.inject({ url: `/state${query}`, headers: { authorization: 'Bearer s3cret' } });
     t.equal(res.statusCode, 200);
-    return (res.json() as { deployments: Array<{ repo: string; environment: string }> }).deployments.map((d) => `${d.repo}:${d.environment}`).sort();
+    return (res.json() as { deployments: Array<{ repo: string; environment: string }> }).deployments
+      .map((d) => `${d.repo}:${d.environment}`)
+      .sort();
   };
   t.same(await get(''), ['api:staging', 'web:production', 'web:staging']);
   t.same(await get('?repository=acme/web'), ['web:production', 'web:staging'], 'owner/repo, case-insensitive');

@@ -40,12 +40,23 @@ let n = 0;
 async function setup(t: { teardown(fn: () => unknown): void }, o: { allow?: AllowRule[]; authFile?: object } = {}) {
   const kube = await startFakeKube({ token: 'facts-token', allow: o.allow ?? ALL });
   t.teardown(() => kube.close());
-  const reader = createKubeReader({ kubeconfigPath: writeKubeconfig(mkdtempSync(join(dir, 'cfg-')), kube.url, kube.token), timeoutMs: 5000 });
+  const reader = createKubeReader({
+    kubeconfigPath: writeKubeconfig(mkdtempSync(join(dir, 'cfg-')), kube.url, kube.token),
+    timeoutMs: 5000,
+  });
   const db = openDatabase(join(dir, `facts-${n++}.db`));
   t.teardown(() => db.close());
   const labels = createCachedLabelSource(createRegistryClient({ insecureHosts: [host] }), new ImageCache(db));
   const warnings: Array<Record<string, unknown>> = [];
-  const log = pino({ level: 'warn' }, new Writable({ write(chunk, _e, cb) { warnings.push(JSON.parse(String(chunk))); cb(); } }));
+  const log = pino(
+    { level: 'warn' },
+    new Writable({
+      write(chunk, _e, cb) {
+        warnings.push(JSON.parse(String(chunk)));
+        cb();
+      },
+    }),
+  );
   const warnOnce = createWarnOnce(log);
   let authFile = () => [] as ReturnType<ReturnType<typeof authFileKeyring>>;
   if (o.authFile) {
@@ -59,50 +70,86 @@ async function setup(t: { teardown(fn: () => unknown): void }, o: { allow?: Allo
 }
 
 const app = { name: 'app', image };
-const secretReads = (kube: { requests: Array<{ path: string }> }) => kube.requests.filter((r) => /\/(secrets|serviceaccounts)\//.test(r.path)).map((r) => r.path);
+const secretReads = (kube: { requests: Array<{ path: string }> }) =>
+  kube.requests.filter((r) => /\/(secrets|serviceaccounts)\//.test(r.path)).map((r) => r.path);
 
-t.test('credentials from the pod template\'s imagePullSecrets (dockerconfigjson and legacy dockercfg)', async (t) => {
+t.test("credentials from the pod template's imagePullSecrets (dockerconfigjson and legacy dockercfg)", async (t) => {
   const { kube, facts, sent } = await setup(t);
   kube.put(pullSecret({ namespace: 'apps', name: 'unrelated', auths: { [host]: alice } }));
   kube.put(pullSecret({ namespace: 'apps', name: 'regcred', auths: { [`http://${host}/v1/`]: alice } }));
   kube.put(pullSecret({ namespace: 'apps', name: 'legacy', legacy: true, auths: { [host]: alice } }));
   const dep = kube.put(deployment({ namespace: 'apps', name: 'web', containers: [app], imagePullSecrets: ['regcred'] }));
   t.strictSame(await facts.forWorkload(dep).facts(app, true), { labels: LABELS, digest });
-  t.strictSame(secretReads(kube), ['/api/v1/namespaces/apps/secrets/regcred'], 'only the named Secret is read; no service account when the template names secrets');
+  t.strictSame(
+    secretReads(kube),
+    ['/api/v1/namespaces/apps/secrets/regcred'],
+    'only the named Secret is read; no service account when the template names secrets',
+  );
   t.strictSame(sent(), ['HEAD', 'HEAD', 'GET', 'GET'], 'challenge, HEAD, manifest, config');
 
-  const legacy = kube.put(deployment({ namespace: 'apps', name: 'old', containers: [{ name: 'app', image: `${host}/acme/private@${digest}` }], imagePullSecrets: ['legacy'] }));
-  t.strictSame((await facts.forWorkload(legacy).facts({ name: 'app', image: `${host}/acme/private@${digest}` }, true))?.labels, LABELS, 'cached digest: no registry call');
+  const legacy = kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'old',
+      containers: [{ name: 'app', image: `${host}/acme/private@${digest}` }],
+      imagePullSecrets: ['legacy'],
+    }),
+  );
+  t.strictSame(
+    (await facts.forWorkload(legacy).facts({ name: 'app', image: `${host}/acme/private@${digest}` }, true))?.labels,
+    LABELS,
+    'cached digest: no registry call',
+  );
   t.strictSame(secretReads(kube).length, 1, 'and no Secret read either: credentials are looked up only when the registry is asked');
 });
 
-t.test('credentials from the service account\'s imagePullSecrets', async (t) => {
+t.test("credentials from the service account's imagePullSecrets", async (t) => {
   const { kube, facts } = await setup(t);
   kube.put(pullSecret({ namespace: 'apps', name: 'sa-cred', auths: { [host]: alice } }));
   kube.put(serviceAccount({ namespace: 'apps', name: 'builder', imagePullSecrets: ['missing', 'sa-cred'] }));
   const dep = kube.put(deployment({ namespace: 'apps', name: 'web', containers: [app], serviceAccountName: 'builder' }));
   t.strictSame((await facts.forWorkload(dep).facts(app, true))?.labels, LABELS);
   t.strictSame(secretReads(kube), [
-    '/api/v1/namespaces/apps/serviceaccounts/builder', '/api/v1/namespaces/apps/secrets/missing', '/api/v1/namespaces/apps/secrets/sa-cred',
+    '/api/v1/namespaces/apps/serviceaccounts/builder',
+    '/api/v1/namespaces/apps/secrets/missing',
+    '/api/v1/namespaces/apps/secrets/sa-cred',
   ]);
 });
 
 t.test('no RBAC for Secrets: REGISTRY_AUTH_FILE, with one warning', async (t) => {
-  const noSecrets: AllowRule[] = [{ group: '', resource: 'pods', verbs: ['list'] }, { group: '', resource: 'serviceaccounts', verbs: ['get'] }];
-  const { kube, facts, warnings } = await setup(t, { allow: noSecrets, authFile: { auths: { [host]: { auth: Buffer.from('alice:alice-pw').toString('base64') } } } });
+  const noSecrets: AllowRule[] = [
+    { group: '', resource: 'pods', verbs: ['list'] },
+    { group: '', resource: 'serviceaccounts', verbs: ['get'] },
+  ];
+  const { kube, facts, warnings } = await setup(t, {
+    allow: noSecrets,
+    authFile: { auths: { [host]: { auth: Buffer.from('alice:alice-pw').toString('base64') } } },
+  });
   for (const name of ['web', 'api']) {
-    const dep = kube.put(deployment({ namespace: 'apps', name, containers: [{ name: 'app', image: `${host}/acme/private:v1` }], imagePullSecrets: ['regcred'] }));
+    const dep = kube.put(
+      deployment({
+        namespace: 'apps',
+        name,
+        containers: [{ name: 'app', image: `${host}/acme/private:v1` }],
+        imagePullSecrets: ['regcred'],
+      }),
+    );
     t.strictSame((await facts.forWorkload(dep).facts(app, true))?.labels, LABELS, `${name} reported`);
   }
   t.equal(warnings.length, 1, 'one log line, not one per workload');
-  t.match(warnings[0], { namespace: 'apps', msg: /cannot read Secrets \(RBAC: get secrets\).*fall back to REGISTRY_AUTH_FILE and anonymous/ });
+  t.match(warnings[0], {
+    namespace: 'apps',
+    msg: /cannot read Secrets \(RBAC: get secrets\).*fall back to REGISTRY_AUTH_FILE and anonymous/,
+  });
 });
 
 t.test('no credentials anywhere: an actionable denied', async (t) => {
   const { kube, facts } = await setup(t, { authFile: { auths: { 'ghcr.io': { username: 'x', password: 'y' } } } });
   const dep = kube.put(deployment({ namespace: 'apps', name: 'web', containers: [app] }));
   await t.rejects(facts.forWorkload(dep).facts(app, true), {
-    name: 'RegistryError', failure: 'denied', message: `${host} denied pull of acme/private: add an imagePullSecret or REGISTRY_AUTH_FILE`,
+    name: 'RegistryError',
+    failure: 'denied',
+    message: `${host} denied pull of acme/private: add an imagePullSecret or REGISTRY_AUTH_FILE`,
   });
   t.strictSame(secretReads(kube), ['/api/v1/namespaces/apps/serviceaccounts/default'], 'the default service account is consulted');
 });
@@ -120,5 +167,9 @@ t.test('the running digest: from the pods, labels read by that digest; annotatio
   t.equal(kube.requests.filter((r) => r.path === '/api/v1/namespaces/apps/pods').length, 1, 'pods listed once per workload');
 
   const other = kube.put(deployment({ namespace: 'apps', name: 'other', containers: [{ name: 'app', image: 'ghcr.io/acme/other:1' }] }));
-  t.equal(await facts.forWorkload(other).facts({ name: 'app', image: 'ghcr.io/acme/other:1' }, false), undefined, 'no pods, no labels needed: nothing');
+  t.equal(
+    await facts.forWorkload(other).facts({ name: 'app', image: 'ghcr.io/acme/other:1' }, false),
+    undefined,
+    'no pods, no labels needed: nothing',
+  );
 });

@@ -14,18 +14,27 @@ t.test('which Secrets a pod template names, and its service account', async (t) 
   t.equal(serviceAccountOf({}), 'default');
 });
 
-t.test('a Secret\'s keyring by type', async (t) => {
+t.test("a Secret's keyring by type", async (t) => {
   const cases: Array<[string, Record<string, string>, string[], RegExp | undefined]> = [
     ['kubernetes.io/dockerconfigjson', { '.dockerconfigjson': b64(config) }, ['u'], undefined],
     ['kubernetes.io/dockercfg', { '.dockercfg': b64(legacy) }, ['hub'], undefined],
     ['kubernetes.io/dockerconfigjson', {}, [], /has no \.dockerconfigjson/],
     ['kubernetes.io/dockercfg', { '.dockerconfigjson': b64(config) }, [], /has no \.dockercfg/],
     ['kubernetes.io/dockerconfigjson', { '.dockerconfigjson': b64('{"auths": {"x": {"auth": "') }, [], /is not valid JSON/],
-    ['Opaque', { '.dockerconfigjson': b64(config) }, [], /has type Opaque, not kubernetes\.io\/dockerconfigjson or kubernetes\.io\/dockercfg/],
+    [
+      'Opaque',
+      { '.dockerconfigjson': b64(config) },
+      [],
+      /has type Opaque, not kubernetes\.io\/dockerconfigjson or kubernetes\.io\/dockercfg/,
+    ],
   ];
   for (const [type, data, users, problem] of cases) {
     const r = secretKeyring({ type, data }, 'Secret apps/s');
-    t.strictSame(r.keyring.map((e) => e.credentials.username), users, `${type} ${Object.keys(data).join()}`);
+    t.strictSame(
+      r.keyring.map((e) => e.credentials.username),
+      users,
+      `${type} ${Object.keys(data).join()}`,
+    );
     if (problem) t.match(r.problems.join('\n'), problem);
     else t.strictSame(r.problems, []);
   }

@@ -27,9 +27,18 @@ t.test('imageID forms', async (t) => {
 });
 
 const pod = (name: string, createdAt: number, image: string, imageID: string, extra: Partial<PodView> = {}): PodView => ({
-  name, createdAt, labels: {}, terminating: false,
-  containers: [{ name: 'app', image }, { name: 'sidecar', image: 'envoy:1' }],
-  containerStatuses: [{ name: 'sidecar', imageID: `docker.io/library/envoy@${D3}` }, { name: 'app', imageID }],
+  name,
+  createdAt,
+  labels: {},
+  terminating: false,
+  containers: [
+    { name: 'app', image },
+    { name: 'sidecar', image: 'envoy:1' },
+  ],
+  containerStatuses: [
+    { name: 'sidecar', imageID: `docker.io/library/envoy@${D3}` },
+    { name: 'app', imageID },
+  ],
   ...extra,
 });
 
@@ -51,8 +60,15 @@ t.test('running image: current template, newest pod, not terminating, started', 
 
 t.test('lookup reference: the running digest when the repository matches', async (t) => {
   t.equal(lookupReference('ghcr.io/acme/app:2', { digest: D2, registry: 'ghcr.io', repository: 'acme/app' }), `ghcr.io/acme/app@${D2}`);
-  t.equal(lookupReference('nginx:1.27', { digest: D2, registry: 'docker.io', repository: 'library/nginx' }), `docker.io/library/nginx@${D2}`);
-  t.equal(lookupReference('ghcr.io/acme/app:2', { digest: D2, registry: 'mirror.local', repository: 'acme/app' }), 'ghcr.io/acme/app:2', 'a mirror: the template reference');
+  t.equal(
+    lookupReference('nginx:1.27', { digest: D2, registry: 'docker.io', repository: 'library/nginx' }),
+    `docker.io/library/nginx@${D2}`,
+  );
+  t.equal(
+    lookupReference('ghcr.io/acme/app:2', { digest: D2, registry: 'mirror.local', repository: 'acme/app' }),
+    'ghcr.io/acme/app:2',
+    'a mirror: the template reference',
+  );
   t.equal(lookupReference('ghcr.io/acme/app:2', { digest: D1 }), 'ghcr.io/acme/app:2', 'a bare image ID is no registry digest');
   t.equal(lookupReference('ghcr.io/acme/app:2', undefined), 'ghcr.io/acme/app:2');
 });

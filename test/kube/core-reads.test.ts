@@ -16,7 +16,10 @@ const D1 = `sha256:${'a'.repeat(64)}`;
 async function setup(t: { teardown(fn: () => unknown): void }, opts: Parameters<typeof startFakeKube>[0] = {}) {
   const fake = await startFakeKube({ token: 'core-token', ...opts });
   t.teardown(() => fake.close());
-  const reader = createKubeReader({ kubeconfigPath: writeKubeconfig(mkdtempSync(join(dir, 'cfg-')), fake.url, fake.token), timeoutMs: 5000 });
+  const reader = createKubeReader({
+    kubeconfigPath: writeKubeconfig(mkdtempSync(join(dir, 'cfg-')), fake.url, fake.token),
+    timeoutMs: 5000,
+  });
   return { fake, reader };
 }
 
@@ -34,11 +37,16 @@ t.test('Secrets and ServiceAccounts: data as served, null when missing', async (
   t.strictSame(await reader.getServiceAccountPullSecrets('apps', 'builder'), ['regcred', 'other']);
   t.strictSame(await reader.getServiceAccountPullSecrets('apps', 'default'), []);
   t.equal(await reader.getServiceAccountPullSecrets('apps', 'absent'), null);
-  t.strictSame(fake.requests.map((r) => r.path), [
-    '/api/v1/namespaces/apps/secrets/regcred', '/api/v1/namespaces/apps/secrets/absent',
-    '/api/v1/namespaces/apps/serviceaccounts/builder', '/api/v1/namespaces/apps/serviceaccounts/default',
-    '/api/v1/namespaces/apps/serviceaccounts/absent',
-  ]);
+  t.strictSame(
+    fake.requests.map((r) => r.path),
+    [
+      '/api/v1/namespaces/apps/secrets/regcred',
+      '/api/v1/namespaces/apps/secrets/absent',
+      '/api/v1/namespaces/apps/serviceaccounts/builder',
+      '/api/v1/namespaces/apps/serviceaccounts/default',
+      '/api/v1/namespaces/apps/serviceaccounts/absent',
+    ],
+  );
   t.same(fake.writes(), []);
 });
 
@@ -68,9 +76,11 @@ t.test('Pods by label selector, with their containers and image IDs', async (t) 
   for (const p of podsFor(api, { imageIDs: { app: `ghcr.io/acme/api@${D1}` } })) fake.put(p);
 
   const pods = await reader.listPods('apps', { matchLabels: { 'app.kubernetes.io/name': 'web' } });
-  t.equal(pods.length, 3, 'only the selected workload\'s pods');
+  t.equal(pods.length, 3, "only the selected workload's pods");
   t.match(pods[0], {
-    createdAt: created.getTime(), terminating: false, labels: { 'app.kubernetes.io/name': 'web' },
+    createdAt: created.getTime(),
+    terminating: false,
+    labels: { 'app.kubernetes.io/name': 'web' },
     containers: [{ name: 'app', image: 'ghcr.io/acme/web:1' }],
     containerStatuses: [{ name: 'app', imageID: `ghcr.io/acme/web@${D1}` }],
   });

@@ -64,7 +64,10 @@ t.test('404 is null, for Flux objects and workloads', async (t) => {
   const { fake, reader } = await setup(t);
   t.equal(await reader.getFluxObject({ kind: 'HelmRelease', namespace: 'apps', name: 'gone' }), null);
   t.equal(await reader.getWorkload('Deployment', 'apps', 'gone'), null);
-  t.same(fake.requests.map((r) => r.status), [404, 404]);
+  t.same(
+    fake.requests.map((r) => r.status),
+    [404, 404],
+  );
 });
 
 t.test('lists: cluster-wide when no namespaces, one call per namespace otherwise', async (t) => {
@@ -73,14 +76,26 @@ t.test('lists: cluster-wide when no namespaces, one call per namespace otherwise
   fake.put(kustomization({ namespace: 'b', name: 'two' }));
   fake.put(kustomization({ namespace: 'c', name: 'three' }));
   const all = await reader.listFluxObjects('Kustomization', []);
-  t.same(all.map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ['a/one', 'b/two', 'c/three']);
+  t.same(
+    all.map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+    ['a/one', 'b/two', 'c/three'],
+  );
   t.ok(all.every((o) => o.kind === 'Kustomization' && o.apiVersion === 'kustomize.toolkit.fluxcd.io/v1'));
-  t.same(fake.requests.map((r) => r.path), [`${KS}/kustomizations`]);
+  t.same(
+    fake.requests.map((r) => r.path),
+    [`${KS}/kustomizations`],
+  );
 
   fake.requests.length = 0;
   const some = await reader.listFluxObjects('Kustomization', ['c', 'a', 'c']);
-  t.same(some.map((o) => o.metadata.name), ['three', 'one']);
-  t.same(fake.requests.map((r) => r.path), [`${KS}/namespaces/c/kustomizations`, `${KS}/namespaces/a/kustomizations`]);
+  t.same(
+    some.map((o) => o.metadata.name),
+    ['three', 'one'],
+  );
+  t.same(
+    fake.requests.map((r) => r.path),
+    [`${KS}/namespaces/c/kustomizations`, `${KS}/namespaces/a/kustomizations`],
+  );
   t.same(await reader.listFluxObjects('HelmRelease', ['a']), []);
 });
 
@@ -138,7 +153,10 @@ t.test('401 and 403 are not retryable, and no token leaks into messages', async 
   const e403 = await kubeFailure(right.getWorkload('Deployment', 'apps', 'web'));
   t.equal(e403.status, 403);
   t.equal(isRetryable(e403), false);
-  t.match(e403.message, /^Kubernetes API: GET deployments apps\/web failed: 403 deployments\.apps "web" is forbidden: User ".*" cannot get resource "deployments" in API group "apps" in the namespace "apps"$/);
+  t.match(
+    e403.message,
+    /^Kubernetes API: GET deployments apps\/web failed: 403 deployments\.apps "web" is forbidden: User ".*" cannot get resource "deployments" in API group "apps" in the namespace "apps"$/,
+  );
   t.notMatch(e403.message, /bridge-token-123/);
 });
 

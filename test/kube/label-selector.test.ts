@@ -5,8 +5,10 @@ import { labelSelector as serverSelects } from '../harness/fake-kube/selectors.j
 const FULL = {
   matchLabels: { app: 'web' },
   matchExpressions: [
-    { key: 'env', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'NotIn', values: ['c'] },
-    { key: 'has', operator: 'Exists' }, { key: 'not', operator: 'DoesNotExist' },
+    { key: 'env', operator: 'In', values: ['a', 'b'] },
+    { key: 'x', operator: 'NotIn', values: ['c'] },
+    { key: 'has', operator: 'Exists' },
+    { key: 'not', operator: 'DoesNotExist' },
   ],
 };
 

@@ -20,19 +20,34 @@ async function setup(t: { teardown(fn: () => unknown): void }, opts: Parameters<
   let clock = 1_000;
   const listings = createPassListings(base, { now: () => clock, maxAgeMs: 30_000 });
   const requests = () => fake.requests.splice(0).map((r) => `${r.method} ${r.path}`);
-  return { fake, base, listings, reader: listings.reader, requests, advance: (ms: number) => { clock += ms; } };
+  return {
+    fake,
+    base,
+    listings,
+    reader: listings.reader,
+    requests,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
 }
 
 t.test('workloads: one list per (kind, namespace) answers every name, missing ones as null', async (t) => {
   const { fake, reader, requests } = await setup(t);
-  for (const n of ['a', 'b', 'c']) fake.put(deployment({ namespace: 'apps', name: n, containers: [{ name: 'app', image: `ghcr.io/acme/${n}:1` }] }));
+  for (const n of ['a', 'b', 'c'])
+    fake.put(deployment({ namespace: 'apps', name: n, containers: [{ name: 'app', image: `ghcr.io/acme/${n}:1` }] }));
   fake.put(deployment({ namespace: 'web', name: 'front', containers: [{ name: 'app', image: 'ghcr.io/acme/front:1' }] }));
   const got = await Promise.all([
-    reader.getWorkload('Deployment', 'apps', 'a'), reader.getWorkload('Deployment', 'apps', 'b'),
-    reader.getWorkload('Deployment', 'apps', 'c'), reader.getWorkload('Deployment', 'web', 'front'),
+    reader.getWorkload('Deployment', 'apps', 'a'),
+    reader.getWorkload('Deployment', 'apps', 'b'),
+    reader.getWorkload('Deployment', 'apps', 'c'),
+    reader.getWorkload('Deployment', 'web', 'front'),
     reader.getWorkload('Deployment', 'apps', 'gone'),
   ]);
-  t.same(got.map((o) => o?.metadata.name ?? null), ['a', 'b', 'c', 'front', null]);
+  t.same(
+    got.map((o) => o?.metadata.name ?? null),
+    ['a', 'b', 'c', 'front', null],
+  );
   t.same(got[0]?.spec?.template, fake.get('apps/v1', 'Deployment', 'apps', 'a')?.spec?.template, 'the object as the API serves it');
   t.same(requests().sort(), ['GET /apis/apps/v1/namespaces/apps/deployments', 'GET /apis/apps/v1/namespaces/web/deployments']);
 });
@@ -50,7 +65,11 @@ t.test('pods: one list per namespace, filtered locally exactly as the API server
     t.equal(local.length, w === web ? 2 : 3);
     t.same(names(local), names(await base.listPods('apps', selector)), `${w.metadata.name}: same pods as the server's selection`);
   }
-  t.same(requests().filter((r) => r.endsWith('/pods')), Array(3).fill('GET /api/v1/namespaces/apps/pods'), 'one namespace list, then the two comparison lists');
+  t.same(
+    requests().filter((r) => r.endsWith('/pods')),
+    Array(3).fill('GET /api/v1/namespaces/apps/pods'),
+    'one namespace list, then the two comparison lists',
+  );
   t.same(await reader.listPods('apps', {}), [], 'an empty selector selects nothing');
 });
 
@@ -64,11 +83,15 @@ t.test('Flux objects: the pass list answers for the namespaces it covered, a GET
   t.equal(await reader.getFluxObject({ kind: 'Kustomization', namespace: 'flux-system', name: 'deleted' }), null, 'not listed: gone');
   t.same(requests(), [], 'no request for a listed namespace');
   t.equal((await reader.getFluxObject({ kind: 'Kustomization', namespace: 'team', name: 'web' }))?.metadata.name, 'web');
-  t.equal((await reader.getFluxObject({ kind: 'HelmRelease', namespace: 'flux-system', name: 'x' })), null);
-  t.same(requests(), [
-    'GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/team/kustomizations/web',
-    'GET /apis/helm.toolkit.fluxcd.io/v2/namespaces/flux-system/helmreleases/x',
-  ], 'outside the list: read by name');
+  t.equal(await reader.getFluxObject({ kind: 'HelmRelease', namespace: 'flux-system', name: 'x' }), null);
+  t.same(
+    requests(),
+    [
+      'GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/team/kustomizations/web',
+      'GET /apis/helm.toolkit.fluxcd.io/v2/namespaces/flux-system/helmreleases/x',
+    ],
+    'outside the list: read by name',
+  );
 });
 
 t.test('freshness: a listing is read again after its age or when a new pass begins', async (t) => {
@@ -88,16 +111,23 @@ t.test('freshness: a listing is read again after its age or when a new pass begi
 
 t.test('failures: a failed list is not kept; a list RBAC refuses falls back to reads by name', async (t) => {
   const { fake, reader, requests } = await setup(t, {
-    allow: [{ group: 'apps', resource: 'deployments', verbs: ['get'] }, { group: 'apps', resource: 'statefulsets', verbs: ['get', 'list'] }],
+    allow: [
+      { group: 'apps', resource: 'deployments', verbs: ['get'] },
+      { group: 'apps', resource: 'statefulsets', verbs: ['get', 'list'] },
+    ],
   });
   fake.put(deployment({ namespace: 'apps', name: 'a', containers: [{ name: 'app', image: 'ghcr.io/acme/a:1' }] }));
   t.equal((await reader.getWorkload('Deployment', 'apps', 'a'))?.metadata.name, 'a');
-  t.equal((await reader.getWorkload('Deployment', 'apps', 'zz')), null);
-  t.same(requests(), [
-    'GET /apis/apps/v1/namespaces/apps/deployments', // 403: list not allowed
-    'GET /apis/apps/v1/namespaces/apps/deployments/a',
-    'GET /apis/apps/v1/namespaces/apps/deployments/zz',
-  ], 'the refused list is not asked again in this pass');
+  t.equal(await reader.getWorkload('Deployment', 'apps', 'zz'), null);
+  t.same(
+    requests(),
+    [
+      'GET /apis/apps/v1/namespaces/apps/deployments', // 403: list not allowed
+      'GET /apis/apps/v1/namespaces/apps/deployments/a',
+      'GET /apis/apps/v1/namespaces/apps/deployments/zz',
+    ],
+    'the refused list is not asked again in this pass',
+  );
   fake.inject({ path: '/apis/apps/v1/namespaces/apps/statefulsets', status: 503 });
   await t.rejects(reader.getWorkload('StatefulSet', 'apps', 's'), /503/);
   t.equal(await reader.getWorkload('StatefulSet', 'apps', 's'), null, 'the next read lists again');

@@ -34,20 +34,55 @@ t.test('shouldDeactivate needs two reads and the grace period', async (t) => {
 });
 
 t.test('read sequences', async (t) => {
-  t.same(replay([[0, true], [5_000, true], [15_000, true]]), [false, false, true], 'gone for good');
-  t.same(replay([[0, true], [16_000, true]]), [false, true], 'second read after the grace');
-  t.same(replay([[0, true], [10_000, false], [20_000, true], [30_000, true], [35_000, true]]), [false, false, false, false, true],
-    'an API blip: seen again resets the streak and the clock');
-  t.same(replay([[0, false], [15_000, false]]), [false, false], 'never missing');
+  t.same(
+    replay([
+      [0, true],
+      [5_000, true],
+      [15_000, true],
+    ]),
+    [false, false, true],
+    'gone for good',
+  );
+  t.same(
+    replay([
+      [0, true],
+      [16_000, true],
+    ]),
+    [false, true],
+    'second read after the grace',
+  );
+  t.same(
+    replay([
+      [0, true],
+      [10_000, false],
+      [20_000, true],
+      [30_000, true],
+      [35_000, true],
+    ]),
+    [false, false, false, false, true],
+    'an API blip: seen again resets the streak and the clock',
+  );
+  t.same(
+    replay([
+      [0, false],
+      [15_000, false],
+    ]),
+    [false, false],
+    'never missing',
+  );
 });
 
 t.test('goneDescription says why', async (t) => {
   const ks = { kind: 'Kustomization' as const, namespace: 'apps', name: 'web' };
   t.equal(goneDescription({ kind: 'source_deleted', source: ks }), 'Flux Kustomization apps/web was deleted');
-  t.equal(goneDescription({ kind: 'source_deleted', source: { kind: 'HelmRelease', namespace: 'preview-42', name: 'shop' } }),
-    'Flux HelmRelease preview-42/shop was deleted');
+  t.equal(
+    goneDescription({ kind: 'source_deleted', source: { kind: 'HelmRelease', namespace: 'preview-42', name: 'shop' } }),
+    'Flux HelmRelease preview-42/shop was deleted',
+  );
   t.equal(goneDescription({ kind: 'pruned', source: ks }), 'removed from the inventory of Kustomization apps/web');
   t.equal(goneDescription({ kind: 'namespace_gone', namespace: 'preview-42' }), 'namespace preview-42 is gone');
-  t.equal(goneDescription({ kind: 'workload_gone', workload: { kind: 'Deployment', namespace: 'apps', name: 'api' } }),
-    'Deployment apps/api no longer exists');
+  t.equal(
+    goneDescription({ kind: 'workload_gone', workload: { kind: 'Deployment', namespace: 'apps', name: 'api' } }),
+    'Deployment apps/api no longer exists',
+  );
 });

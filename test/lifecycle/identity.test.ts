@@ -6,20 +6,42 @@ const SHA = '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e';
 const IMAGE = 'ghcr.io/stefanprodan/podinfo:6.7.1';
 
 const payload = {
-  cluster: 'prod-eu-1', namespace: 'apps', sourceNamespace: 'flux-system', kustomization: 'apps',
-  deploymentName: 'podinfo', image: IMAGE, digest: 'sha256:abc', version: '6.7.1', controllerVersion: '0.1.0', team: 'web',
+  cluster: 'prod-eu-1',
+  namespace: 'apps',
+  sourceNamespace: 'flux-system',
+  kustomization: 'apps',
+  deploymentName: 'podinfo',
+  image: IMAGE,
+  digest: 'sha256:abc',
+  version: '6.7.1',
+  controllerVersion: '0.1.0',
+  team: 'web',
 };
 const target = (p: Record<string, unknown> = payload): ReportTarget => ({
-  owner: 'stefanprodan', repo: 'podinfo', environment: 'production', sha: SHA, deploymentName: 'podinfo',
-  description: 'Deployed by Flux', productionEnvironment: true, transientEnvironment: false, autoInactive: true, container: 'podinfod', image: IMAGE,
-  payload: p, warnings: [],
+  owner: 'stefanprodan',
+  repo: 'podinfo',
+  environment: 'production',
+  sha: SHA,
+  deploymentName: 'podinfo',
+  description: 'Deployed by Flux',
+  productionEnvironment: true,
+  transientEnvironment: false,
+  autoInactive: true,
+  container: 'podinfod',
+  image: IMAGE,
+  payload: p,
+  warnings: [],
 });
 const without = (o: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
 t.test('identityKey', async (t) => {
   const base = { owner: 'stefanprodan', repo: 'podinfo', environment: 'production', sha: SHA, deploymentName: 'podinfo' };
   t.equal(identityKey(base), `stefanprodan|podinfo|production|${SHA}|podinfo`);
-  t.equal(identityKey({ ...base, owner: 'StefanProdan', repo: 'PodInfo' }), identityKey(base), 'owner and repo are case-insensitive on GitHub');
+  t.equal(
+    identityKey({ ...base, owner: 'StefanProdan', repo: 'PodInfo' }),
+    identityKey(base),
+    'owner and repo are case-insensitive on GitHub',
+  );
   const differs: Array<[string, Partial<typeof base>]> = [
     ['environment', { environment: 'staging' }],
     ['sha', { sha: '2222222222222222222222222222222222222222' }],

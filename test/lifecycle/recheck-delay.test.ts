@@ -4,8 +4,18 @@ import type { Rollout } from '../../src/lifecycle/rollout.js';
 
 t.test('recheckDelay: a few seconds, doubling, capped at a minute', async (t) => {
   const rows: Array<[attempt: number, ms: number]> = [
-    [0, 5_000], [1, 10_000], [2, 20_000], [3, 40_000], [4, 60_000], [5, 60_000], [50, 60_000], [10_000, 60_000],
-    [-1, 5_000], [1.7, 10_000], [Number.NaN, 5_000], [Number.POSITIVE_INFINITY, 60_000],
+    [0, 5_000],
+    [1, 10_000],
+    [2, 20_000],
+    [3, 40_000],
+    [4, 60_000],
+    [5, 60_000],
+    [50, 60_000],
+    [10_000, 60_000],
+    [-1, 5_000],
+    [1.7, 10_000],
+    [Number.NaN, 5_000],
+    [Number.POSITIVE_INFINITY, 60_000],
   ];
   for (const [attempt, ms] of rows) t.equal(recheckDelay(attempt), ms, `attempt ${attempt}`);
   t.equal(RECHECK_INITIAL_MS, 5_000);

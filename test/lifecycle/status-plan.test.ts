@@ -1,6 +1,12 @@
 import t from 'tap';
 import type { StatusState } from '../../src/github/github-types.js';
-import { isSupersedable, MAX_DESCRIPTION_CHARS, planStatuses, statusDescription, type DesiredState } from '../../src/lifecycle/status-plan.js';
+import {
+  isSupersedable,
+  MAX_DESCRIPTION_CHARS,
+  planStatuses,
+  statusDescription,
+  type DesiredState,
+} from '../../src/lifecycle/status-plan.js';
 
 /** Every current state × every desired state. */
 const TABLE: Record<string, Record<DesiredState, StatusState[]>> = {
@@ -52,17 +58,29 @@ t.test('planStatuses: a lifecycle walked step by step', async (t) => {
     }
     return sent;
   };
-  t.same(walk(['in_progress', 'in_progress', 'success', 'in_progress', 'success']), ['in_progress', 'success'], 'happy path, resync echoes ignored');
-  t.same(walk(['in_progress', 'failure', 'in_progress', 'failure', 'in_progress', 'success']),
-    ['in_progress', 'failure', 'success'], 'Flux retry loop not echoed; a later success lands');
+  t.same(
+    walk(['in_progress', 'in_progress', 'success', 'in_progress', 'success']),
+    ['in_progress', 'success'],
+    'happy path, resync echoes ignored',
+  );
+  t.same(
+    walk(['in_progress', 'failure', 'in_progress', 'failure', 'in_progress', 'success']),
+    ['in_progress', 'failure', 'success'],
+    'Flux retry loop not echoed; a later success lands',
+  );
   t.same(walk(['success']), ['success'], 'catch-up: terminal only');
   t.same(walk(['failure', 'failure']), ['failure'], 'catch-up failure once');
 });
 
 t.test('isSupersedable', async (t) => {
   const rows: Array<[StatusState | null, boolean]> = [
-    ['success', true], ['queued', true], ['in_progress', true], ['error', true],
-    ['failure', false], ['inactive', false], [null, false],
+    ['success', true],
+    ['queued', true],
+    ['in_progress', true],
+    ['error', true],
+    ['failure', false],
+    ['inactive', false],
+    [null, false],
   ];
   for (const [state, want] of rows) t.equal(isSupersedable(state), want, String(state));
 });
@@ -74,7 +92,11 @@ t.test('statusDescription', async (t) => {
     ['short text unchanged', 'Applied revision: main@sha1:07a684d', 'Applied revision: main@sha1:07a684d'],
     ['empty', '', ''],
     ['only whitespace', ' \n\t ', ''],
-    ['newlines and tabs folded', 'Namespace/my-app created\nDeployment/my-app/my-app created', 'Namespace/my-app created Deployment/my-app/my-app created'],
+    [
+      'newlines and tabs folded',
+      'Namespace/my-app created\nDeployment/my-app/my-app created',
+      'Namespace/my-app created Deployment/my-app/my-app created',
+    ],
     ['runs of whitespace folded, ends trimmed', '  a \t\t b\r\n\r\nc  ', 'a b c'],
     ['exactly 140 kept', 'x'.repeat(140), 'x'.repeat(140)],
     ['141 cut with an ellipsis', 'x'.repeat(141), `${'x'.repeat(139)}…`],

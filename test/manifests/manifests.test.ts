@@ -26,18 +26,39 @@ const find = (objs: Obj[], kind: string, name?: string) => {
 
 t.test('base manifests: least privilege, one replica, hardened pod', async (t) => {
   const objs = render('manifests');
-  t.same(objs.map((o) => o.kind).sort(), ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'NetworkPolicy', 'PersistentVolumeClaim', 'Service', 'ServiceAccount']);
+  t.same(objs.map((o) => o.kind).sort(), [
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'Deployment',
+    'NetworkPolicy',
+    'PersistentVolumeClaim',
+    'Service',
+    'ServiceAccount',
+  ]);
   for (const o of objs) if (!o.kind.startsWith('Cluster')) t.equal(o.metadata.namespace, 'flux-system', `${o.kind} in flux-system`);
 
   const role = find(objs, 'ClusterRole');
   const granted = role.rules.flatMap((r: { apiGroups: string[]; resources: string[]; verbs: string[] }) =>
-    r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}:${[...r.verbs].sort().join(',')}`));
-  t.same(granted.sort(), [
-    'apps/daemonsets:get,list,watch', 'apps/deployments:get,list,watch', 'apps/replicasets:get,list,watch', 'apps/statefulsets:get,list,watch',
-    'core/namespaces:get,list,watch', 'core/pods:get,list,watch',
-    'helm.toolkit.fluxcd.io/helmreleases:get,list,watch', 'kustomize.toolkit.fluxcd.io/kustomizations:get,list,watch',
-  ], 'read-only, and no Secrets in the base');
-  t.match(find(objs, 'ClusterRoleBinding'), { roleRef: { name: role.metadata.name }, subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }] });
+    r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}:${[...r.verbs].sort().join(',')}`),
+  );
+  t.same(
+    granted.sort(),
+    [
+      'apps/daemonsets:get,list,watch',
+      'apps/deployments:get,list,watch',
+      'apps/replicasets:get,list,watch',
+      'apps/statefulsets:get,list,watch',
+      'core/namespaces:get,list,watch',
+      'core/pods:get,list,watch',
+      'helm.toolkit.fluxcd.io/helmreleases:get,list,watch',
+      'kustomize.toolkit.fluxcd.io/kustomizations:get,list,watch',
+    ],
+    'read-only, and no Secrets in the base',
+  );
+  t.match(find(objs, 'ClusterRoleBinding'), {
+    roleRef: { name: role.metadata.name },
+    subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
+  });
 
   const dep = find(objs, 'Deployment');
   t.equal(dep.spec.replicas, 1);
@@ -51,7 +72,10 @@ t.test('base manifests: least privilege, one replica, hardened pod', async (t) =
   t.ok(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory, 'requests and a memory limit');
   t.match(c.image, /^ghcr\.io\/.+:\d+\.\d+\.\d+$/);
   t.same(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath).sort(), ['/data', '/etc/github-deployment-bridge/hmac']);
-  t.equal(find(objs, 'PersistentVolumeClaim').metadata.name, pod.volumes.find((v: { name: string }) => v.name === 'data').persistentVolumeClaim.claimName);
+  t.equal(
+    find(objs, 'PersistentVolumeClaim').metadata.name,
+    pod.volumes.find((v: { name: string }) => v.name === 'data').persistentVolumeClaim.claimName,
+  );
 
   const np = find(objs, 'NetworkPolicy');
   t.same(np.spec.policyTypes, ['Ingress']);
@@ -61,10 +85,25 @@ t.test('base manifests: least privilege, one replica, hardened pod', async (t) =
 
 t.test('Flux side and the optional Secrets component', async (t) => {
   const flux = render('manifests/flux');
-  t.match(find(flux, 'Provider'), { apiVersion: 'notification.toolkit.fluxcd.io/v1beta3', spec: { type: 'generic-hmac', address: /:8080\/webhook$/, secretRef: { name: 'github-deployment-bridge-hmac' } } });
-  t.match(find(flux, 'Alert'), { apiVersion: 'notification.toolkit.fluxcd.io/v1beta3', spec: { eventSources: [{ kind: 'Kustomization', name: '*' }, { kind: 'HelmRelease', name: '*' }] } });
+  t.match(find(flux, 'Provider'), {
+    apiVersion: 'notification.toolkit.fluxcd.io/v1beta3',
+    spec: { type: 'generic-hmac', address: /:8080\/webhook$/, secretRef: { name: 'github-deployment-bridge-hmac' } },
+  });
+  t.match(find(flux, 'Alert'), {
+    apiVersion: 'notification.toolkit.fluxcd.io/v1beta3',
+    spec: {
+      eventSources: [
+        { kind: 'Kustomization', name: '*' },
+        { kind: 'HelmRelease', name: '*' },
+      ],
+    },
+  });
   const secrets = render('manifests/optional/registry-secrets');
-  t.same(find(secrets, 'ClusterRole').rules, [{ apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['get'] }], 'get only, no list');
+  t.same(
+    find(secrets, 'ClusterRole').rules,
+    [{ apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['get'] }],
+    'get only, no list',
+  );
 });
 
 t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signals, labels', async (t) => {

@@ -21,8 +21,13 @@ t.test('ALLOWED_REPOSITORIES patterns', async (t) => {
 t.test('matching is case-insensitive; owner/* takes the whole owner; empty allows all', async (t) => {
   const { patterns } = parseRepositoryPatterns('acme/*,globex/api');
   const rows: Array<[string, string, boolean]> = [
-    ['acme', 'web', true], ['ACME', 'Web', true], ['globex', 'api', true], ['Globex', 'API', true],
-    ['globex', 'web', false], ['acme-evil', 'web', false], ['other', 'acme', false],
+    ['acme', 'web', true],
+    ['ACME', 'Web', true],
+    ['globex', 'api', true],
+    ['Globex', 'API', true],
+    ['globex', 'web', false],
+    ['acme-evil', 'web', false],
+    ['other', 'acme', false],
   ];
   for (const [owner, repo, want] of rows) t.equal(repositoryAllowed(patterns, owner, repo), want, `${owner}/${repo}`);
   t.ok(repositoryAllowed([], 'anyone', 'anything'), 'no list: everything');
@@ -43,13 +48,34 @@ t.test('resolveTarget applies the trust boundary', async (t) => {
   const facts = (repo: string) => ({ labels: { [LABEL_SOURCE]: `https://github.com/${repo}`, [LABEL_REVISION]: SHA } });
   const base: Defaults = { cluster: 'c', environment: 'staging', description: 'd', githubHost: 'github.com', controllerVersion: '1' };
   const resolve = (annotations: Record<string, string>, labelRepo: string, d: Partial<Defaults>) =>
-    resolveTarget(source, { kind: 'Deployment', namespace: 'apps', name: 'web', annotations, containers: [container] }, container, facts(labelRepo), { ...base, ...d });
+    resolveTarget(
+      source,
+      { kind: 'Deployment', namespace: 'apps', name: 'web', annotations, containers: [container] },
+      container,
+      facts(labelRepo),
+      { ...base, ...d },
+    );
   const allowAcme = { allowedRepositories: parseRepositoryPatterns('acme/*').patterns };
   t.match(resolve({}, 'acme/web', allowAcme), { target: { owner: 'acme', repo: 'web', sha: SHA } }, 'label inside the list');
-  t.same(resolve({}, 'evil/web', allowAcme), { code: 'repository_not_allowed', skip: `evil/web (from the ${LABEL_SOURCE} label) is not in ALLOWED_REPOSITORIES` }, 'a label naming another owner is never written');
-  t.same(resolve({ repository: 'evil/ops' }, 'acme/web', allowAcme), { code: 'repository_not_allowed', skip: `evil/ops (from the ${P}repository annotation) is not in ALLOWED_REPOSITORIES` }, 'annotations are bound by the list too');
+  t.same(
+    resolve({}, 'evil/web', allowAcme),
+    { code: 'repository_not_allowed', skip: `evil/web (from the ${LABEL_SOURCE} label) is not in ALLOWED_REPOSITORIES` },
+    'a label naming another owner is never written',
+  );
+  t.same(
+    resolve({ repository: 'evil/ops' }, 'acme/web', allowAcme),
+    { code: 'repository_not_allowed', skip: `evil/ops (from the ${P}repository annotation) is not in ALLOWED_REPOSITORIES` },
+    'annotations are bound by the list too',
+  );
   const annotationOnly = { repositorySource: 'annotation' as const };
-  t.same(resolve({}, 'acme/web', annotationOnly), { code: 'no_repository', skip: `no ${P}repository annotation: REPOSITORY_SOURCE=annotation does not take the repository from image labels` });
-  t.match(resolve({ repository: 'acme/web' }, 'evil/web', annotationOnly), { target: { owner: 'acme', repo: 'web', sha: SHA } }, 'the annotation names the repository, the label still gives the commit');
+  t.same(resolve({}, 'acme/web', annotationOnly), {
+    code: 'no_repository',
+    skip: `no ${P}repository annotation: REPOSITORY_SOURCE=annotation does not take the repository from image labels`,
+  });
+  t.match(
+    resolve({ repository: 'acme/web' }, 'evil/web', annotationOnly),
+    { target: { owner: 'acme', repo: 'web', sha: SHA } },
+    'the annotation names the repository, the label still gives the commit',
+  );
   t.match(resolve({}, 'evil/web', { repositorySource: 'any' }), { target: { owner: 'evil', repo: 'web' } }, 'default: labels are trusted');
 });

@@ -57,8 +57,14 @@ t.test('parseRepository on a GitHub Enterprise Server host', async (t) => {
   t.same(parseRepository('git@ghe.example.com:platform/api.git', host), ok('platform', 'api'));
   t.same(parseRepository('ssh://git@ghe.example.com/platform/api', host), ok('platform', 'api'));
   t.same(parseRepository('platform/api', host), ok('platform', 'api'));
-  t.same(parseRepository('https://github.com/platform/api', host), { error: '"https://github.com/platform/api" is not on ghe.example.com' });
-  t.same(parseRepository('https://ghe.example.com/platform/api', 'GHE.EXAMPLE.COM'), ok('platform', 'api'), 'host compared case-insensitively');
+  t.same(parseRepository('https://github.com/platform/api', host), {
+    error: '"https://github.com/platform/api" is not on ghe.example.com',
+  });
+  t.same(
+    parseRepository('https://ghe.example.com/platform/api', 'GHE.EXAMPLE.COM'),
+    ok('platform', 'api'),
+    'host compared case-insensitively',
+  );
 });
 
 t.test('webHostOf', async (t) => {

@@ -1,8 +1,20 @@
 import t from 'tap';
 import type { K8sObject, SourceRef } from '../../src/kube/kube-types.js';
 import {
-  ANNOTATION_PREFIX as P, bridgeAnnotations, isOptedIn, LABEL_REVISION, LABEL_SOURCE, LABEL_VERSION, needsLabels, reportedContainers, resolveTarget,
-  type Defaults, type ImageFacts, type ReportTarget, type Resolution, type WorkloadInfo,
+  ANNOTATION_PREFIX as P,
+  bridgeAnnotations,
+  isOptedIn,
+  LABEL_REVISION,
+  LABEL_SOURCE,
+  LABEL_VERSION,
+  needsLabels,
+  reportedContainers,
+  resolveTarget,
+  type Defaults,
+  type ImageFacts,
+  type ReportTarget,
+  type Resolution,
+  type WorkloadInfo,
 } from '../../src/metadata/resolve-target.js';
 
 const SHA = '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e';
@@ -13,16 +25,29 @@ const DIGEST = 'sha256:0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c
 const ks: SourceRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' };
 const hr: SourceRef = { kind: 'HelmRelease', namespace: 'flux-system', name: 'podinfo' };
 const defaults: Defaults = {
-  cluster: 'prod-eu-1', environment: 'staging', description: 'Deployed by Flux', githubHost: 'github.com', controllerVersion: '0.1.0',
+  cluster: 'prod-eu-1',
+  environment: 'staging',
+  description: 'Deployed by Flux',
+  githubHost: 'github.com',
+  controllerVersion: '0.1.0',
 };
-const noEnvDefaults: Defaults = { cluster: 'prod-eu-1', description: 'Deployed by Flux', githubHost: 'github.com', controllerVersion: '0.1.0' };
+const noEnvDefaults: Defaults = {
+  cluster: 'prod-eu-1',
+  description: 'Deployed by Flux',
+  githubHost: 'github.com',
+  controllerVersion: '0.1.0',
+};
 const labels = (extra: Record<string, string> = {}): ImageFacts => ({
   labels: { [LABEL_SOURCE]: 'https://github.com/stefanprodan/podinfo', [LABEL_REVISION]: SHA, [LABEL_VERSION]: '6.7.1', ...extra },
   digest: DIGEST,
 });
 const container = { name: 'podinfod', image: IMAGE };
 const workload = (annotations: Record<string, string> = {}): WorkloadInfo => ({
-  kind: 'Deployment', namespace: 'apps', name: 'podinfo', annotations, containers: [container],
+  kind: 'Deployment',
+  namespace: 'apps',
+  name: 'podinfo',
+  annotations,
+  containers: [container],
 });
 
 function target(r: Resolution): ReportTarget {
@@ -36,30 +61,52 @@ const resolve = (a: Record<string, string>, facts: ImageFacts | null = labels(),
 t.test('bridgeAnnotations', async (t) => {
   const obj: K8sObject = {
     metadata: {
-      name: 'podinfo', namespace: 'apps',
+      name: 'podinfo',
+      namespace: 'apps',
       annotations: { [`${P}environment`]: 'production', [`${P}team`]: 'web', 'deployment.kubernetes.io/revision': '3' },
     },
     spec: {
       template: {
         metadata: {
           annotations: {
-            [`${P}environment`]: 'staging', [`${P}commit`]: SHA, 'prometheus.io/scrape': 'true',
-            'github-deployment-bridge.io.evil/x': 'no', [`x.${P}y`]: 'no',
+            [`${P}environment`]: 'staging',
+            [`${P}commit`]: SHA,
+            'prometheus.io/scrape': 'true',
+            'github-deployment-bridge.io.evil/x': 'no',
+            [`x.${P}y`]: 'no',
           },
         },
       },
     },
   };
-  t.same(bridgeAnnotations(obj), { environment: 'production', team: 'web', commit: SHA }, 'workload wins; template fills in; other prefixes ignored');
+  t.same(
+    bridgeAnnotations(obj),
+    { environment: 'production', team: 'web', commit: SHA },
+    'workload wins; template fills in; other prefixes ignored',
+  );
   t.same(bridgeAnnotations({ metadata: { name: 'x' } }), {}, 'no annotations anywhere');
-  t.same(bridgeAnnotations({ metadata: { name: 'x' }, spec: { template: { metadata: { annotations: { [`${P}auto-report`]: 'true' } } } } }),
-    { 'auto-report': 'true' }, 'pod template only');
-  t.same(bridgeAnnotations({ metadata: { name: 'x', annotations: { [`${P}team`]: 7 as unknown as string } } }), {}, 'non-string values dropped');
+  t.same(
+    bridgeAnnotations({ metadata: { name: 'x' }, spec: { template: { metadata: { annotations: { [`${P}auto-report`]: 'true' } } } } }),
+    { 'auto-report': 'true' },
+    'pod template only',
+  );
+  t.same(
+    bridgeAnnotations({ metadata: { name: 'x', annotations: { [`${P}team`]: 7 as unknown as string } } }),
+    {},
+    'non-string values dropped',
+  );
 });
 
 t.test('isOptedIn', async (t) => {
   const rows: Array<[string | undefined, boolean]> = [
-    ['true', true], ['TRUE', true], [' True ', true], ['false', false], ['yes', false], ['1', false], ['', false], [undefined, false],
+    ['true', true],
+    ['TRUE', true],
+    [' True ', true],
+    ['false', false],
+    ['yes', false],
+    ['1', false],
+    ['', false],
+    [undefined, false],
   ];
   for (const [v, want] of rows) t.equal(isOptedIn(v === undefined ? {} : { 'auto-report': v }), want, JSON.stringify(v));
 });
@@ -74,18 +121,64 @@ t.test('needsLabels', async (t) => {
 
 t.test('skip reasons: code and what to set', async (t) => {
   const rows: Array<[string, Record<string, string>, ImageFacts | null, Defaults, string, RegExp[]]> = [
-    ['no labels, no annotations', {}, null, defaults, 'no_repository', [new RegExp(IMAGE), new RegExp(LABEL_SOURCE), new RegExp(`${P}repository`)]],
+    [
+      'no labels, no annotations',
+      {},
+      null,
+      defaults,
+      'no_repository',
+      [new RegExp(IMAGE), new RegExp(LABEL_SOURCE), new RegExp(`${P}repository`)],
+    ],
     ['labels without source', {}, { labels: { [LABEL_REVISION]: SHA } }, defaults, 'no_repository', [new RegExp(`${P}repository`)]],
-    ['bad repository annotation', { repository: 'https://gitlab.com/org/app' }, labels(), defaults, 'bad_repository',
-      [/not on github.com/, new RegExp(`${P}repository annotation`)]],
-    ['bad repository label', {}, labels({ [LABEL_SOURCE]: 'https://gitlab.com/org/app' }), defaults, 'bad_repository',
-      [/not on github.com/, new RegExp(`${LABEL_SOURCE} label`)]],
-    ['repository label with too many segments', {}, labels({ [LABEL_SOURCE]: 'https://github.com/org/app/tree/main' }), defaults, 'bad_repository',
-      [/does not name owner\/repo/]],
+    [
+      'bad repository annotation',
+      { repository: 'https://gitlab.com/org/app' },
+      labels(),
+      defaults,
+      'bad_repository',
+      [/not on github.com/, new RegExp(`${P}repository annotation`)],
+    ],
+    [
+      'bad repository label',
+      {},
+      labels({ [LABEL_SOURCE]: 'https://gitlab.com/org/app' }),
+      defaults,
+      'bad_repository',
+      [/not on github.com/, new RegExp(`${LABEL_SOURCE} label`)],
+    ],
+    [
+      'repository label with too many segments',
+      {},
+      labels({ [LABEL_SOURCE]: 'https://github.com/org/app/tree/main' }),
+      defaults,
+      'bad_repository',
+      [/does not name owner\/repo/],
+    ],
     ['no commit', { repository: 'org/app' }, null, defaults, 'no_commit', [new RegExp(LABEL_REVISION), new RegExp(`${P}commit`)]],
-    ['labels without revision', {}, { labels: { [LABEL_SOURCE]: 'https://github.com/org/app' } }, defaults, 'no_commit', [new RegExp(`${P}commit`)]],
-    ['bad commit annotation', { commit: 'main' }, labels(), defaults, 'bad_commit', [/"main" is not 7-40 hex digits/, new RegExp(`${P}commit annotation`)]],
-    ['bad commit label', {}, labels({ [LABEL_REVISION]: `main@sha1:${SHA}` }), defaults, 'bad_commit', [new RegExp(`${LABEL_REVISION} label`)]],
+    [
+      'labels without revision',
+      {},
+      { labels: { [LABEL_SOURCE]: 'https://github.com/org/app' } },
+      defaults,
+      'no_commit',
+      [new RegExp(`${P}commit`)],
+    ],
+    [
+      'bad commit annotation',
+      { commit: 'main' },
+      labels(),
+      defaults,
+      'bad_commit',
+      [/"main" is not 7-40 hex digits/, new RegExp(`${P}commit annotation`)],
+    ],
+    [
+      'bad commit label',
+      {},
+      labels({ [LABEL_REVISION]: `main@sha1:${SHA}` }),
+      defaults,
+      'bad_commit',
+      [new RegExp(`${LABEL_REVISION} label`)],
+    ],
     ['no environment', {}, labels(), noEnvDefaults, 'no_environment', [new RegExp(`${P}environment`), /ENVIRONMENT/]],
     ['blank environment annotation, no default', { environment: '  ' }, labels(), noEnvDefaults, 'no_environment', [/ENVIRONMENT/]],
   ];
@@ -102,26 +195,57 @@ t.test('skip reasons: code and what to set', async (t) => {
 t.test('label-only target: every field', async (t) => {
   const tg = target(resolve({}));
   t.same(tg, {
-    owner: 'stefanprodan', repo: 'podinfo', environment: 'staging', sha: SHA, deploymentName: 'podinfo',
-    description: 'Deployed by Flux', productionEnvironment: false, transientEnvironment: false, autoInactive: true,
-    container: 'podinfod', image: IMAGE,
+    owner: 'stefanprodan',
+    repo: 'podinfo',
+    environment: 'staging',
+    sha: SHA,
+    deploymentName: 'podinfo',
+    description: 'Deployed by Flux',
+    productionEnvironment: false,
+    transientEnvironment: false,
+    autoInactive: true,
+    container: 'podinfod',
+    image: IMAGE,
     payload: {
-      cluster: 'prod-eu-1', namespace: 'apps', sourceNamespace: 'flux-system', kustomization: 'apps',
-      deploymentName: 'podinfo', image: IMAGE, digest: DIGEST, version: '6.7.1', controllerVersion: '0.1.0',
+      cluster: 'prod-eu-1',
+      namespace: 'apps',
+      sourceNamespace: 'flux-system',
+      kustomization: 'apps',
+      deploymentName: 'podinfo',
+      image: IMAGE,
+      digest: DIGEST,
+      version: '6.7.1',
+      controllerVersion: '0.1.0',
     },
     warnings: [],
   });
   t.notOk('task' in tg, 'no task without deployment-name');
   t.notOk('environmentUrl' in tg);
   t.notOk('logUrl' in tg);
-  t.same(Object.keys(tg.payload), ['cluster', 'namespace', 'sourceNamespace', 'kustomization', 'deploymentName', 'image', 'digest', 'version', 'controllerVersion']);
+  t.same(Object.keys(tg.payload), [
+    'cluster',
+    'namespace',
+    'sourceNamespace',
+    'kustomization',
+    'deploymentName',
+    'image',
+    'digest',
+    'version',
+    'controllerVersion',
+  ]);
 });
 
 t.test('annotation overrides label, defaults last', async (t) => {
-  const tg = target(resolve({
-    repository: 'git@github.com:acme/web.git', commit: SHA2.toUpperCase(), environment: 'qa', cluster: 'edge',
-    description: 'Rolled out by Flux', 'environment-url': 'https://{name}.{environment}.example.com',
-  }));
+  const tg = target(
+    resolve({
+      repository: 'git@github.com:acme/web.git',
+      commit: SHA2.toUpperCase(),
+      environment: 'qa',
+      cluster: 'edge',
+      description: 'Rolled out by Flux',
+      'environment-url': 'https://{name}.{environment}.example.com',
+    }),
+  );
   t.equal(tg.owner, 'acme');
   t.equal(tg.repo, 'web');
   t.equal(tg.sha, SHA2, 'annotated commit, lower-cased');
@@ -182,14 +306,40 @@ t.test('deployment-name sets task and turns auto_inactive off', async (t) => {
 });
 
 t.test('payload: HelmRelease key and extras', async (t) => {
-  const tg = target(resolve({
-    team: 'web', service: 'frontend', component: 'ui', 'slack-channel': '#deploys', owner: 'alice', release: 'r42', tag: 'blue',
-    unknown: 'ignored',
-  }, labels(), defaults, hr));
+  const tg = target(
+    resolve(
+      {
+        team: 'web',
+        service: 'frontend',
+        component: 'ui',
+        'slack-channel': '#deploys',
+        owner: 'alice',
+        release: 'r42',
+        tag: 'blue',
+        unknown: 'ignored',
+      },
+      labels(),
+      defaults,
+      hr,
+    ),
+  );
   t.same(tg.payload, {
-    cluster: 'prod-eu-1', namespace: 'apps', sourceNamespace: 'flux-system', helmRelease: 'podinfo',
-    deploymentName: 'podinfo', image: IMAGE, digest: DIGEST, version: '6.7.1', controllerVersion: '0.1.0',
-    team: 'web', service: 'frontend', component: 'ui', slackChannel: '#deploys', owner: 'alice', release: 'r42', tag: 'blue',
+    cluster: 'prod-eu-1',
+    namespace: 'apps',
+    sourceNamespace: 'flux-system',
+    helmRelease: 'podinfo',
+    deploymentName: 'podinfo',
+    image: IMAGE,
+    digest: DIGEST,
+    version: '6.7.1',
+    controllerVersion: '0.1.0',
+    team: 'web',
+    service: 'frontend',
+    component: 'ui',
+    slackChannel: '#deploys',
+    owner: 'alice',
+    release: 'r42',
+    tag: 'blue',
   });
   t.notOk('kustomization' in tg.payload);
   t.notOk('slack-channel' in tg.payload);
@@ -197,39 +347,76 @@ t.test('payload: HelmRelease key and extras', async (t) => {
 });
 
 t.test('URL templates', async (t) => {
-  const d: Defaults = { ...defaults, logUrlTemplate: 'https://logs.example.com/{cluster}/{namespace}/{name}?svc={service}&sha={sha}&env={environment}' };
-  t.equal(target(resolve({}, labels(), d)).logUrl,
-    `https://logs.example.com/prod-eu-1/apps/podinfo?svc=podinfo&sha=${SHA}&env=staging`, 'service defaults to the workload name');
-  t.equal(target(resolve({ service: 'frontend', cluster: 'edge' }, labels(), d)).logUrl,
-    `https://logs.example.com/edge/apps/podinfo?svc=frontend&sha=${SHA}&env=staging`, 'annotated service and cluster');
-  t.equal(target(resolve({ 'log-url': 'https://ci.example.com/{sha}' }, labels(), d)).logUrl, `https://ci.example.com/${SHA}`, 'annotation wins');
+  const d: Defaults = {
+    ...defaults,
+    logUrlTemplate: 'https://logs.example.com/{cluster}/{namespace}/{name}?svc={service}&sha={sha}&env={environment}',
+  };
+  t.equal(
+    target(resolve({}, labels(), d)).logUrl,
+    `https://logs.example.com/prod-eu-1/apps/podinfo?svc=podinfo&sha=${SHA}&env=staging`,
+    'service defaults to the workload name',
+  );
+  t.equal(
+    target(resolve({ service: 'frontend', cluster: 'edge' }, labels(), d)).logUrl,
+    `https://logs.example.com/edge/apps/podinfo?svc=frontend&sha=${SHA}&env=staging`,
+    'annotated service and cluster',
+  );
+  t.equal(
+    target(resolve({ 'log-url': 'https://ci.example.com/{sha}' }, labels(), d)).logUrl,
+    `https://ci.example.com/${SHA}`,
+    'annotation wins',
+  );
 
   const bad = target(resolve({ 'log-url': 'http://ci.example.com/{sha}', 'environment-url': 'https://{pod}.example.com' }));
   t.notOk('logUrl' in bad);
   t.notOk('environmentUrl' in bad);
   t.equal(bad.warnings.length, 2);
-  t.match(bad.warnings.find((w) => w.startsWith('log_url')), /log_url dropped: .*is not https/);
-  t.match(bad.warnings.find((w) => w.startsWith('environment_url')), /environment_url dropped: .*unknown \{pod\}/);
+  t.match(
+    bad.warnings.find((w) => w.startsWith('log_url')),
+    /log_url dropped: .*is not https/,
+  );
+  t.match(
+    bad.warnings.find((w) => w.startsWith('environment_url')),
+    /environment_url dropped: .*unknown \{pod\}/,
+  );
   t.equal(bad.sha, SHA, 'a bad template never blocks the report');
 });
 
 t.test('transient previews, {kind}/{source} in URL templates, escaping, container choice', async (t) => {
   const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'preview-42' };
   const workload = { kind: 'Deployment', namespace: 'pr-42', name: 'web', containers: [{ name: 'app', image: 'ghcr.io/acme/web:pr-42' }] };
-  const facts = { labels: { 'org.opencontainers.image.source': 'https://github.com/acme/web', 'org.opencontainers.image.revision': 'a'.repeat(40) } };
+  const facts = {
+    labels: { 'org.opencontainers.image.source': 'https://github.com/acme/web', 'org.opencontainers.image.revision': 'a'.repeat(40) },
+  };
   const defaults = {
-    cluster: 'c', description: 'd', githubHost: 'github.com', controllerVersion: '1.0.0', environment: 'pr-42',
-    transientEnvironments: ['pr-*'], logUrlTemplate: 'https://flux.example.com/resource/{kind}/{namespace}/{source}?q={name}',
+    cluster: 'c',
+    description: 'd',
+    githubHost: 'github.com',
+    controllerVersion: '1.0.0',
+    environment: 'pr-42',
+    transientEnvironments: ['pr-*'],
+    logUrlTemplate: 'https://flux.example.com/resource/{kind}/{namespace}/{source}?q={name}',
   };
   const r = resolveTarget(source, { ...workload, annotations: {} }, workload.containers[0]!, facts, defaults);
   t.ok('target' in r && r.target.transientEnvironment, 'pr-* environment is transient');
   t.equal('target' in r && r.target.logUrl, 'https://flux.example.com/resource/Kustomization/pr-42/preview-42?q=web');
   const pinned = resolveTarget(source, { ...workload, annotations: { transient: 'false' } }, workload.containers[0]!, facts, defaults);
   t.notOk('target' in pinned && pinned.target.transientEnvironment, 'the annotation overrides the pattern');
-  const escaped = resolveTarget(source, { ...workload, annotations: { 'log-url': 'https://logs.example.com/?q={name}', service: 'a b' }, name: 'web&x' },
-    workload.containers[0]!, facts, { ...defaults, escapeUrlValues: true });
+  const escaped = resolveTarget(
+    source,
+    { ...workload, annotations: { 'log-url': 'https://logs.example.com/?q={name}', service: 'a b' }, name: 'web&x' },
+    workload.containers[0]!,
+    facts,
+    { ...defaults, escapeUrlValues: true },
+  );
   t.equal('target' in escaped && escaped.target.logUrl, 'https://logs.example.com/?q=web%26x');
   const containers = [{ name: 'app' }, { name: 'envoy' }, { name: 'worker' }];
-  t.same(reportedContainers({ container: 'worker, app' }, containers).map((c) => c.name), ['app', 'worker']);
-  t.same(reportedContainers({}, containers).map((c) => c.name), ['app', 'envoy', 'worker']);
+  t.same(
+    reportedContainers({ container: 'worker, app' }, containers).map((c) => c.name),
+    ['app', 'worker'],
+  );
+  t.same(
+    reportedContainers({}, containers).map((c) => c.name),
+    ['app', 'envoy', 'worker'],
+  );
 });

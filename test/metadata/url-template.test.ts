@@ -2,16 +2,22 @@ import t from 'tap';
 import { expandUrl } from '../../src/metadata/url-template.js';
 
 const vars = {
-  sha: '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e', namespace: 'apps', name: 'podinfo', service: 'frontend',
-  environment: 'production', cluster: 'prod-eu-1',
+  sha: '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e',
+  namespace: 'apps',
+  name: 'podinfo',
+  service: 'frontend',
+  environment: 'production',
+  cluster: 'prod-eu-1',
 };
 
 t.test('expandUrl expands', async (t) => {
   const rows: Array<[string, string]> = [
     ['https://podinfo.example.com', 'https://podinfo.example.com'],
     ['https://{name}.{environment}.example.com/', 'https://podinfo.production.example.com/'],
-    ['https://grafana.example.com/explore?cluster={cluster}&ns={namespace}&app={name}&svc={service}&sha={sha}&env={environment}',
-      'https://grafana.example.com/explore?cluster=prod-eu-1&ns=apps&app=podinfo&svc=frontend&sha=07a684d59d1bc9a58e0c0d07ed480812b2b9a29e&env=production'],
+    [
+      'https://grafana.example.com/explore?cluster={cluster}&ns={namespace}&app={name}&svc={service}&sha={sha}&env={environment}',
+      'https://grafana.example.com/explore?cluster=prod-eu-1&ns=apps&app=podinfo&svc=frontend&sha=07a684d59d1bc9a58e0c0d07ed480812b2b9a29e&env=production',
+    ],
     ['https://x.example.com/{sha}/{sha}', `https://x.example.com/${vars.sha}/${vars.sha}`],
     ['https://logs.example.com:8443/{namespace}', 'https://logs.example.com:8443/apps'],
     ['https://x.example.com/{}', 'https://x.example.com/{}'],

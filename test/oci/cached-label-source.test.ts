@@ -37,7 +37,11 @@ function setup(o: { proxy?: RegistryProxy; db?: Db; client?: RegistryClient; tag
   const front = o.proxy ?? proxy;
   const db = o.db ?? openDatabase(join(dir, `cache-${dbCount++}.db`));
   const client = o.client ?? createRegistryClient({ insecureHosts: [front.host] });
-  const cache = createCachedLabelSource(client, new ImageCache(db), { tagTtlMs: o.tagTtlMs ?? 60_000, failureTtlMs: o.failureTtlMs ?? 30_000, now: () => clock });
+  const cache = createCachedLabelSource(client, new ImageCache(db), {
+    tagTtlMs: o.tagTtlMs ?? 60_000,
+    failureTtlMs: o.failureTtlMs ?? 30_000,
+    now: () => clock,
+  });
   let seen = front.log.length;
   return {
     cache,
@@ -50,7 +54,7 @@ function setup(o: { proxy?: RegistryProxy; db?: Db; client?: RegistryClient; tag
   };
 }
 
-t.test('a tag costs one HEAD per TTL; a digest\'s labels are read once', async (t) => {
+t.test("a tag costs one HEAD per TTL; a digest's labels are read once", async (t) => {
   await pushImage(registry.url, 'c/app', 'v1', { labels: { v: '1' } });
   const { cache, sent } = setup();
   const ref = `${proxy.host}/c/app:v1`;
@@ -80,16 +84,29 @@ t.test('a tag costs one HEAD per TTL; a digest\'s labels are read once', async (
 });
 
 t.test('digest references: index, platform manifest and blob once, then never; per platform', async (t) => {
-  const idx = await pushIndex(registry.url, 'c/multi', '1', [{ labels: { p: 'amd64' } }, { architecture: 'arm64', variant: 'v8', labels: { p: 'arm64' } }], { attestation: true });
+  const idx = await pushIndex(
+    registry.url,
+    'c/multi',
+    '1',
+    [{ labels: { p: 'amd64' } }, { architecture: 'arm64', variant: 'v8', labels: { p: 'arm64' } }],
+    { attestation: true },
+  );
   const amd = setup();
   const ref = `${proxy.host}/c/multi@${idx.digest}`;
-  t.strictSame(await amd.cache.imageMetadata(ref), { digest: idx.digest, platformDigest: idx.platforms['linux/amd64'], labels: { p: 'amd64' } });
+  t.strictSame(await amd.cache.imageMetadata(ref), {
+    digest: idx.digest,
+    platformDigest: idx.platforms['linux/amd64'],
+    labels: { p: 'amd64' },
+  });
   t.strictSame(amd.sent(), ['GET', 'GET', 'GET']);
   tick(10 * 24 * 3600_000);
   t.strictSame((await amd.cache.imageMetadata(ref)).labels, { p: 'amd64' });
   t.strictSame(amd.sent(), []);
 
-  const arm = setup({ db: amd.db, client: createRegistryClient({ insecureHosts: [proxy.host], platform: { os: 'linux', architecture: 'arm64' } }) });
+  const arm = setup({
+    db: amd.db,
+    client: createRegistryClient({ insecureHosts: [proxy.host], platform: { os: 'linux', architecture: 'arm64' } }),
+  });
   t.strictSame((await arm.cache.imageMetadata(ref)).labels, { p: 'arm64' }, 'another platform on the same database reads its own labels');
   t.strictSame(arm.sent(), ['GET', 'GET', 'GET']);
 });

@@ -18,7 +18,10 @@ t.test('parses challenges', async (t) => {
     ['Bearer realm="a \\"quoted\\" realm"', [{ scheme: 'bearer', realm: 'a "quoted" realm' }]],
     [
       'Basic realm="r", Bearer realm="https://t/token",service="svc"',
-      [{ scheme: 'basic', realm: 'r' }, { scheme: 'bearer', realm: 'https://t/token', service: 'svc' }],
+      [
+        { scheme: 'basic', realm: 'r' },
+        { scheme: 'bearer', realm: 'https://t/token', service: 'svc' },
+      ],
     ],
     ['Negotiate abc==, Basic realm="r"', [{ scheme: 'basic', realm: 'r' }]],
     ['Bearer service="no-realm"', []],

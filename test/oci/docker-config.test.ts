@@ -51,31 +51,41 @@ t.test('config.json: auth, username/password, unusable entries and helpers', asy
   t.notMatch(problems.join('\n'), /pw|ghp_x|p:with/, 'no secret in any message');
 
   t.strictSame(parseDockerConfigJson('{}', 'cfg'), { keyring: [], problems: [] }, 'no auths: empty keyring');
-  t.throws(() => parseDockerConfigJson('{"auths": {"a": {"auth": "c2VjcmV0"', 'cfg'), { message: 'cfg is not valid JSON' }, 'the parser message (which quotes the text) is not passed on');
+  t.throws(
+    () => parseDockerConfigJson('{"auths": {"a": {"auth": "c2VjcmV0"', 'cfg'),
+    { message: 'cfg is not valid JSON' },
+    'the parser message (which quotes the text) is not passed on',
+  );
   t.throws(() => parseDockerConfigJson('[]', 'cfg'), /cfg is not a JSON object/);
   t.throws(() => parseDockerConfigJson('{"auths": []}', 'cfg'), /"auths" is not an object/);
 });
 
 t.test('.dockercfg: the legacy map without the "auths" wrapper', async (t) => {
-  const { keyring, problems } = parseDockercfg(JSON.stringify({ 'https://index.docker.io/v1/': { ...auth('old'), email: 'x@y.z' } }), 'legacy');
+  const { keyring, problems } = parseDockercfg(
+    JSON.stringify({ 'https://index.docker.io/v1/': { ...auth('old'), email: 'x@y.z' } }),
+    'legacy',
+  );
   t.strictSame(keyring, [{ host: 'docker.io', path: '', credentials: { username: 'old', password: 'pw' } }]);
   t.strictSame(problems, []);
 });
 
 t.test('lookup: host match, Docker Hub, ports, path prefixes, wildcards, precedence', async (t) => {
-  const { keyring } = parseDockerConfigJson(JSON.stringify({
-    auths: {
-      'index.docker.io': auth('hub'),
-      'ghcr.io': auth('gh-all'),
-      'ghcr.io/acme': auth('gh-acme'),
-      'ghcr.io/acme/secret': auth('gh-secret'),
-      'registry.local:5000': auth('local-5000'),
-      '*.example.com': auth('wild'),
-      'exact.example.com': auth('exact'),
-      'https://dup.io': auth('first'),
-      'dup.io/': auth('second'),
-    },
-  }), 'cfg');
+  const { keyring } = parseDockerConfigJson(
+    JSON.stringify({
+      auths: {
+        'index.docker.io': auth('hub'),
+        'ghcr.io': auth('gh-all'),
+        'ghcr.io/acme': auth('gh-acme'),
+        'ghcr.io/acme/secret': auth('gh-secret'),
+        'registry.local:5000': auth('local-5000'),
+        '*.example.com': auth('wild'),
+        'exact.example.com': auth('exact'),
+        'https://dup.io': auth('first'),
+        'dup.io/': auth('second'),
+      },
+    }),
+    'cfg',
+  );
   const user = (registry: string, repository: string) => lookupCredentials(keyring, registry, repository)?.username;
   const cases: Array<[string, string, string | undefined]> = [
     ['docker.io', 'library/nginx', 'hub'],

@@ -23,20 +23,51 @@ t.test('decodes image manifests and indexes', async (t) => {
   const oci = { schemaVersion: 2, config: { ...config, mediaType: MediaType.ociConfig }, layers: [] };
   t.equal(parseManifest(enc(oci), `${MediaType.ociManifest}; charset=utf-8`, 'x').kind, 'image');
   t.equal(parseManifest(enc(oci), 'application/json', 'x').kind, 'image');
-  const index = { schemaVersion: 2, manifests: [{ digest: 'sha256:a', platform: { os: 'linux', architecture: 'amd64' } }, { bogus: true }] };
+  const index = {
+    schemaVersion: 2,
+    manifests: [{ digest: 'sha256:a', platform: { os: 'linux', architecture: 'amd64' } }, { bogus: true }],
+  };
   t.strictSame(parseManifest(enc(index), MediaType.ociIndex, 'x'), { kind: 'index', manifests: [index.manifests[0]] });
   t.equal(parseManifest(enc({ ...index, mediaType: MediaType.dockerList }), 'application/octet-stream', 'x').kind, 'index');
 });
 
 t.test('rejects what is not a v2 container image', async (t) => {
-  t.match(failure(() => parseManifest(enc({ schemaVersion: 1, name: 'a', fsLayers: [] }), 'application/vnd.docker.distribution.manifest.v1+prettyjws', 'img')), /^invalid: img is a Docker schema1 manifest/);
-  t.match(failure(() => parseManifest(enc({ schemaVersion: 1 }), 'application/json', 'img')), /^invalid: .*schema1/);
-  t.match(failure(() => parseManifest(enc('{nope'), MediaType.ociManifest, 'img')), /^invalid: img is not valid JSON/);
-  t.match(failure(() => parseManifest(enc('[]'), MediaType.ociManifest, 'img')), /^invalid: img is not a JSON object/);
-  t.match(failure(() => parseManifest(enc({ schemaVersion: 2, mediaType: 'application/vnd.example+json' }), null, 'img')), /^invalid: img has unsupported media type "application\/vnd.example\+json"/);
-  const helm = { schemaVersion: 2, mediaType: MediaType.ociManifest, config: { mediaType: 'application/vnd.cncf.helm.config.v1+json', digest: 'sha256:h' }, layers: [] };
-  t.match(failure(() => parseManifest(enc(helm), null, 'chart')), /^invalid: chart is not a container image \(config media type "application\/vnd.cncf.helm.config.v1\+json"\)/);
-  t.match(failure(() => parseManifest(enc({ schemaVersion: 2, mediaType: MediaType.ociIndex }), null, 'idx')), /^invalid: idx: index without "manifests"/);
+  t.match(
+    failure(() =>
+      parseManifest(enc({ schemaVersion: 1, name: 'a', fsLayers: [] }), 'application/vnd.docker.distribution.manifest.v1+prettyjws', 'img'),
+    ),
+    /^invalid: img is a Docker schema1 manifest/,
+  );
+  t.match(
+    failure(() => parseManifest(enc({ schemaVersion: 1 }), 'application/json', 'img')),
+    /^invalid: .*schema1/,
+  );
+  t.match(
+    failure(() => parseManifest(enc('{nope'), MediaType.ociManifest, 'img')),
+    /^invalid: img is not valid JSON/,
+  );
+  t.match(
+    failure(() => parseManifest(enc('[]'), MediaType.ociManifest, 'img')),
+    /^invalid: img is not a JSON object/,
+  );
+  t.match(
+    failure(() => parseManifest(enc({ schemaVersion: 2, mediaType: 'application/vnd.example+json' }), null, 'img')),
+    /^invalid: img has unsupported media type "application\/vnd.example\+json"/,
+  );
+  const helm = {
+    schemaVersion: 2,
+    mediaType: MediaType.ociManifest,
+    config: { mediaType: 'application/vnd.cncf.helm.config.v1+json', digest: 'sha256:h' },
+    layers: [],
+  };
+  t.match(
+    failure(() => parseManifest(enc(helm), null, 'chart')),
+    /^invalid: chart is not a container image \(config media type "application\/vnd.cncf.helm.config.v1\+json"\)/,
+  );
+  t.match(
+    failure(() => parseManifest(enc({ schemaVersion: 2, mediaType: MediaType.ociIndex }), null, 'idx')),
+    /^invalid: idx: index without "manifests"/,
+  );
 });
 
 t.test('reads config.Labels', async (t) => {
@@ -44,5 +75,8 @@ t.test('reads config.Labels', async (t) => {
   t.strictSame(parseConfigLabels(enc({ config: { Labels: null } }), 'c'), {});
   t.strictSame(parseConfigLabels(enc({ config: {} }), 'c'), {});
   t.strictSame(parseConfigLabels(enc({ architecture: 'amd64' }), 'c'), {});
-  t.match(failure(() => parseConfigLabels(enc('not json'), 'cfg')), /^invalid: cfg is not valid JSON/);
+  t.match(
+    failure(() => parseConfigLabels(enc('not json'), 'cfg')),
+    /^invalid: cfg is not valid JSON/,
+  );
 });

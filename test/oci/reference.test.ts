@@ -29,7 +29,19 @@ t.test('parses every reference form', async (t) => {
   for (const [input, want] of valid) t.strictSame(parseImageReference(input), want, input);
 });
 
-const invalid = ['', 'UPPER', 'nginx:', 'nginx:-bad', 'a//b', 'app@sha256:short', `app@sha256:${'A'.repeat(64)}`, 'bad_host:x:y/app', 'app/', '/app', `a@b@${D}`];
+const invalid = [
+  '',
+  'UPPER',
+  'nginx:',
+  'nginx:-bad',
+  'a//b',
+  'app@sha256:short',
+  `app@sha256:${'A'.repeat(64)}`,
+  'bad_host:x:y/app',
+  'app/',
+  '/app',
+  `a@b@${D}`,
+];
 
 t.test('rejects malformed references as invalid', async (t) => {
   for (const input of invalid) {

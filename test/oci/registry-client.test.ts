@@ -28,7 +28,9 @@ t.teardown(() => registry.close());
 const host = registry.host;
 const client = createRegistryClient({ insecureHosts: [host] });
 
-const appDigest = await pushImage(registry.url, 'team/app', 'v1', { labels: { 'org.opencontainers.image.source': 'https://github.com/acme/app', 'org.opencontainers.image.revision': 'abc123' } });
+const appDigest = await pushImage(registry.url, 'team/app', 'v1', {
+  labels: { 'org.opencontainers.image.source': 'https://github.com/acme/app', 'org.opencontainers.image.revision': 'abc123' },
+});
 await pushImage(registry.url, 'team/bare', 'v1');
 const multi = await pushIndex(
   registry.url,
@@ -43,20 +45,43 @@ const multi = await pushIndex(
 
 t.test('single-platform Docker v2 image, anonymous', async (t) => {
   const meta = await client.imageMetadata(`${host}/team/app:v1`);
-  t.strictSame(meta, { digest: appDigest, labels: { 'org.opencontainers.image.source': 'https://github.com/acme/app', 'org.opencontainers.image.revision': 'abc123' } });
+  t.strictSame(meta, {
+    digest: appDigest,
+    labels: { 'org.opencontainers.image.source': 'https://github.com/acme/app', 'org.opencontainers.image.revision': 'abc123' },
+  });
   t.strictSame(await client.imageMetadata(`${host}/team/app@${appDigest}`), meta, 'by digest');
   t.strictSame(await client.imageMetadata(`${host}/team/bare:v1`).then((m) => m.labels), {}, 'config.Labels null → {}');
 });
 
 t.test('OCI index with attestations: linux/amd64 by default, arm64 by option', async (t) => {
   t.equal(multi.attestations.length, 2);
-  t.strictSame(await client.imageMetadata(`${host}/team/multi:2.0`), { digest: multi.digest, platformDigest: multi.platforms['linux/amd64'], labels: { arch: 'amd64' } });
+  t.strictSame(await client.imageMetadata(`${host}/team/multi:2.0`), {
+    digest: multi.digest,
+    platformDigest: multi.platforms['linux/amd64'],
+    labels: { arch: 'amd64' },
+  });
   const arm = createRegistryClient({ insecureHosts: [host], platform: { os: 'linux', architecture: 'arm64' } });
-  t.strictSame(await arm.imageMetadata(`${host}/team/multi:2.0`), { digest: multi.digest, platformDigest: multi.platforms['linux/arm64/v8'], labels: { arch: 'arm64' } });
+  t.strictSame(await arm.imageMetadata(`${host}/team/multi:2.0`), {
+    digest: multi.digest,
+    platformDigest: multi.platforms['linux/arm64/v8'],
+    labels: { arch: 'arm64' },
+  });
   const s390 = createRegistryClient({ insecureHosts: [host], platform: { os: 'linux', architecture: 's390x' } });
-  t.equal((await s390.imageMetadata(`${host}/team/multi:2.0`)).platformDigest, multi.platforms['linux/amd64'], 'falls back to the first real platform');
-  t.equal((await client.imageMetadata(`${host}/team/multi:ignored@${multi.digest}`)).platformDigest, multi.platforms['linux/amd64'], 'index digest wins over tag');
-  t.equal(await client.resolveTag(parseImageReference(`${host}/team/multi:2.0`)), multi.digest, 'a tag resolves to the index digest, what pods report');
+  t.equal(
+    (await s390.imageMetadata(`${host}/team/multi:2.0`)).platformDigest,
+    multi.platforms['linux/amd64'],
+    'falls back to the first real platform',
+  );
+  t.equal(
+    (await client.imageMetadata(`${host}/team/multi:ignored@${multi.digest}`)).platformDigest,
+    multi.platforms['linux/amd64'],
+    'index digest wins over tag',
+  );
+  t.equal(
+    await client.resolveTag(parseImageReference(`${host}/team/multi:2.0`)),
+    multi.digest,
+    'a tag resolves to the index digest, what pods report',
+  );
 });
 
 t.test('missing tag → not_found', async (t) => {
@@ -68,7 +93,12 @@ t.test('missing tag → not_found', async (t) => {
 
 t.test('an artifact that is not a container image → invalid', async (t) => {
   const config = await pushBlob(registry.url, 'team/chart', Buffer.from('{"name":"chart"}'), 'application/vnd.cncf.helm.config.v1+json');
-  await pushManifest(registry.url, 'team/chart', '1.0.0', { schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config, layers: [] });
+  await pushManifest(registry.url, 'team/chart', '1.0.0', {
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    config,
+    layers: [],
+  });
   const err = await registryError(client.imageMetadata(`${host}/team/chart:1.0.0`));
   t.equal(err.failure, 'invalid');
   t.match(err.message, /not a container image/);
@@ -85,7 +115,10 @@ t.test('htpasswd registry: denied without credentials, labels with them', async 
   const users = { alice: 'correct horse' };
   const locked = await startRegistry({ auth: 'htpasswd', users });
   t.teardown(() => locked.close());
-  const digest = await pushImage(locked.url, 'private/app', 'v1', { labels: { team: 'a' }, auth: { username: 'alice', password: 'correct horse' } });
+  const digest = await pushImage(locked.url, 'private/app', 'v1', {
+    labels: { team: 'a' },
+    auth: { username: 'alice', password: 'correct horse' },
+  });
   const ref = `${locked.host}/private/app:v1`;
 
   const anonymous = await registryError(createRegistryClient({ insecureHosts: [locked.host] }).imageMetadata(ref));
@@ -112,15 +145,32 @@ t.test('per-call credentials: each pull authenticates as its caller; answers are
   const shared = createRegistryClient({ insecureHosts: [locked.host] });
   const ref = `${locked.host}/private/solo:v1`;
   let lookups = 0;
-  const own = { credentials: (registry: string, repository: string) => (lookups++, registry === locked.host && repository === 'private/solo' ? alice : undefined) };
+  const own = {
+    credentials: (registry: string, repository: string) => (
+      lookups++,
+      registry === locked.host && repository === 'private/solo' ? alice : undefined
+    ),
+  };
   t.strictSame(await shared.imageMetadata(ref, own), { digest, labels: { who: 'alice' } });
   t.equal(lookups, 1, 'looked up once per call, with registry and repository');
-  t.equal((await registryError(shared.imageMetadata(ref))).failure, 'denied', 'the Basic answer cached for alice does not serve an anonymous pull');
+  t.equal(
+    (await registryError(shared.imageMetadata(ref))).failure,
+    'denied',
+    'the Basic answer cached for alice does not serve an anonymous pull',
+  );
   t.equal(await shared.resolveTag(parseImageReference(ref), own), digest, 'HEAD with credentials');
   t.equal((await registryError(shared.resolveTag(parseImageReference(ref)))).failure, 'denied', 'HEAD without');
   const fallback = createRegistryClient({ insecureHosts: [locked.host], credentialsFor: () => alice });
-  t.equal((await fallback.imageMetadata(ref, { credentials: async () => undefined })).digest, digest, 'no own credentials → the client default');
-  t.equal((await registryError(shared.resolveTag(parseImageReference(`${locked.host}/private/solo:v2`), own))).failure, 'not_found', 'HEAD of a missing tag');
+  t.equal(
+    (await fallback.imageMetadata(ref, { credentials: async () => undefined })).digest,
+    digest,
+    'no own credentials → the client default',
+  );
+  t.equal(
+    (await registryError(shared.resolveTag(parseImageReference(`${locked.host}/private/solo:v2`), own))).failure,
+    'not_found',
+    'HEAD of a missing tag',
+  );
 });
 
 t.test('stopped registry → unavailable', async (t) => {
@@ -163,7 +213,11 @@ t.test('Bearer token flow: token fetched with credentials, cached until expires_
   const ref = `${proxy.host}/team/multi:2.0`;
   const tokenRequests = (): number => proxy.log.filter((r) => r.path.startsWith('/token')).length;
 
-  t.strictSame(await bearerClient.imageMetadata(ref), { digest: multi.digest, platformDigest: multi.platforms['linux/amd64'], labels: { arch: 'amd64' } });
+  t.strictSame(await bearerClient.imageMetadata(ref), {
+    digest: multi.digest,
+    platformDigest: multi.platforms['linux/amd64'],
+    labels: { arch: 'amd64' },
+  });
   t.equal(tokenRequests(), 1);
   const tokenRequest = proxy.log.find((r) => r.path.startsWith('/token'))!;
   t.match(tokenRequest.path, /service=test-registry/);
@@ -188,7 +242,10 @@ t.test('blob redirect to another host drops the Authorization header', async (t)
   const proxy = await startRegistryProxy({ upstream: registry.url, bearer: {}, redirectBlobs: true });
   t.teardown(() => proxy.close());
   const redirected = createRegistryClient({ insecureHosts: [proxy.host, proxy.storageHost] });
-  t.strictSame(await redirected.imageMetadata(`${proxy.host}/team/app:v1`), { digest: appDigest, labels: { 'org.opencontainers.image.source': 'https://github.com/acme/app', 'org.opencontainers.image.revision': 'abc123' } });
+  t.strictSame(await redirected.imageMetadata(`${proxy.host}/team/app:v1`), {
+    digest: appDigest,
+    labels: { 'org.opencontainers.image.source': 'https://github.com/acme/app', 'org.opencontainers.image.revision': 'abc123' },
+  });
   const redirect = proxy.log.find((r) => r.status === 307);
   const storage = proxy.log.find((r) => r.path.startsWith('/storage/'));
   t.ok(redirect, 'the blob was redirected');

@@ -99,7 +99,9 @@ export async function startRegistryProxy(options: ProxyOptions): Promise<Registr
       if (token === undefined || !tokens.has(token)) {
         const repo = /^\/v2\/(.+)\/(?:manifests|blobs)\//.exec(url.pathname)?.[1] ?? '';
         const challenge = `Bearer realm="http://127.0.0.1:${port}/token",service="test-registry",scope="repository:${repo}:pull"`;
-        res.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAUTHORIZED"}]}');
+        res
+          .writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' })
+          .end('{"errors":[{"code":"UNAUTHORIZED"}]}');
         return;
       }
     }

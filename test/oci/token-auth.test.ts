@@ -10,7 +10,11 @@ import { pushImage, pushIndex } from '../harness/push-image.js';
 import { TOKEN_SERVICE, startRegistry } from '../harness/registry.js';
 import { parseScope } from '../harness/token-server.js';
 
-const registry = await startRegistry({ auth: 'token', users: { ci: 'ci-secret', reader: 'read-only' }, isPublic: (repo) => repo.startsWith('public/') });
+const registry = await startRegistry({
+  auth: 'token',
+  users: { ci: 'ci-secret', reader: 'read-only' },
+  isPublic: (repo) => repo.startsWith('public/'),
+});
 t.teardown(() => registry.close());
 const token = registry.token!;
 const push = (repo: string) => ({ bearer: token.mint('ci', [{ type: 'repository', name: repo, actions: ['pull', 'push'] }]) });
@@ -20,10 +24,13 @@ const insecureHosts = [host, new URL(token.realm).host];
 const ACCEPT = { accept: 'application/vnd.docker.distribution.manifest.v2+json' };
 
 const privateDigest = await pushImage(registry.url, 'private/app', 'v1', { labels: { team: 'a' }, auth: push('private/app') });
-const publicIndex = await pushIndex(registry.url, 'public/tool', '1.0', [
-  { labels: { arch: 'amd64' } },
-  { architecture: 'arm', variant: 'v7', labels: { arch: 'arm' } },
-], { attestation: true, auth: push('public/tool') });
+const publicIndex = await pushIndex(
+  registry.url,
+  'public/tool',
+  '1.0',
+  [{ labels: { arch: 'amd64' } }, { architecture: 'arm', variant: 'v7', labels: { arch: 'arm' } }],
+  { attestation: true, auth: push('public/tool') },
+);
 
 async function failure(p: Promise<unknown>): Promise<RegistryError> {
   try {
@@ -36,14 +43,29 @@ async function failure(p: Promise<unknown>): Promise<RegistryError> {
 }
 
 t.test('the registry itself refuses requests without a token, and a forged token', async (t) => {
-  const res = await fetch(`${registry.url}/v2/private/app/manifests/v1`, { method: 'HEAD', headers: ACCEPT, signal: AbortSignal.timeout(5000) });
+  const res = await fetch(`${registry.url}/v2/private/app/manifests/v1`, {
+    method: 'HEAD',
+    headers: ACCEPT,
+    signal: AbortSignal.timeout(5000),
+  });
   t.equal(res.status, 401);
-  t.match(res.headers.get('www-authenticate'), new RegExp(`^Bearer realm="${token.realm}",service="${TOKEN_SERVICE}",scope="repository:private/app:pull"`));
+  t.match(
+    res.headers.get('www-authenticate'),
+    new RegExp(`^Bearer realm="${token.realm}",service="${TOKEN_SERVICE}",scope="repository:private/app:pull"`),
+  );
   const real = token.mint('ci', [{ type: 'repository', name: 'private/app', actions: ['pull'] }]);
   const forged = `${real.slice(0, real.lastIndexOf('.'))}.${Buffer.alloc(64, 1).toString('base64url')}`;
-  const bad = await fetch(`${registry.url}/v2/private/app/manifests/v1`, { method: 'HEAD', headers: { ...ACCEPT, authorization: `Bearer ${forged}` }, signal: AbortSignal.timeout(5000) });
+  const bad = await fetch(`${registry.url}/v2/private/app/manifests/v1`, {
+    method: 'HEAD',
+    headers: { ...ACCEPT, authorization: `Bearer ${forged}` },
+    signal: AbortSignal.timeout(5000),
+  });
   t.equal(bad.status, 401, 'a token with a bad signature is refused');
-  const good = await fetch(`${registry.url}/v2/private/app/manifests/v1`, { method: 'HEAD', headers: { ...ACCEPT, authorization: `Bearer ${real}` }, signal: AbortSignal.timeout(5000) });
+  const good = await fetch(`${registry.url}/v2/private/app/manifests/v1`, {
+    method: 'HEAD',
+    headers: { ...ACCEPT, authorization: `Bearer ${real}` },
+    signal: AbortSignal.timeout(5000),
+  });
   t.equal(good.status, 200, 'the minted token is accepted');
 });
 
@@ -73,8 +95,13 @@ t.test('public multi-arch index anonymously: HEAD resolves the tag, reads by dig
   const ref = parseImageReference(`${host}/public/tool:1.0`);
   t.equal(await arm.resolveTag(ref), publicIndex.digest, 'the tag resolves to the index digest');
   t.strictSame(await arm.readDigest({ ...ref, digest: publicIndex.digest }), {
-    digest: publicIndex.digest, platformDigest: publicIndex.platforms['linux/arm/v7'], labels: { arch: 'arm' },
+    digest: publicIndex.digest,
+    platformDigest: publicIndex.platforms['linux/arm/v7'],
+    labels: { arch: 'arm' },
   });
   t.equal(arm.platform, 'linux/arm/v7');
-  t.ok(token.log.every((r) => r.scopes.every((s) => parseScope(s)?.actions.join() === 'pull' || r.user === 'ci')), 'the client only ever asks to pull');
+  t.ok(
+    token.log.every((r) => r.scopes.every((s) => parseScope(s)?.actions.join() === 'pull' || r.user === 'ci')),
+    'the client only ever asks to pull',
+  );
 });

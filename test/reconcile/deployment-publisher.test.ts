@@ -35,9 +35,19 @@ type Flavour = 'production' | 'named' | 'staging';
 
 function target(flavour: Flavour, commit: string, image: string): { target: ReportTarget; origin: Origin } {
   const annotations: Record<string, string> = flavour === 'named' ? { 'deployment-name': 'shop-api' } : {};
-  const r = resolveTarget(source, { ...workload, annotations, containers: [{ name: 'app', image }] }, { name: 'app', image },
+  const r = resolveTarget(
+    source,
+    { ...workload, annotations, containers: [{ name: 'app', image }] },
+    { name: 'app', image },
     { labels: { 'org.opencontainers.image.source': `https://github.com/${OWNER}/${REPO}`, 'org.opencontainers.image.revision': commit } },
-    { cluster: 'eu-1', environment: flavour === 'production' ? 'production' : 'staging', description: 'Flux', githubHost: 'github.com', controllerVersion: '0.1.0' });
+    {
+      cluster: 'eu-1',
+      environment: flavour === 'production' ? 'production' : 'staging',
+      description: 'Flux',
+      githubHost: 'github.com',
+      controllerVersion: '0.1.0',
+    },
+  );
   if (!('target' in r)) throw new Error(r.skip);
   return { target: r.target, origin: { source, workload, container: 'app', image } };
 }
@@ -46,7 +56,11 @@ function target(flavour: Flavour, commit: string, image: string): { target: Repo
 function lifecycle(flavour: Flavour): Array<{ label: string; desired: DesiredState } & ReturnType<typeof target>> {
   const a = target(flavour, SHA_A, 'ghcr.io/acme/shop:1.0.0');
   const b = target(flavour, SHA_B, 'ghcr.io/acme/shop:1.1.0');
-  return [{ label: 'A in_progress', desired: 'in_progress', ...a }, { label: 'A success', desired: 'success', ...a }, { label: 'B success', desired: 'success', ...b }];
+  return [
+    { label: 'A in_progress', desired: 'in_progress', ...a },
+    { label: 'A success', desired: 'success', ...a },
+    { label: 'B success', desired: 'success', ...b },
+  ];
 }
 
 /** A call of the port to crash on: the nth call of `method` (with that status state), before or after it reaches GitHub. */
@@ -63,20 +77,64 @@ interface CrashPoint {
 }
 
 const CRASH_POINTS: CrashPoint[] = [
-  { name: 'after the provisional row', method: 'listDeployments', before: true, extra: { list: 0, listStatuses: 0 },
-    left: [{ deploymentId: null, state: null, pendingState: null }, null] },
-  { name: 'after createDeployment (A)', method: 'createDeployment', extra: { list: 1, listStatuses: 1 },
-    left: [{ deploymentId: null, state: null, pendingState: null }, null] },
-  { name: 'after status in_progress', method: 'createStatus', state: 'in_progress', extra: { list: 0, listStatuses: 1 },
-    left: [{ deploymentId: Number, state: null, pendingState: 'in_progress' }, null] },
-  { name: 'after status success (A)', method: 'createStatus', state: 'success', extra: { list: 0, listStatuses: 1 },
-    left: [{ state: 'in_progress', pendingState: 'success' }, null] },
-  { name: 'after createDeployment (B)', method: 'createDeployment', nth: 2, extra: { list: 1, listStatuses: 1 },
-    left: [{ state: 'success', pendingState: null }, { deploymentId: null, state: null, pendingState: null }] },
-  { name: 'after status success (B)', method: 'createStatus', state: 'success', nth: 2, extra: { list: 0, listStatuses: 1 },
-    left: [{ state: 'success', pendingState: null }, { deploymentId: Number, state: null, pendingState: 'success' }] },
-  { name: 'after the supersede inactive', method: 'createStatus', state: 'inactive', extra: { list: 0, listStatuses: 1 },
-    left: [{ state: 'success', pendingState: 'inactive' }, { state: 'success', pendingState: null }] },
+  {
+    name: 'after the provisional row',
+    method: 'listDeployments',
+    before: true,
+    extra: { list: 0, listStatuses: 0 },
+    left: [{ deploymentId: null, state: null, pendingState: null }, null],
+  },
+  {
+    name: 'after createDeployment (A)',
+    method: 'createDeployment',
+    extra: { list: 1, listStatuses: 1 },
+    left: [{ deploymentId: null, state: null, pendingState: null }, null],
+  },
+  {
+    name: 'after status in_progress',
+    method: 'createStatus',
+    state: 'in_progress',
+    extra: { list: 0, listStatuses: 1 },
+    left: [{ deploymentId: Number, state: null, pendingState: 'in_progress' }, null],
+  },
+  {
+    name: 'after status success (A)',
+    method: 'createStatus',
+    state: 'success',
+    extra: { list: 0, listStatuses: 1 },
+    left: [{ state: 'in_progress', pendingState: 'success' }, null],
+  },
+  {
+    name: 'after createDeployment (B)',
+    method: 'createDeployment',
+    nth: 2,
+    extra: { list: 1, listStatuses: 1 },
+    left: [
+      { state: 'success', pendingState: null },
+      { deploymentId: null, state: null, pendingState: null },
+    ],
+  },
+  {
+    name: 'after status success (B)',
+    method: 'createStatus',
+    state: 'success',
+    nth: 2,
+    extra: { list: 0, listStatuses: 1 },
+    left: [
+      { state: 'success', pendingState: null },
+      { deploymentId: Number, state: null, pendingState: 'success' },
+    ],
+  },
+  {
+    name: 'after the supersede inactive',
+    method: 'createStatus',
+    state: 'inactive',
+    extra: { list: 0, listStatuses: 1 },
+    left: [
+      { state: 'success', pendingState: 'inactive' },
+      { state: 'success', pendingState: null },
+    ],
+  },
 ];
 
 class SimulatedCrash extends Error {}
@@ -86,7 +144,8 @@ function crashing(port: DeploymentsPort, point: CrashPoint | undefined): { port:
   let seen = 0;
   let fired = 0;
   const guard = async <R>(method: keyof DeploymentsPort, state: StatusState | undefined, call: () => Promise<R>): Promise<R> => {
-    const hit = point !== undefined && point.method === method && (point.state === undefined || point.state === state) && ++seen === (point.nth ?? 1);
+    const hit =
+      point !== undefined && point.method === method && (point.state === undefined || point.state === state) && ++seen === (point.nth ?? 1);
     if (hit) fired++;
     if (hit && point.before) throw new SimulatedCrash(`crash ${point.name}`);
     const out = await call();
@@ -112,8 +171,10 @@ const plainPort = (sim: GitHubSimulator): DeploymentsPort =>
 function counts(sim: GitHubSimulator) {
   const is = (method: string, re: RegExp) => sim.requests.filter((r) => r.method === method && re.test(r.path)).length;
   return {
-    list: is('GET', /\/deployments$/), create: is('POST', /\/deployments$/),
-    listStatuses: is('GET', /\/statuses$/), status: is('POST', /\/statuses$/),
+    list: is('GET', /\/deployments$/),
+    create: is('POST', /\/deployments$/),
+    listStatuses: is('GET', /\/statuses$/),
+    status: is('POST', /\/statuses$/),
   };
 }
 
@@ -137,7 +198,8 @@ async function run(t: Test, opts: { flavour: Flavour; crash?: CrashPoint; port?:
   let clock = 1_000;
   const real = (opts.port ?? plainPort)(sim);
   const crash = crashing(real, opts.crash);
-  const publisherOver = (port: DeploymentsPort) => new Publisher({ github: port, deployments: new DeploymentStore(db), log, now: () => ++clock });
+  const publisherOver = (port: DeploymentsPort) =>
+    new Publisher({ github: port, deployments: new DeploymentStore(db), log, now: () => ++clock });
   let publisher = publisherOver(crash.port);
   let recovery: ReturnType<typeof counts> | undefined;
   let left: Array<DeploymentRow | undefined> = [];
@@ -155,7 +217,12 @@ async function run(t: Test, opts: { flavour: Flavour; crash?: CrashPoint; port?:
       const before = counts(sim);
       await publisher.publish(step.target, step.origin, step.desired, step.label);
       const after = counts(sim);
-      recovery = { list: after.list - before.list, create: after.create - before.create, listStatuses: after.listStatuses - before.listStatuses, status: after.status - before.status };
+      recovery = {
+        list: after.list - before.list,
+        create: after.create - before.create,
+        listStatuses: after.listStatuses - before.listStatuses,
+        status: after.status - before.status,
+      };
     }
   }
   const settled = counts(sim);
@@ -163,7 +230,11 @@ async function run(t: Test, opts: { flavour: Flavour; crash?: CrashPoint; port?:
   await publisher.publish(last.target, last.origin, last.desired, 'again');
   const replay = counts(sim);
   return {
-    sim, fired: crash.fired(), total: settled, recovery, left,
+    sim,
+    fired: crash.fired(),
+    total: settled,
+    recovery,
+    left,
     replayRequests: Object.values(replay).reduce((a, b) => a + b, 0) - Object.values(settled).reduce((a, b) => a + b, 0),
     cached: rows(),
   };
@@ -172,11 +243,20 @@ async function run(t: Test, opts: { flavour: Flavour; crash?: CrashPoint; port?:
 /** What every run must leave on GitHub, crash or not. */
 function assertGitHub(t: Test, sim: GitHubSimulator) {
   const ds = sim.deployments(OWNER, REPO);
-  t.same(ds.map((d) => d.sha), [SHA_A, SHA_B], 'exactly one deployment per commit');
-  for (const d of ds) t.same(repeats(d), [], `no status repeated in a row on ${d.sha.slice(0, 7)}: ${d.statuses.map((s) => `${s.state}/${s.addedBy}`).join(', ')}`);
+  t.same(
+    ds.map((d) => d.sha),
+    [SHA_A, SHA_B],
+    'exactly one deployment per commit',
+  );
+  for (const d of ds)
+    t.same(
+      repeats(d),
+      [],
+      `no status repeated in a row on ${d.sha.slice(0, 7)}: ${d.statuses.map((s) => `${s.state}/${s.addedBy}`).join(', ')}`,
+    );
   t.same(states(ds[0]!), ['in_progress', 'success', 'inactive'], 'A: rolled out, succeeded, superseded');
   t.same(states(ds[1]!), ['success'], 'B: caught up at success');
-  t.same(sim.violations, [], 'every request matched GitHub\'s schema');
+  t.same(sim.violations, [], "every request matched GitHub's schema");
 }
 
 const BASELINE = { list: 2, create: 2, listStatuses: 0, status: 4 };
@@ -185,17 +265,28 @@ t.test('the lifecycle through createOctokit (throttled, as in production)', asyn
   const metrics = createMetrics();
   const r = await run(t, {
     flavour: 'production',
-    port: (sim) => createDeploymentsPort(createOctokit({
-      credentials: staticToken(TOKEN), baseUrl: sim.url, userAgent: 'gdb-test', metrics, log, scope: 'token',
-      health: new GitHubHealth({ auth: 'token', now: Date.now }),
-    })),
+    port: (sim) =>
+      createDeploymentsPort(
+        createOctokit({
+          credentials: staticToken(TOKEN),
+          baseUrl: sim.url,
+          userAgent: 'gdb-test',
+          metrics,
+          log,
+          scope: 'token',
+          health: new GitHubHealth({ auth: 'token', now: Date.now }),
+        }),
+      ),
   });
   assertGitHub(t, r.sim);
   t.same(r.total, BASELINE, 'two lists, two creates, four statuses, no status reads');
   t.equal(r.replayRequests, 0, 'publishing the same truth again costs no request');
   const text = await metrics.registry.metrics();
   t.match(text, /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments",status="201"\} 2\b/);
-  t.match(text, /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="201"\} 4\b/);
+  t.match(
+    text,
+    /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="201"\} 4\b/,
+  );
 });
 
 for (const flavour of ['production', 'named'] as const) {
@@ -205,7 +296,11 @@ for (const flavour of ['production', 'named'] as const) {
     t.same(clean.total, BASELINE, 'without a crash');
     if (flavour === 'named') {
       const successes = clean.sim.writes().filter((w) => (w.body as { state?: string }).state === 'success');
-      t.same(successes.map((w) => (w.body as { auto_inactive?: boolean }).auto_inactive), [false, false], 'a named lineage turns GitHub\'s auto_inactive off');
+      t.same(
+        successes.map((w) => (w.body as { auto_inactive?: boolean }).auto_inactive),
+        [false, false],
+        "a named lineage turns GitHub's auto_inactive off",
+      );
     }
 
     for (const point of CRASH_POINTS) {
@@ -216,15 +311,28 @@ for (const flavour of ['production', 'named'] as const) {
         if (point.left[1] === null) t.equal(r.left[1], undefined, 'no row for B yet');
         else t.match(r.left[1], point.left[1], 'B in the reopened cache right after the crash');
         assertGitHub(t, r.sim);
-        t.same(r.total, {
-          list: BASELINE.list + point.extra.list, create: BASELINE.create,
-          listStatuses: BASELINE.listStatuses + point.extra.listStatuses, status: BASELINE.status,
-        }, 'no write repeated; recovery reads at most one list and one list-statuses');
+        t.same(
+          r.total,
+          {
+            list: BASELINE.list + point.extra.list,
+            create: BASELINE.create,
+            listStatuses: BASELINE.listStatuses + point.extra.listStatuses,
+            status: BASELINE.status,
+          },
+          'no write repeated; recovery reads at most one list and one list-statuses',
+        );
         t.ok(r.recovery, 'a recovery ran');
         t.ok(r.recovery!.list <= 1 && r.recovery!.listStatuses <= 1, `recovery step: ${JSON.stringify(r.recovery)}`);
         t.comment(`${flavour} / ${point.name}: total ${JSON.stringify(r.total)}, recovery step ${JSON.stringify(r.recovery)}`);
         t.equal(r.replayRequests, 0, 'the cache is settled: a replay sends nothing');
-        t.match(r.cached, [{ state: 'inactive', pendingState: null }, { state: 'success', pendingState: null }], 'the reopened cache agrees with GitHub');
+        t.match(
+          r.cached,
+          [
+            { state: 'inactive', pendingState: null },
+            { state: 'success', pendingState: null },
+          ],
+          'the reopened cache agrees with GitHub',
+        );
       });
     }
   });

@@ -25,11 +25,14 @@ const STAGE_TIMEOUT_MS = 90_000;
 
 /** The opted-in Deployment apps/web running `commit` (repository and commit annotated: no registry), rollout finished. */
 function putWeb(world: World, commit: string): void {
-  world.kube.put(deployment({
-    namespace: 'apps', name: 'web',
-    annotations: { ...OPT_IN, 'github-deployment-bridge.io/repository': 'acme/web', 'github-deployment-bridge.io/commit': commit },
-    containers: [{ name: 'app', image: `registry.invalid/acme/web:${commit.slice(0, 7)}` }],
-  }));
+  world.kube.put(
+    deployment({
+      namespace: 'apps',
+      name: 'web',
+      annotations: { ...OPT_IN, 'github-deployment-bridge.io/repository': 'acme/web', 'github-deployment-bridge.io/commit': commit },
+      containers: [{ name: 'app', image: `registry.invalid/acme/web:${commit.slice(0, 7)}` }],
+    }),
+  );
   finishRollout(world, 'web');
 }
 
@@ -45,7 +48,10 @@ interface Stage {
 const STAGES: Stage[] = [
   {
     name: 'commit A rolling out',
-    apply: (w) => { putWeb(w, A); putKustomization(w, 'web', ['web'], PROGRESSING, 1); },
+    apply: (w) => {
+      putWeb(w, A);
+      putKustomization(w, 'web', ['web'], PROGRESSING, 1);
+    },
     trails: { [A]: ['in_progress'] },
     cached: { [A]: 'in_progress' },
   },
@@ -57,7 +63,10 @@ const STAGES: Stage[] = [
   },
   {
     name: 'commit B live, A superseded',
-    apply: (w) => { putWeb(w, B); putKustomization(w, 'web', ['web'], READY, 2); },
+    apply: (w) => {
+      putWeb(w, B);
+      putKustomization(w, 'web', ['web'], READY, 2);
+    },
     trails: { [A]: ['in_progress', 'success', 'inactive'], [B]: ['success'] },
     cached: { [A]: 'inactive', [B]: 'success' },
   },
@@ -79,15 +88,64 @@ interface CrashPoint {
 const LIST_OR_CREATE = /\/deployments$/;
 const STATUS = /\/statuses$/;
 const POINTS: CrashPoint[] = [
-  { title: 'after the provisional row (killed as the list call arrives)', method: 'GET', path: LIST_OR_CREATE, skip: 0, when: 'before', stage: 0 },
-  { title: 'after create (GitHub created it, the answer was lost)', method: 'POST', path: LIST_OR_CREATE, skip: 0, when: 'after', stage: 0 },
-  { title: 'after the pending mark for in_progress, before the POST reaches GitHub', method: 'POST', path: STATUS, skip: 0, when: 'before', stage: 0 },
+  {
+    title: 'after the provisional row (killed as the list call arrives)',
+    method: 'GET',
+    path: LIST_OR_CREATE,
+    skip: 0,
+    when: 'before',
+    stage: 0,
+  },
+  {
+    title: 'after create (GitHub created it, the answer was lost)',
+    method: 'POST',
+    path: LIST_OR_CREATE,
+    skip: 0,
+    when: 'after',
+    stage: 0,
+  },
+  {
+    title: 'after the pending mark for in_progress, before the POST reaches GitHub',
+    method: 'POST',
+    path: STATUS,
+    skip: 0,
+    when: 'before',
+    stage: 0,
+  },
   { title: 'after status in_progress (applied, answer lost)', method: 'POST', path: STATUS, skip: 0, when: 'after', stage: 0 },
   { title: 'after status success (applied, answer lost)', method: 'POST', path: STATUS, skip: 1, when: 'after', stage: 1 },
-  { title: 'after create of the second commit (applied, answer lost)', method: 'POST', path: LIST_OR_CREATE, skip: 1, when: 'after', stage: 2 },
-  { title: 'after status success of the second commit, before superseding the first', method: 'POST', path: STATUS, skip: 2, when: 'after', stage: 2 },
-  { title: 'after the pending mark for inactive (superseded), before the POST reaches GitHub', method: 'POST', path: STATUS, skip: 3, when: 'before', stage: 2 },
-  { title: 'after status inactive of the superseded commit (applied, answer lost)', method: 'POST', path: STATUS, skip: 3, when: 'after', stage: 2 },
+  {
+    title: 'after create of the second commit (applied, answer lost)',
+    method: 'POST',
+    path: LIST_OR_CREATE,
+    skip: 1,
+    when: 'after',
+    stage: 2,
+  },
+  {
+    title: 'after status success of the second commit, before superseding the first',
+    method: 'POST',
+    path: STATUS,
+    skip: 2,
+    when: 'after',
+    stage: 2,
+  },
+  {
+    title: 'after the pending mark for inactive (superseded), before the POST reaches GitHub',
+    method: 'POST',
+    path: STATUS,
+    skip: 3,
+    when: 'before',
+    stage: 2,
+  },
+  {
+    title: 'after status inactive of the superseded commit (applied, answer lost)',
+    method: 'POST',
+    path: STATUS,
+    skip: 3,
+    when: 'after',
+    stage: 2,
+  },
 ];
 
 interface Figures {
@@ -102,7 +160,10 @@ interface Figures {
 }
 
 const trailOf = (world: World, commit: string) =>
-  world.github.deployments('acme', 'web').find((d) => d.sha === commit)?.statuses.map((s) => s.state) ?? [];
+  world.github
+    .deployments('acme', 'web')
+    .find((d) => d.sha === commit)
+    ?.statuses.map((s) => s.state) ?? [];
 
 /** GitHub can never come back from a duplicate: thrown at once rather than waited out. */
 class Diverged extends Error {}
@@ -129,7 +190,8 @@ async function reached(world: World, bridge: BridgeProcess, stage: Stage): Promi
     if (JSON.stringify(trailOf(world, commit)) !== JSON.stringify(trail)) return false;
   }
   const s = (await bridge.get('/state')).body as {
-    deployments: Array<{ sha: string; state: string }>; queue: { pending: number; active: number; running: number };
+    deployments: Array<{ sha: string; state: string }>;
+    queue: { pending: number; active: number; running: number };
   };
   if (s.queue.pending + s.queue.active + s.queue.running !== 0) return false;
   return Object.entries(stage.cached).every(([commit, state]) => s.deployments.some((d) => d.sha === commit && d.state === state));
@@ -147,15 +209,22 @@ async function until<T>(world: World, bridges: BridgeProcess[], what: string, ch
     });
     if (v) return v;
     if (Date.now() > deadline) {
-      const logs = bridges.flatMap((b) => [`pid ${b.child.pid}:`, ...b.logs.slice(-20).map((l) => JSON.stringify(l).slice(0, 300)), b.stderr().slice(-1000)]);
+      const logs = bridges.flatMap((b) => [
+        `pid ${b.child.pid}:`,
+        ...b.logs.slice(-20).map((l) => JSON.stringify(l).slice(0, 300)),
+        b.stderr().slice(-1000),
+      ]);
       const calls = world.github.requests.map((r) => `${r.method} ${r.path} ${r.status ?? '-'}`);
-      throw new Error(`timed out waiting for ${what}; GitHub: ${JSON.stringify({ A: trailOf(world, A), B: trailOf(world, B), calls })}; last error: ${String(last)}\n${logs.join('\n')}`);
+      throw new Error(
+        `timed out waiting for ${what}; GitHub: ${JSON.stringify({ A: trailOf(world, A), B: trailOf(world, B), calls })}; last error: ${String(last)}\n${logs.join('\n')}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-const repoCalls = (reqs: readonly RecordedRequest[], method: string) => reqs.filter((r) => r.method === method && r.path.startsWith('/repos/')).length;
+const repoCalls = (reqs: readonly RecordedRequest[], method: string) =>
+  reqs.filter((r) => r.method === method && r.path.startsWith('/repos/')).length;
 
 /** Plays the three stages; with a crash point, SIGKILLs the bridge there and restarts it on the same database. */
 async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
@@ -163,14 +232,20 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
   let current!: Promise<BridgeProcess>;
   const bridges: BridgeProcess[] = [];
   t.teardown(async () => {
-    await current.then((b) => b.kill('SIGKILL'), () => undefined);
+    await current.then(
+      (b) => b.kill('SIGKILL'),
+      () => undefined,
+    );
     await Promise.all(bridges.map((b) => b.kill('SIGKILL')));
     await world.close();
   });
   let crash: { request: RecordedRequest; killed: Promise<unknown> } | undefined;
   if (point) {
     world.github.hook({
-      method: point.method, path: point.path, skip: point.skip, when: point.when,
+      method: point.method,
+      path: point.path,
+      skip: point.skip,
+      when: point.when,
       run: (request) => {
         // Set synchronously, before the poller can see what GitHub now holds.
         crash = { request, killed: current.then((b) => b.kill('SIGKILL')) };
@@ -179,8 +254,11 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
     });
   }
   // Bare: without the loaders tap adds to NODE_OPTIONS, which cost seconds of CPU per start on a loaded machine.
-  const start = () => startBridge({ env: world.env(BRIDGE_ENV), webhookKey: WEBHOOK_KEY })
-    .then((b) => { bridges.push(b); return b; });
+  const start = () =>
+    startBridge({ env: world.env(BRIDGE_ENV), webhookKey: WEBHOOK_KEY }).then((b) => {
+      bridges.push(b);
+      return b;
+    });
   STAGES[0]!.apply(world);
   current = start();
   let restartedAt: number | undefined;
@@ -189,7 +267,9 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
     if (i > 0) {
       stage.apply(world);
       const bridge = await current;
-      const res = await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' })).catch((e: Error) => e);
+      const res = await bridge
+        .post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' }))
+        .catch((e: Error) => e);
       if (crash === undefined || restartedAt !== undefined) t.match(res, { status: 202 }, `${stage.name}: event accepted`);
     }
     const outcome = await until(world, bridges, stage.name, async () => {
@@ -211,7 +291,11 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
   // The final state, from GitHub's side.
   const ds = world.github.deployments('acme', 'web');
   t.equal(ds.length, 2, 'two deployments: one per commit');
-  t.equal(new Set(ds.map((d) => `${d.environment}/${d.sha}/${d.task}`)).size, 2, 'exactly one deployment per (repo, environment, sha, name)');
+  t.equal(
+    new Set(ds.map((d) => `${d.environment}/${d.sha}/${d.task}`)).size,
+    2,
+    'exactly one deployment per (repo, environment, sha, name)',
+  );
   for (const d of ds) {
     const states = d.statuses.map((s) => s.state);
     t.equal(new Set(states).size, states.length, `no status repeated on ${d.sha.slice(0, 7)}: ${states.join(' → ')}`);
@@ -219,7 +303,7 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
   t.same(trailOf(world, A), ['in_progress', 'success', 'inactive'], 'commit A ends superseded');
   t.same(trailOf(world, B), ['success'], 'commit B ends live');
   t.equal(world.github.writes().length, LIFECYCLE_WRITES, 'no applied write beyond the lifecycle');
-  t.same(world.github.violations, [], 'every request matched GitHub\'s schema');
+  t.same(world.github.violations, [], "every request matched GitHub's schema");
 
   const reqs = world.github.requests;
   const posts = repoCalls(reqs, 'POST');
@@ -227,13 +311,19 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
     t.ok(restartedAt !== undefined, 'the bridge was killed and restarted');
     t.match(crash?.request, { method: point.method, status: undefined, didWork: point.when === 'after' }, 'killed on the intended request');
     // A write killed before GitHub applied it is sent once more; an applied one never again.
-    t.equal(posts, LIFECYCLE_WRITES + (point.method === 'POST' && point.when === 'before' ? 1 : 0), 'POSTs: the lifecycle, plus only the one that never reached GitHub');
+    t.equal(
+      posts,
+      LIFECYCLE_WRITES + (point.method === 'POST' && point.when === 'before' ? 1 : 0),
+      'POSTs: the lifecycle, plus only the one that never reached GitHub',
+    );
   } else {
     t.equal(posts, LIFECYCLE_WRITES, 'POSTs without a crash');
   }
   const recovery = restartedAt === undefined ? undefined : reqs.slice(restartedAt, recoveredAt);
   return {
-    reads: repoCalls(reqs, 'GET'), posts, applied: world.github.writes().length,
+    reads: repoCalls(reqs, 'GET'),
+    posts,
+    applied: world.github.writes().length,
     ...(recovery ? { recovery: { reads: repoCalls(recovery, 'GET'), posts: repoCalls(recovery, 'POST') } } : {}),
   };
 }
@@ -241,9 +331,13 @@ async function play(t: Test, point: CrashPoint | undefined): Promise<Figures> {
 const figures = new Map<string, Figures>();
 
 t.test('SIGKILL at each step of the create protocol, restart on the same database', { jobs: 6 }, async (t) => {
-  t.test('no crash (baseline)', async (t) => { figures.set('baseline', await play(t, undefined)); });
+  t.test('no crash (baseline)', async (t) => {
+    figures.set('baseline', await play(t, undefined));
+  });
   for (const point of POINTS) {
-    t.test(`crash point: ${point.title}`, async (t) => { figures.set(point.title, await play(t, point)); });
+    t.test(`crash point: ${point.title}`, async (t) => {
+      figures.set(point.title, await play(t, point));
+    });
   }
 });
 
@@ -256,7 +350,9 @@ t.test('recovery cost per crash point (GitHub calls beyond a run without a crash
   for (const point of POINTS) {
     const f = figures.get(point.title);
     if (!f) continue;
-    t.comment(`${point.title}: +${f.reads - base.reads} reads, +${f.posts - base.posts} POSTs (+${f.applied - base.applied} applied); restart to stage reached: ${f.recovery?.reads} reads, ${f.recovery?.posts} POSTs`);
+    t.comment(
+      `${point.title}: +${f.reads - base.reads} reads, +${f.posts - base.posts} POSTs (+${f.applied - base.applied} applied); restart to stage reached: ${f.recovery?.reads} reads, ${f.recovery?.posts} POSTs`,
+    );
     t.equal(f.applied, base.applied, `${point.title}: no extra applied write`);
   }
 });

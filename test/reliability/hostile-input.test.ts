@@ -30,20 +30,30 @@ const seeds = loadSeeds(FIXTURES, [
 ]);
 const VALID = Buffer.from(fluxEvent('Kustomization', 'flux-system', 'apps'));
 
-interface Answer { status: number; body: string }
+interface Answer {
+  status: number;
+  body: string;
+}
 
 /** One request over a keep-alive agent; a lost connection or no answer comes back as status 0. */
 function send(port: number, agent: http.Agent, c: Pick<FuzzCase, 'body' | 'headers'>): Promise<Answer> {
   return new Promise((resolve) => {
-    const req = http.request({
-      host: '127.0.0.1', port, method: 'POST', path: '/webhook', agent,
-      headers: { ...c.headers, 'content-length': String(c.body.length) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (e) => resolve({ status: 0, body: `response: ${e.message}` }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/webhook',
+        agent,
+        headers: { ...c.headers, 'content-length': String(c.body.length) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (e) => resolve({ status: 0, body: `response: ${e.message}` }));
+      },
+    );
     req.setTimeout(ANSWER_DEADLINE_MS, () => req.destroy(new Error(`no answer within ${ANSWER_DEADLINE_MS} ms`)));
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: `${e.code ?? ''} ${e.message}` }));
     req.end(c.body);
@@ -54,12 +64,21 @@ function send(port: number, agent: http.Agent, c: Pick<FuzzCase, 'body' | 'heade
 function mismatch(e: Expected, a: Answer): string | undefined {
   if (a.status !== e.code) return `answered ${a.status}`;
   let body: { status?: string; error?: string } = {};
-  try { body = JSON.parse(a.body) as typeof body; } catch { return `answer is not JSON: ${a.body.slice(0, 80)}`; }
-  const ok = e.result === 'accepted' ? body.status === 'queued'
-    : e.result === 'ignored' ? body.status === 'ignored'
-      : e.result === 'bad_json' ? /not valid JSON/.test(body.error ?? '')
-        : e.result === 'invalid_event' ? /^not a Flux event/.test(body.error ?? '')
-          : typeof body.error === 'string';
+  try {
+    body = JSON.parse(a.body) as typeof body;
+  } catch {
+    return `answer is not JSON: ${a.body.slice(0, 80)}`;
+  }
+  const ok =
+    e.result === 'accepted'
+      ? body.status === 'queued'
+      : e.result === 'ignored'
+        ? body.status === 'ignored'
+        : e.result === 'bad_json'
+          ? /not valid JSON/.test(body.error ?? '')
+          : e.result === 'invalid_event'
+            ? /^not a Flux event/.test(body.error ?? '')
+            : typeof body.error === 'string';
   return ok ? undefined : `right code, wrong answer: ${a.body.slice(0, 120)}`;
 }
 
@@ -67,23 +86,39 @@ function mismatch(e: Expected, a: Answer): string | undefined {
 async function eventCounters(bridge: BridgeProcess): Promise<Map<string, number>> {
   const res = await bridge.get('/metrics');
   const out = new Map<string, number>();
-  for (const m of String(res.body).matchAll(/^gdb_events_total\{kind="([^"]*)",result="([^"]*)"\} (\d+)$/gm)) out.set(`${m[1]}/${m[2]}`, Number(m[3]));
+  for (const m of String(res.body).matchAll(/^gdb_events_total\{kind="([^"]*)",result="([^"]*)"\} (\d+)$/gm))
+    out.set(`${m[1]}/${m[2]}`, Number(m[3]));
   return out;
 }
 const diff = (after: Map<string, number>, before: Map<string, number>) =>
-  Object.fromEntries([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)]).filter(([, v]) => v !== 0).sort());
+  Object.fromEntries(
+    [...after]
+      .map(([k, v]) => [k, v - (before.get(k) ?? 0)])
+      .filter(([, v]) => v !== 0)
+      .sort(),
+  );
 
 /** Resident set size of a process in MiB (Linux /proc). */
 const rssMiB = (pid: number): number => Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 
-interface SlowResult { name: string; statusLine: string; closed: boolean; ms: number }
+interface SlowResult {
+  name: string;
+  statusLine: string;
+  closed: boolean;
+  ms: number;
+}
 
 /**
  * A raw socket sending `bytes` on a schedule: `first` bytes at once, then `chunk` bytes every `everyMs`,
  * stopping after `stopAt` bytes. Resolves when the server closes the connection (or, not closed, at the
  * answer deadline).
  */
-function slowSocket(port: number, name: string, bytes: Buffer, o: { first: number; chunk: number; everyMs: number; stopAt?: number }): Promise<SlowResult> {
+function slowSocket(
+  port: number,
+  name: string,
+  bytes: Buffer,
+  o: { first: number; chunk: number; everyMs: number; stopAt?: number },
+): Promise<SlowResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const stopAt = Math.min(o.stopAt ?? bytes.length, bytes.length);
@@ -96,21 +131,36 @@ function slowSocket(port: number, name: string, bytes: Buffer, o: { first: numbe
       socket.write(bytes.subarray(sent, Math.min(stopAt, sent + o.chunk)));
       sent = Math.min(stopAt, sent + o.chunk);
     }, o.everyMs);
-    const deadline = setTimeout(() => { finish(false); socket.destroy(); }, ANSWER_DEADLINE_MS);
+    const deadline = setTimeout(() => {
+      finish(false);
+      socket.destroy();
+    }, ANSWER_DEADLINE_MS);
     const finish = (closed: boolean) => {
       clearInterval(drip);
       clearTimeout(deadline);
       resolve({ name, statusLine: answer.split('\r\n')[0] ?? '', closed, ms: Date.now() - started });
     };
-    socket.on('data', (d: Buffer) => { answer += d.toString('latin1'); });
-    socket.on('error', () => { /* the close that follows reports it */ });
+    socket.on('data', (d: Buffer) => {
+      answer += d.toString('latin1');
+    });
+    socket.on('error', () => {
+      /* the close that follows reports it */
+    });
     socket.on('close', () => finish(true));
   });
 }
 
 /** A whole HTTP/1.1 request for /webhook as raw bytes; the server closes the connection after answering. */
-const rawRequest = (body: Buffer, headers: string[]): Buffer => Buffer.concat([Buffer.from(`POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`), body]);
-const signedHeaders = (body: Buffer) => ['Content-Type: application/json', `X-Signature: sha256=${hmac(WEBHOOK_KEY, body)}`, `Content-Length: ${body.length}`];
+const rawRequest = (body: Buffer, headers: string[]): Buffer =>
+  Buffer.concat([
+    Buffer.from(`POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`),
+    body,
+  ]);
+const signedHeaders = (body: Buffer) => [
+  'Content-Type: application/json',
+  `X-Signature: sha256=${hmac(WEBHOOK_KEY, body)}`,
+  `Content-Length: ${body.length}`,
+];
 
 /** Sends raw bytes on a fresh connection and returns every status line the server wrote before closing. */
 function rawExchange(port: number, bytes: Buffer): Promise<string[]> {
@@ -118,9 +168,16 @@ function rawExchange(port: number, bytes: Buffer): Promise<string[]> {
     const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
     let answer = '';
     const deadline = setTimeout(() => socket.destroy(), ANSWER_DEADLINE_MS);
-    socket.on('data', (d: Buffer) => { answer += d.toString('latin1'); });
-    socket.on('error', () => { /* reported by close */ });
-    socket.on('close', () => { clearTimeout(deadline); resolve(answer.match(/^HTTP\/1\.[01] \d{3}/gm) ?? []); });
+    socket.on('data', (d: Buffer) => {
+      answer += d.toString('latin1');
+    });
+    socket.on('error', () => {
+      /* reported by close */
+    });
+    socket.on('close', () => {
+      clearTimeout(deadline);
+      resolve(answer.match(/^HTTP\/1\.[01] \d{3}/gm) ?? []);
+    });
   });
 }
 
@@ -156,14 +213,29 @@ t.test('fuzzed bodies and headers with slow senders alongside: exact answers, li
   const headerLength = stalled.indexOf('\r\n\r\n') + 4;
   let answered = 0;
   let answeredAtFirstCut: number | undefined;
-  const cut = (p: Promise<SlowResult>) => p.then((r) => { answeredAtFirstCut ??= answered; return r; });
+  const cut = (p: Promise<SlowResult>) =>
+    p.then((r) => {
+      answeredAtFirstCut ??= answered;
+      return r;
+    });
   const started = Date.now();
   const slow = Promise.all([
     cut(slowSocket(port, 'body one byte every 200 ms', stalled, { first: headerLength, chunk: 1, everyMs: 200 })),
-    cut(slowSocket(port, 'stops in the middle of the body', stalled, { first: headerLength + 50, chunk: 1, everyMs: 200, stopAt: headerLength + 50 })),
+    cut(
+      slowSocket(port, 'stops in the middle of the body', stalled, {
+        first: headerLength + 50,
+        chunk: 1,
+        everyMs: 200,
+        stopAt: headerLength + 50,
+      }),
+    ),
     cut(slowSocket(port, 'headers one byte every 200 ms', stalled, { first: 0, chunk: 1, everyMs: 200 })),
     cut(slowSocket(port, 'connects and sends nothing', stalled, { first: 0, chunk: 1, everyMs: 200, stopAt: 0 })),
-    slowSocket(port, 'whole request in 64-byte pieces over ~1.5 s', rawRequest(slowBody, signedHeaders(slowBody)), { first: 0, chunk: 64, everyMs: 100 }),
+    slowSocket(port, 'whole request in 64-byte pieces over ~1.5 s', rawRequest(slowBody, signedHeaders(slowBody)), {
+      first: 0,
+      chunk: 64,
+      everyMs: 100,
+    }),
   ]);
   bump({ code: 202, kind: 'HelmRelease', result: 'accepted' });
 
@@ -172,18 +244,22 @@ t.test('fuzzed bodies and headers with slow senders alongside: exact answers, li
   const perCode = new Map<number, number>();
   const wrong: string[] = [];
   let peakRss = rssBefore;
-  const sampler = setInterval(() => { peakRss = Math.max(peakRss, rssMiB(pid)); }, 250);
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssMiB(pid));
+  }, 250);
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < cases.length) {
-      const c = cases[next++]!;
-      const answer = await send(port, agent, c);
-      answered++;
-      perCode.set(answer.status, (perCode.get(answer.status) ?? 0) + 1);
-      const why = mismatch(c.expected, answer);
-      if (why) wrong.push(`#${c.id} ${c.label} (${c.body.length} B): expected ${c.expected.code} ${c.expected.result}, ${why}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < cases.length) {
+        const c = cases[next++]!;
+        const answer = await send(port, agent, c);
+        answered++;
+        perCode.set(answer.status, (perCode.get(answer.status) ?? 0) + 1);
+        const why = mismatch(c.expected, answer);
+        if (why) wrong.push(`#${c.id} ${c.label} (${c.body.length} B): expected ${c.expected.code} ${c.expected.result}, ${why}`);
+      }
+    }),
+  );
   const fuzzMs = Date.now() - started;
   const slowResults = await slow;
   clearInterval(sampler);
@@ -195,33 +271,56 @@ t.test('fuzzed bodies and headers with slow senders alongside: exact answers, li
     t.match(r, { statusLine: 'HTTP/1.1 408 Request Timeout', closed: true }, `${r.name}: answered 408 and cut`);
   }
   t.match(slowResults[4], { statusLine: 'HTTP/1.1 202 Accepted', closed: true }, 'a slow sender within the bound is served');
-  t.ok(answeredAtFirstCut !== undefined && answeredAtFirstCut > 0, `fuzz requests were answered while the slow senders held their sockets (${answeredAtFirstCut})`);
+  t.ok(
+    answeredAtFirstCut !== undefined && answeredAtFirstCut > 0,
+    `fuzz requests were answered while the slow senders held their sockets (${answeredAtFirstCut})`,
+  );
 
   t.equal(bridge.child.exitCode, null, 'the process is alive');
   t.equal(bridge.child.signalCode, null);
   // The accepted sources (odd names included) are reconciled and retried with backoff, never in a hot
   // loop: a second passes without a Kubernetes request.
-  const quiet = await bridge.waitFor('a second without Kubernetes requests', async () => {
-    const n = world.kube.requests.length;
-    await new Promise((r) => setTimeout(r, 1000));
-    return world.kube.requests.length === n && n;
-  }, ANSWER_DEADLINE_MS).catch((err: Error) => err.message.slice(0, 200));
+  const quiet = await bridge
+    .waitFor(
+      'a second without Kubernetes requests',
+      async () => {
+        const n = world.kube.requests.length;
+        await new Promise((r) => setTimeout(r, 1000));
+        return world.kube.requests.length === n && n;
+      },
+      ANSWER_DEADLINE_MS,
+    )
+    .catch((err: Error) => err.message.slice(0, 200));
   t.type(quiet, 'number', `the bridge goes quiet after the run (${quiet} Kubernetes requests)`);
   t.equal((await bridge.get('/healthz')).status, 200, '/healthz answers');
   t.same(await bridge.post(VALID.toString()), { status: 202, body: { status: 'queued' } }, 'a valid signed event is still accepted');
   bump({ code: 202, kind: 'Kustomization', result: 'accepted' });
-  t.same(diff(await eventCounters(bridge), countersBefore), Object.fromEntries([...expectedCounters].sort()),
-    'gdb_events_total counts every request by result, rejections before the handler (413, 415) included');
+  t.same(
+    diff(await eventCounters(bridge), countersBefore),
+    Object.fromEntries([...expectedCounters].sort()),
+    'gdb_events_total counts every request by result, rejections before the handler (413, 415) included',
+  );
 
   const rssAfter = rssMiB(pid);
   t.ok(rssAfter < RSS_BOUND_MIB, `RSS after the run ${rssAfter.toFixed(1)} MiB < ${RSS_BOUND_MIB} MiB`);
   t.ok(peakRss < RSS_BOUND_MIB, `peak RSS during the run ${peakRss.toFixed(1)} MiB < ${RSS_BOUND_MIB} MiB`);
   t.notMatch(bridge.stderr(), /uncaught|unhandled|FATAL|heap out of memory/i, 'nothing crashed on stderr');
-  t.same(bridge.logs.filter((l) => Number(l.level) >= 60), [], 'no fatal log line');
+  t.same(
+    bridge.logs.filter((l) => Number(l.level) >= 60),
+    [],
+    'no fatal log line',
+  );
 
-  const codes = [...perCode].sort((a, b) => a[0] - b[0]).map(([c, n]) => `${c}: ${n}`).join(', ');
-  const slowLine = slowResults.map((r) => `${r.name} → ${r.statusLine.slice(9) || '(none)'} after ${(r.ms / 1000).toFixed(1)} s`).join('; ');
-  t.comment(`seed ${SEED}: ${cases.length} requests in ${(fuzzMs / 1000).toFixed(1)} s (${Math.round(cases.length / (fuzzMs / 1000))}/s), codes ${codes}`);
+  const codes = [...perCode]
+    .sort((a, b) => a[0] - b[0])
+    .map(([c, n]) => `${c}: ${n}`)
+    .join(', ');
+  const slowLine = slowResults
+    .map((r) => `${r.name} → ${r.statusLine.slice(9) || '(none)'} after ${(r.ms / 1000).toFixed(1)} s`)
+    .join('; ');
+  t.comment(
+    `seed ${SEED}: ${cases.length} requests in ${(fuzzMs / 1000).toFixed(1)} s (${Math.round(cases.length / (fuzzMs / 1000))}/s), codes ${codes}`,
+  );
   t.comment(`slow senders: ${slowLine}; wall ${(wallMs / 1000).toFixed(1)} s`);
   t.comment(`RSS before ${rssBefore.toFixed(1)} MiB, peak ${peakRss.toFixed(1)} MiB, after ${rssAfter.toFixed(1)} MiB`);
   const messages = new Map<string, number>();
@@ -229,7 +328,9 @@ t.test('fuzzed bodies and headers with slow senders alongside: exact answers, li
   t.comment(`log lines: ${bridge.logs.length}; warnings and errors: ${[...messages].map(([m, n]) => `${n}× ${m}`).join(', ')}`);
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const cpu = process.cpuUsage();
-  t.comment(`CPU: bridge ${((Number(stat[11]) + Number(stat[12])) / 100).toFixed(1)} s, this test process ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; Kubernetes requests for the accepted sources: ${world.kube.requests.length}`);
+  t.comment(
+    `CPU: bridge ${((Number(stat[11]) + Number(stat[12])) / 100).toFixed(1)} s, this test process ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; Kubernetes requests for the accepted sources: ${world.kube.requests.length}`,
+  );
 
   // Protocol-level abuse on raw sockets, after the fuzz: Node's parser and Fastify answer these.
   const signed = (body: Buffer) => `X-Signature: sha256=${hmac(WEBHOOK_KEY, body)}`;
@@ -237,15 +338,59 @@ t.test('fuzzed bodies and headers with slow senders alongside: exact answers, li
   const big = 'x'.repeat(BODY_LIMIT + 1);
   const head = VALID.subarray(0, 100);
   const protocol: Array<[string, Buffer, string]> = [
-    ['Content-Length shorter than the body', Buffer.concat([rawRequest(head, ['Content-Type: application/json', signed(head), 'Content-Length: 100']), VALID.subarray(100)]), '400'],
+    [
+      'Content-Length shorter than the body',
+      Buffer.concat([rawRequest(head, ['Content-Type: application/json', signed(head), 'Content-Length: 100']), VALID.subarray(100)]),
+      '400',
+    ],
     ['Content-Length not a number', rawRequest(VALID, ['Content-Type: application/json', signed(VALID), 'Content-Length: 5x']), '400'],
-    ['two different Content-Lengths', rawRequest(VALID, ['Content-Type: application/json', signed(VALID), `Content-Length: ${VALID.length}`, 'Content-Length: 3']), '400'],
-    ['Content-Length and chunked together', rawRequest(Buffer.from(chunked(VALID.toString())), ['Content-Type: application/json', signed(VALID), 'Content-Length: 5', 'Transfer-Encoding: chunked']), '400'],
-    ['Content-Length over the limit, body never sent', rawRequest(Buffer.alloc(0), ['Content-Type: application/json', signed(VALID), `Content-Length: ${BODY_LIMIT + 1}`]), '413'],
-    ['Content-Length of 2^64', rawRequest(Buffer.alloc(0), ['Content-Type: application/json', signed(VALID), 'Content-Length: 18446744073709551616']), '400'],
-    ['chunked body over the limit', rawRequest(Buffer.from(chunked(big)), ['Content-Type: application/json', `X-Signature: sha256=${hmac(WEBHOOK_KEY, Buffer.from(big))}`, 'Transfer-Encoding: chunked']), '413'],
-    ['chunked valid event', rawRequest(Buffer.from(chunked(VALID.toString())), ['Content-Type: application/json', signed(VALID), 'Transfer-Encoding: chunked']), '202'],
-    ['HTTP/1.0 valid event', Buffer.concat([Buffer.from('POST /webhook HTTP/1.0\r\n'), rawRequest(VALID, signedHeaders(VALID)).subarray('POST /webhook HTTP/1.1\r\n'.length)]), '202'],
+    [
+      'two different Content-Lengths',
+      rawRequest(VALID, ['Content-Type: application/json', signed(VALID), `Content-Length: ${VALID.length}`, 'Content-Length: 3']),
+      '400',
+    ],
+    [
+      'Content-Length and chunked together',
+      rawRequest(Buffer.from(chunked(VALID.toString())), [
+        'Content-Type: application/json',
+        signed(VALID),
+        'Content-Length: 5',
+        'Transfer-Encoding: chunked',
+      ]),
+      '400',
+    ],
+    [
+      'Content-Length over the limit, body never sent',
+      rawRequest(Buffer.alloc(0), ['Content-Type: application/json', signed(VALID), `Content-Length: ${BODY_LIMIT + 1}`]),
+      '413',
+    ],
+    [
+      'Content-Length of 2^64',
+      rawRequest(Buffer.alloc(0), ['Content-Type: application/json', signed(VALID), 'Content-Length: 18446744073709551616']),
+      '400',
+    ],
+    [
+      'chunked body over the limit',
+      rawRequest(Buffer.from(chunked(big)), [
+        'Content-Type: application/json',
+        `X-Signature: sha256=${hmac(WEBHOOK_KEY, Buffer.from(big))}`,
+        'Transfer-Encoding: chunked',
+      ]),
+      '413',
+    ],
+    [
+      'chunked valid event',
+      rawRequest(Buffer.from(chunked(VALID.toString())), ['Content-Type: application/json', signed(VALID), 'Transfer-Encoding: chunked']),
+      '202',
+    ],
+    [
+      'HTTP/1.0 valid event',
+      Buffer.concat([
+        Buffer.from('POST /webhook HTTP/1.0\r\n'),
+        rawRequest(VALID, signedHeaders(VALID)).subarray('POST /webhook HTTP/1.1\r\n'.length),
+      ]),
+      '202',
+    ],
     ['header block over 16 KiB', rawRequest(VALID, [...signedHeaders(VALID), `X-Padding: ${'p'.repeat(17_000)}`]), '431'],
     ['not HTTP at all', Buffer.from('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 hello\r\n\r\n', 'latin1'), '400'],
     ['GET /webhook', Buffer.from('GET /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'), '404'],
@@ -275,7 +420,10 @@ t.test('over WEBHOOK_RATE_PER_MINUTE, every request answers 429 whatever it carr
     if (why) wrong.push(`#${c.id} ${c.label}: expected ${c.expected.code}, ${why}`);
   }
   t.same(wrong, [], `the first ${limit} requests get their oracle's answers`);
-  const over = [...Array.from({ length: 4 }, () => gen.next()), { body: VALID, headers: { 'content-type': 'application/json', 'x-signature': `sha256=${hmac(WEBHOOK_KEY, VALID)}` } }];
+  const over = [
+    ...Array.from({ length: 4 }, () => gen.next()),
+    { body: VALID, headers: { 'content-type': 'application/json', 'x-signature': `sha256=${hmac(WEBHOOK_KEY, VALID)}` } },
+  ];
   const codes: number[] = [];
   for (const c of over) codes.push((await send(port, agent, c)).status);
   t.same(codes, [429, 429, 429, 429, 429], 'over the limit: 429, a valid signed event included');

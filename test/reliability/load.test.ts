@@ -53,16 +53,21 @@ function prng(seed: number): () => number {
 /** Runs `fn` over `items`, at most `n` at once. */
 async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 const states = (d: SimDeployment): string[] => d.statuses.map((s) => s.state);
 /** True when the states follow ORDER strictly: nothing repeated, nothing going back. */
 const inOrder = (s: string[]) => s.every((x, k) => ORDER.includes(x) && (k === 0 || ORDER.indexOf(x) > ORDER.indexOf(s[k - 1]!)));
 const latest = (world: World, i: number, commit: string) =>
-  world.github.deployments('acme', app(i)).find((d) => d.sha === commit)?.statuses.at(-1)?.state;
+  world.github
+    .deployments('acme', app(i))
+    .find((d) => d.sha === commit)
+    ?.statuses.at(-1)?.state;
 function count(world: World, pred: (i: number) => boolean): number {
   let n = 0;
   for (let i = 0; i < SOURCES; i++) if (pred(i)) n++;
@@ -73,7 +78,12 @@ function count(world: World, pred: (i: number) => boolean): number {
  * Polls `check` every `everyMs` until it holds; throws after `timeoutMs`. Slower than bridge.waitFor's
  * 50 ms: the simulator's snapshots (structured clones) and /metrics cost CPU the bridge needs.
  */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = PHASE_TIMEOUT_MS, everyMs = POLL_MS): Promise<void> {
+async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = PHASE_TIMEOUT_MS,
+  everyMs = POLL_MS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -83,10 +93,15 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 
 /** The bridge's queue is empty and nothing runs (bench/common.ts settled(), polled less often). */
 async function drained(bridge: BridgeProcess): Promise<void> {
-  await until('queue drained', async () => {
-    const q = ((await bridge.get('/state')).body as { queue: { pending: number; active: number; running: number } }).queue;
-    return q.pending + q.active + q.running === 0;
-  }, PHASE_TIMEOUT_MS, 1_000);
+  await until(
+    'queue drained',
+    async () => {
+      const q = ((await bridge.get('/state')).body as { queue: { pending: number; active: number; running: number } }).queue;
+      return q.pending + q.active + q.running === 0;
+    },
+    PHASE_TIMEOUT_MS,
+    1_000,
+  );
 }
 
 /** Events accepted by the bridge, from its own counter. */
@@ -107,7 +122,14 @@ t.test('200 sources change at once under repeated events: right final state, no 
       // Names a repository and commit, but is not opted in (half say "false", half say nothing).
       const { [OPT_IN_KEY]: _optIn, ...named } = annotated(quiet(i), commitA(i));
       const annotations = i % 8 === 0 ? { ...named, [OPT_IN_KEY]: 'false' } : named;
-      world.kube.put(deployment({ namespace: 'apps', name: quiet(i), annotations, containers: [{ name: 'app', image: `registry.invalid/acme/${quiet(i)}:1` }] }));
+      world.kube.put(
+        deployment({
+          namespace: 'apps',
+          name: quiet(i),
+          annotations,
+          containers: [{ name: 'app', image: `registry.invalid/acme/${quiet(i)}:1` }],
+        }),
+      );
       finishRollout(world, quiet(i));
     }
     putKustomization(world, app(i), inventory(i), READY, 1);
@@ -115,7 +137,12 @@ t.test('200 sources change at once under repeated events: right final state, no 
   const bridge = await world.bridge({ GITHUB_WRITE_INTERVAL: '0s', RECONCILE_CONCURRENCY: String(CONCURRENCY) });
 
   // Phase 1: the start-up resync pass reports every workload at commit A.
-  await until('all 200 at A success', () => count(world, (i) => latest(world, i, commitA(i)) === 'success') === SOURCES, PHASE_TIMEOUT_MS, 1_000);
+  await until(
+    'all 200 at A success',
+    () => count(world, (i) => latest(world, i, commitA(i)) === 'success') === SOURCES,
+    PHASE_TIMEOUT_MS,
+    1_000,
+  );
   await drained(bridge);
   const phase1Ms = Date.now() - started;
   const writes1 = world.github.writes().length;
@@ -124,43 +151,68 @@ t.test('200 sources change at once under repeated events: right final state, no 
   // Phase 2: every source gets a new commit at once: the Deployment rolls out B, Flux reconciles generation 2.
   const changeAt = Date.now();
   for (let i = 0; i < SOURCES; i++) {
-    world.kube.put(deployment({ namespace: 'apps', name: app(i), annotations: annotated(app(i), commitB(i)), rollout: 'progressing', containers: [{ name: 'app', image: `registry.invalid/acme/${app(i)}:${commitB(i).slice(0, 7)}` }] }));
+    world.kube.put(
+      deployment({
+        namespace: 'apps',
+        name: app(i),
+        annotations: annotated(app(i), commitB(i)),
+        rollout: 'progressing',
+        containers: [{ name: 'app', image: `registry.invalid/acme/${app(i)}:${commitB(i).slice(0, 7)}` }],
+      }),
+    );
     putKustomization(world, app(i), inventory(i), PROGRESSING, 2);
   }
   const answers: number[] = [];
   const fire = (i: number, times: number, reason: string) =>
-    Promise.all(Array.from({ length: times }, async () => {
-      const res = await bridge.post(fluxEvent('Kustomization', 'flux-system', app(i), { reason, message: `Deployment/apps/${app(i)} configured`, revision: `main@sha1:${commitB(i)}` }));
-      answers.push(res.status);
-    }));
+    Promise.all(
+      Array.from({ length: times }, async () => {
+        const res = await bridge.post(
+          fluxEvent('Kustomization', 'flux-system', app(i), {
+            reason,
+            message: `Deployment/apps/${app(i)} configured`,
+            revision: `main@sha1:${commitB(i)}`,
+          }),
+        );
+        answers.push(res.status);
+      }),
+    );
   // Jitter between steps, so the bridge's reads land before, between and after the transitions.
   const jitter = () => new Promise((r) => setTimeout(r, Math.floor(rnd() * 40)));
   // Half the sources hold their rollout until GitHub shows B in progress (the whole lifecycle is seen);
   // the other half race the bridge. Half of each have Flux health checks (Ready only after the rollout).
-  const shows = (i: number, state: string) => () => world.github.deployments('acme', app(i)).some((d) => d.sha === commitB(i) && states(d).includes(state));
-  await pool(Array.from({ length: SOURCES }, (_, i) => i), SCRIPTS_AT_ONCE, async (i) => {
-    const hold = isHeld(i);
-    if (i % 2 === 0) {
-      // Flux with health checks: Ready only once the rollout finished.
-      await fire(i, 2, 'Progressing');
-      if (hold) await until(`${app(i)} B in_progress`, shows(i, 'in_progress'));
-      else await jitter();
-      finishRollout(world, app(i));
-      putKustomization(world, app(i), inventory(i), READY, 2);
-      await fire(i, 3, 'ReconciliationSucceeded');
-    } else {
-      // Flux without health checks: Ready while the pods still roll out; the rollout finishes later.
-      await fire(i, 1, 'Progressing');
-      putKustomization(world, app(i), inventory(i), READY, 2);
-      await Promise.all([fire(i, 2, 'ReconciliationSucceeded'), jitter()]);
-      if (hold) await until(`${app(i)} B in_progress`, shows(i, 'in_progress'));
-      finishRollout(world, app(i));
-      await fire(i, 2, 'ReconciliationSucceeded');
-    }
-  });
+  const shows = (i: number, state: string) => () =>
+    world.github.deployments('acme', app(i)).some((d) => d.sha === commitB(i) && states(d).includes(state));
+  await pool(
+    Array.from({ length: SOURCES }, (_, i) => i),
+    SCRIPTS_AT_ONCE,
+    async (i) => {
+      const hold = isHeld(i);
+      if (i % 2 === 0) {
+        // Flux with health checks: Ready only once the rollout finished.
+        await fire(i, 2, 'Progressing');
+        if (hold) await until(`${app(i)} B in_progress`, shows(i, 'in_progress'));
+        else await jitter();
+        finishRollout(world, app(i));
+        putKustomization(world, app(i), inventory(i), READY, 2);
+        await fire(i, 3, 'ReconciliationSucceeded');
+      } else {
+        // Flux without health checks: Ready while the pods still roll out; the rollout finishes later.
+        await fire(i, 1, 'Progressing');
+        putKustomization(world, app(i), inventory(i), READY, 2);
+        await Promise.all([fire(i, 2, 'ReconciliationSucceeded'), jitter()]);
+        if (hold) await until(`${app(i)} B in_progress`, shows(i, 'in_progress'));
+        finishRollout(world, app(i));
+        await fire(i, 2, 'ReconciliationSucceeded');
+      }
+    },
+  );
   const eventsMs = Date.now() - changeAt;
-  await until('all 200 at B success, A inactive', () =>
-    count(world, (i) => latest(world, i, commitB(i)) === 'success' && latest(world, i, commitA(i)) === 'inactive') === SOURCES, PHASE_TIMEOUT_MS, 1_000);
+  await until(
+    'all 200 at B success, A inactive',
+    () => count(world, (i) => latest(world, i, commitB(i)) === 'success' && latest(world, i, commitA(i)) === 'inactive') === SOURCES,
+    PHASE_TIMEOUT_MS,
+    1_000,
+  );
   const finalMs = Date.now() - changeAt;
   await drained(bridge);
   const settledMs = Date.now() - changeAt;
@@ -173,7 +225,10 @@ t.test('200 sources change at once under repeated events: right final state, no 
     const ds = world.github.deployments('acme', app(i));
     const a = ds.filter((d) => d.sha === commitA(i));
     const b = ds.filter((d) => d.sha === commitB(i));
-    if (ds.length !== 2 || a.length !== 1 || b.length !== 1) { bad.push(`${app(i)}: ${ds.map((d) => d.sha.slice(0, 7)).join(',')}`); continue; }
+    if (ds.length !== 2 || a.length !== 1 || b.length !== 1) {
+      bad.push(`${app(i)}: ${ds.map((d) => d.sha.slice(0, 7)).join(',')}`);
+      continue;
+    }
     const sa = states(a[0]!);
     const sb = states(b[0]!);
     // A was caught up Ready and rolled out: success at once; GitHub's auto_inactive retires it when B succeeds.
@@ -186,14 +241,23 @@ t.test('200 sources change at once under repeated events: right final state, no 
       for (const s of own) clientStates.set(s.state, (clientStates.get(s.state) ?? 0) + 1);
     }
   }
-  t.same(bad, [], 'every workload: one deployment per commit; A success then inactive; B ends success, in_progress where held, no status repeated or going back');
+  t.same(
+    bad,
+    [],
+    'every workload: one deployment per commit; A success then inactive; B ends success, in_progress where held, no status repeated or going back',
+  );
 
   // Nothing for workloads that are not opted in; every write went to an opted-in repository and shows on GitHub.
   const quietWithDeployments = count(world, (i) => i % QUIET_EVERY === 0 && world.github.deployments('acme', quiet(i)).length > 0);
   t.equal(quietWithDeployments, 0, 'no deployment for a workload that is not opted in');
   const writes = world.github.writes();
-  t.same(writes.filter((w) => !/^\/repos\/acme\/app-\d{3}\/deployments(\/\d+\/statuses)?$/.test(w.path) || w.method !== 'POST').map((w) => `${w.method} ${w.path}`), [],
-    'only deployment creates and statuses, only in opted-in repositories');
+  t.same(
+    writes
+      .filter((w) => !/^\/repos\/acme\/app-\d{3}\/deployments(\/\d+\/statuses)?$/.test(w.path) || w.method !== 'POST')
+      .map((w) => `${w.method} ${w.path}`),
+    [],
+    'only deployment creates and statuses, only in opted-in repositories',
+  );
   t.equal(writes.length, expectedWrites, 'every GitHub write is a deployment or status GitHub shows: none wasted, none duplicated');
   t.same(world.github.violations, [], 'no schema or rule violations');
 
@@ -203,17 +267,30 @@ t.test('200 sources change at once under repeated events: right final state, no 
   t.equal(await acceptedByBridge(bridge), answers.length, 'the bridge counted every event as accepted');
 
   // Drained, and no source left with an error.
-  const state = (await bridge.get('/state')).body as { queue: { pending: number; active: number; running: number; items: unknown[] }; sources: Array<{ name: string; lastError: string | null }> };
+  const state = (await bridge.get('/state')).body as {
+    queue: { pending: number; active: number; running: number; items: unknown[] };
+    sources: Array<{ name: string; lastError: string | null }>;
+  };
   t.match(state.queue, { pending: 0, active: 0, running: 0 }, 'queue drained');
   t.same(state.queue.items, []);
-  t.same(state.sources.filter((s) => s.lastError !== null).map((s) => `${s.name}: ${s.lastError}`), [], 'no source left with an error');
+  t.same(
+    state.sources.filter((s) => s.lastError !== null).map((s) => `${s.name}: ${s.lastError}`),
+    [],
+    'no source left with an error',
+  );
 
   // Repeats of events with nothing new cost no GitHub request at all.
   const requestsBefore = world.github.requests.length;
   const quietAnswers: number[] = [];
-  await pool(Array.from({ length: QUIET_REPEATS }, (_, k) => (k * 7) % SOURCES), SCRIPTS_AT_ONCE, async (i) => {
-    quietAnswers.push((await bridge.post(fluxEvent('Kustomization', 'flux-system', app(i), { reason: 'ReconciliationSucceeded' }))).status);
-  });
+  await pool(
+    Array.from({ length: QUIET_REPEATS }, (_, k) => (k * 7) % SOURCES),
+    SCRIPTS_AT_ONCE,
+    async (i) => {
+      quietAnswers.push(
+        (await bridge.post(fluxEvent('Kustomization', 'flux-system', app(i), { reason: 'ReconciliationSucceeded' }))).status,
+      );
+    },
+  );
   t.same([...new Set(quietAnswers)], [202]);
   await drained(bridge);
   t.equal(world.github.requests.length - requestsBefore, 0, `${QUIET_REPEATS} repeated events after settling: no GitHub request`);
@@ -222,12 +299,22 @@ t.test('200 sources change at once under repeated events: right final state, no 
   // A create and a success per commit per workload, and an in_progress where the test held the rollout for it.
   const held = count(world, isHeld);
   const minimum = 4 * SOURCES + held;
-  t.comment(`load: ${SOURCES} sources (${count(world, (i) => i % QUIET_EVERY === 0)} with a workload not opted in), GITHUB_WRITE_INTERVAL=0s, RECONCILE_CONCURRENCY=${CONCURRENCY}`);
-  t.comment(`  phase 1 (start-up resync reports commit A): ${secs(phase1Ms)} wall incl. world start, ${writes1} writes, ${requests1} GitHub requests`);
-  t.comment(`  phase 2: events fired in ${secs(eventsMs)}; all final on GitHub ${secs(finalMs)} after the change; queue drained at ${secs(settledMs)}`);
+  t.comment(
+    `load: ${SOURCES} sources (${count(world, (i) => i % QUIET_EVERY === 0)} with a workload not opted in), GITHUB_WRITE_INTERVAL=0s, RECONCILE_CONCURRENCY=${CONCURRENCY}`,
+  );
+  t.comment(
+    `  phase 1 (start-up resync reports commit A): ${secs(phase1Ms)} wall incl. world start, ${writes1} writes, ${requests1} GitHub requests`,
+  );
+  t.comment(
+    `  phase 2: events fired in ${secs(eventsMs)}; all final on GitHub ${secs(finalMs)} after the change; queue drained at ${secs(settledMs)}`,
+  );
   t.comment(`  phase 2: ${phase2Writes} writes, ${world.github.requests.length - requests1} GitHub requests`);
-  t.comment(`  GitHub writes: ${writes.length} in all, minimum ${minimum} (a create and a success per commit per workload, in_progress for the ${held} held), ratio ${(writes.length / minimum).toFixed(2)}`);
+  t.comment(
+    `  GitHub writes: ${writes.length} in all, minimum ${minimum} (a create and a success per commit per workload, in_progress for the ${held} held), ratio ${(writes.length / minimum).toFixed(2)}`,
+  );
   t.comment(`  client statuses by state: ${[...clientStates].map(([s, n]) => `${s} ${n}`).join(', ')}`);
-  t.comment(`  events: ${answers.length} sent during the change, ${answers.filter((s) => s === 202).length} accepted; ${QUIET_REPEATS} more after settling, 0 GitHub requests`);
+  t.comment(
+    `  events: ${answers.length} sent during the change, ${answers.filter((s) => s === 202).length} accepted; ${QUIET_REPEATS} more after settling, 0 GitHub requests`,
+  );
   t.comment(`  test wall time ${secs(Date.now() - started)}`);
 });

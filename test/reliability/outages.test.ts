@@ -76,7 +76,10 @@ class Gate {
     }
     const u = connect(this.upstreamPort, '127.0.0.1');
     this.sockets.add(u);
-    u.on('close', () => { this.sockets.delete(u); c.destroy(); });
+    u.on('close', () => {
+      this.sockets.delete(u);
+      c.destroy();
+    });
     u.on('error', () => u.destroy());
     c.on('close', () => u.destroy());
     c.pipe(u).pipe(c);
@@ -112,54 +115,82 @@ const state = async (b: BridgeProcess) => (await b.get('/state')).body as StateB
 
 /** Waits until every source's last error matches `pattern`; returns that /state. */
 async function sourcesFailing(b: BridgeProcess, names: readonly string[], pattern: RegExp, timeoutMs = 60_000): Promise<StateBody> {
-  return b.waitFor(`${names.join(', ')} failing with ${pattern}`, async () => {
-    const s = await state(b);
-    return names.every((n) => pattern.test(s.sources.find((x) => x.name === n)?.lastError ?? '')) && s;
-  }, timeoutMs);
+  return b.waitFor(
+    `${names.join(', ')} failing with ${pattern}`,
+    async () => {
+      const s = await state(b);
+      return names.every((n) => pattern.test(s.sources.find((x) => x.name === n)?.lastError ?? '')) && s;
+    },
+    timeoutMs,
+  );
 }
 
 /** Posts a signed event per source; every one must be accepted. */
 async function postEvents(t: Test, b: BridgeProcess, names: readonly string[]): Promise<void> {
   for (const n of names) {
-    const res = await b.post(fluxEvent('Kustomization', 'flux-system', n, { reason: 'ReconciliationSucceeded', message: `Deployment/apps/${n} configured` }));
+    const res = await b.post(
+      fluxEvent('Kustomization', 'flux-system', n, { reason: 'ReconciliationSucceeded', message: `Deployment/apps/${n} configured` }),
+    );
     t.equal(res.status, 202, `event for ${n} accepted during the outage`);
   }
 }
 
 /** Waits until every source's v2 commit has its success and the queue is empty; returns ms since `from`. */
 async function drained(b: BridgeProcess, world: World, commits: Record<string, string>, from: number): Promise<number> {
-  await b.waitFor('every workload at its new commit, queue empty', async () => {
-    if (!SOURCES.every((n) => hasSuccess(world, n, commits[n]!))) return false;
-    const s = await state(b);
-    return s.queue.pending + s.queue.active + s.queue.running === 0;
-  }, LONG_WAIT_MS);
+  await b.waitFor(
+    'every workload at its new commit, queue empty',
+    async () => {
+      if (!SOURCES.every((n) => hasSuccess(world, n, commits[n]!))) return false;
+      const s = await state(b);
+      return s.queue.pending + s.queue.active + s.queue.running === 0;
+    },
+    LONG_WAIT_MS,
+  );
   return Date.now() - from;
 }
 
 /** The end state: per workload exactly the old deployment (success, then GitHub's inactive) and the new one (success). */
-async function assertEndState(t: Test, b: BridgeProcess, world: World, v1: Record<string, string>, v2: Record<string, string>): Promise<void> {
+async function assertEndState(
+  t: Test,
+  b: BridgeProcess,
+  world: World,
+  v1: Record<string, string>,
+  v2: Record<string, string>,
+): Promise<void> {
   for (const n of SOURCES) {
     const ds = world.github.deployments('acme', n);
-    t.same(ds.map((d) => d.sha), [v1[n], v2[n]], `${n}: two deployments, old then new, no duplicate`);
+    t.same(
+      ds.map((d) => d.sha),
+      [v1[n], v2[n]],
+      `${n}: two deployments, old then new, no duplicate`,
+    );
     t.same(clientStates(ds[0]), ['success'], `${n}: the old deployment got its one success`);
     t.equal(ds[0]?.statuses.at(-1)?.state, 'inactive', `${n}: the old deployment ended inactive`);
     t.same(clientStates(ds[1]), ['success'], `${n}: the new deployment got exactly one success`);
   }
   t.same(world.github.violations, [], 'every GitHub request matched the API description');
   const s = await state(b);
-  t.same(s.sources.map((x) => x.lastError), [null, null, null], 'no source keeps an error');
+  t.same(
+    s.sources.map((x) => x.lastError),
+    [null, null, null],
+    'no source keeps an error',
+  );
   t.same(s.skipped, [], 'nothing skipped');
   t.same(s.readiness, { ready: true, reasons: [], degraded: [] }, 'ready, nothing degraded');
   t.equal((await b.get('/readyz')).status, 200, '/readyz 200 again');
 }
 
 /** What /state says about the queue: each item's attempts and last error. */
-const queueSays = (s: StateBody) => JSON.stringify(s.queue.items.map((i) => ({ name: i.name, attempts: i.attempts, lastError: i.lastError })));
+const queueSays = (s: StateBody) =>
+  JSON.stringify(s.queue.items.map((i) => ({ name: i.name, attempts: i.attempts, lastError: i.lastError })));
 
 /** Sum of a counter's series whose labels match `labels`. */
 async function counted(b: BridgeProcess, metric: string, labels: RegExp): Promise<number> {
   const text = (await b.get('/metrics')).body as string;
-  return text.split('\n').filter((l) => l.startsWith(`${metric}{`) && labels.test(l)).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${metric}{`) && labels.test(l))
+    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
 }
 
 /** /readyz answered 200 (ready), with exactly one degraded dependency matching `pattern`. */
@@ -181,15 +212,21 @@ function commitsFor(prefix: string) {
   return { v1, v2 };
 }
 const annotated = (repo: string, commit: string) => ({
-  ...OPT_IN, 'github-deployment-bridge.io/repository': `acme/${repo}`, 'github-deployment-bridge.io/commit': commit,
+  ...OPT_IN,
+  'github-deployment-bridge.io/repository': `acme/${repo}`,
+  'github-deployment-bridge.io/commit': commit,
 });
 
 async function settleV1(t: Test, b: BridgeProcess, world: World, v1: Record<string, string>): Promise<void> {
-  await b.waitFor('v1 live everywhere', async () => {
-    if (!SOURCES.every((n) => hasSuccess(world, n, v1[n]!))) return false;
-    const s = await state(b);
-    return s.queue.pending + s.queue.active + s.queue.running === 0;
-  }, LONG_WAIT_MS);
+  await b.waitFor(
+    'v1 live everywhere',
+    async () => {
+      if (!SOURCES.every((n) => hasSuccess(world, n, v1[n]!))) return false;
+      const s = await state(b);
+      return s.queue.pending + s.queue.active + s.queue.running === 0;
+    },
+    LONG_WAIT_MS,
+  );
   t.equal((await b.get('/readyz')).status, 200, 'ready before the outage');
 }
 
@@ -217,29 +254,47 @@ t.test('Kubernetes API down: refused, then hanging, past the readiness window', 
   t.comment(`kube refused, queue: ${queueSays(refused)}`);
   const readyRefused = await bridge.get('/readyz');
   t.comment(`kube refused /readyz: ${readyRefused.status} ${JSON.stringify(readyRefused.body)}`);
-  readyButDegraded(t, readyRefused, /^Kubernetes API failing: (GET|LIST) kustomizations .* failed: .*connect ECONNREFUSED/, 'Kubernetes refusing, within the readiness window');
+  readyButDegraded(
+    t,
+    readyRefused,
+    /^Kubernetes API failing: (GET|LIST) kustomizations .* failed: .*connect ECONNREFUSED/,
+    'Kubernetes refusing, within the readiness window',
+  );
   await pause(KUBE_REFUSED_MS);
 
   // Hanging: the port answers TCP, never HTTP.
   world.kube.inject({ hang: true, times: Infinity });
   await world.kube.start();
   await postEvents(t, bridge, ['s3', 's1']);
-  const notReady = await bridge.waitFor('/readyz 503 naming the Kubernetes API', async () => {
-    const r = await bridge.get('/readyz');
-    return r.status === 503 && r;
-  }, LONG_WAIT_MS);
+  const notReady = await bridge.waitFor(
+    '/readyz 503 naming the Kubernetes API',
+    async () => {
+      const r = await bridge.get('/readyz');
+      return r.status === 503 && r;
+    },
+    LONG_WAIT_MS,
+  );
   t.comment(`kube hanging /readyz: ${notReady.status} ${JSON.stringify(notReady.body)}`);
   t.equal(notReady.body.reasons.length, 1, 'one readiness problem');
-  t.match(notReady.body.reasons[0], /^Kubernetes API has not answered recently: Kubernetes API: .*(timed out after 10000 ms|ECONNREFUSED)/, '/readyz names the Kubernetes API and its last error');
+  t.match(
+    notReady.body.reasons[0],
+    /^Kubernetes API has not answered recently: Kubernetes API: .*(timed out after 10000 ms|ECONNREFUSED)/,
+    '/readyz names the Kubernetes API and its last error',
+  );
   t.same(notReady.body.degraded, [], 'said once, as the reason');
   const hung = await sourcesFailing(bridge, ['s3'], /Kubernetes API: .*timed out after 10000 ms/, LONG_WAIT_MS);
   t.comment(`kube hanging, queue: ${queueSays(hung)}`);
-  t.ok(world.kube.requests.some((r) => r.fault === 'hang'), 'requests reached the hanging API');
+  t.ok(
+    world.kube.requests.some((r) => r.fault === 'hang'),
+    'requests reached the hanging API',
+  );
 
   const restored = Date.now();
   world.kube.clearFaults();
   const drainMs = await drained(bridge, world, v2, restored);
-  t.comment(`FIGURES kube: outage ${restored - down} ms; restore→drained ${drainMs} ms; events during outage 4 (all 202); reconcile failures during outage ${failuresBetween(bridge, down, restored)}; requests held by the hanging API ${world.kube.requests.filter((r) => r.fault === 'hang').length}`);
+  t.comment(
+    `FIGURES kube: outage ${restored - down} ms; restore→drained ${drainMs} ms; events during outage 4 (all 202); reconcile failures during outage ${failuresBetween(bridge, down, restored)}; requests held by the hanging API ${world.kube.requests.filter((r) => r.fault === 'hang').length}`,
+  );
   await assertEndState(t, bridge, world, v1, v2);
 });
 
@@ -258,7 +313,12 @@ t.test('GitHub down: refused, then hanging', { buffered: true }, async (t) => {
   await settleV1(t, bridge, world, v1);
 
   await gatedOutage(t, {
-    name: 'github', bridge, world, gate, v1, v2,
+    name: 'github',
+    bridge,
+    world,
+    gate,
+    v1,
+    v2,
     applyV2: () => {
       for (const n of SOURCES) putDeployment(world, n, `ghcr.io/acme/${n}:2`, annotated(n, v2[n]!));
     },
@@ -282,16 +342,25 @@ t.test('registry down: refused, then hanging', { buffered: true }, async (t) => 
     putDeployment(world, n, viaGate(await pushAppImage(world, n, '1.0.0', v1[n]!)));
     putKustomization(world, n, [n], READY);
   }
-  const images2 = Object.fromEntries(await Promise.all(SOURCES.map(async (n) => [n, viaGate(await pushAppImage(world, n, '2.0.0', v2[n]!))] as const)));
+  const images2 = Object.fromEntries(
+    await Promise.all(SOURCES.map(async (n) => [n, viaGate(await pushAppImage(world, n, '2.0.0', v2[n]!))] as const)),
+  );
   const bridge = await startBridge(t, world, { REGISTRY_INSECURE_HOSTS: gate.host });
   await settleV1(t, bridge, world, v1);
 
   await gatedOutage(t, {
-    name: 'registry', bridge, world, gate, v1, v2,
+    name: 'registry',
+    bridge,
+    world,
+    gate,
+    v1,
+    v2,
     applyV2: () => {
       for (const n of SOURCES) putDeployment(world, n, images2[n]!);
     },
-    refused: new RegExp(`^registry failing for 2 workload container\\(s\\): ${gate.host.replace(/\./g, '\\.')} is unreachable \\(ECONNREFUSED\\)$`),
+    refused: new RegExp(
+      `^registry failing for 2 workload container\\(s\\): ${gate.host.replace(/\./g, '\\.')} is unreachable \\(ECONNREFUSED\\)$`,
+    ),
     hungError: /did not answer within 10000 ms/,
     hung: /^registry failing for [1-3] workload container\(s\): .*did not answer within 10000 ms/,
     unanswered: ['gdb_registry_http_requests_total', /status="0"/],
@@ -302,10 +371,22 @@ t.test('registry down: refused, then hanging', { buffered: true }, async (t) => 
  * A dependency behind `gate` goes down while version 2 is applied: refused, then hanging, with signed
  * events during both; then it comes back and everything must drain to version 2.
  */
-async function gatedOutage(t: Test, o: {
-  name: string; bridge: BridgeProcess; world: World; gate: Gate; v1: Record<string, string>; v2: Record<string, string>;
-  applyV2: () => void; refused: RegExp; hungError: RegExp; hung: RegExp; unanswered: [string, RegExp];
-}): Promise<void> {
+async function gatedOutage(
+  t: Test,
+  o: {
+    name: string;
+    bridge: BridgeProcess;
+    world: World;
+    gate: Gate;
+    v1: Record<string, string>;
+    v2: Record<string, string>;
+    applyV2: () => void;
+    refused: RegExp;
+    hungError: RegExp;
+    hung: RegExp;
+    unanswered: [string, RegExp];
+  },
+): Promise<void> {
   const { name, bridge, world, gate, v1, v2 } = o;
   const down = Date.now();
   await gate.refuse();
@@ -332,6 +413,8 @@ async function gatedOutage(t: Test, o: {
   const unanswered = await counted(bridge, ...o.unanswered);
   const drainMs = await drained(bridge, world, v2, restored);
   t.comment(`${name} hanging /readyz: ${readyHung.status} ${JSON.stringify(readyHung.body)}`);
-  t.comment(`FIGURES ${name}: outage ${restored - down} ms; restore→drained ${drainMs} ms; events during outage 4 (all 202); reconcile failures during outage ${failuresBetween(bridge, down, restored)}; requests unanswered (refused + timed out) ${unanswered}; connections held by the hanging port ${gate.held}`);
+  t.comment(
+    `FIGURES ${name}: outage ${restored - down} ms; restore→drained ${drainMs} ms; events during outage 4 (all 202); reconcile failures during outage ${failuresBetween(bridge, down, restored)}; requests unanswered (refused + timed out) ${unanswered}; connections held by the hanging port ${gate.held}`,
+  );
   await assertEndState(t, bridge, world, v1, v2);
 }

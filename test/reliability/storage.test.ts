@@ -21,7 +21,9 @@ t.jobs = 2;
 const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 
 /** A world whose teardown kills its bridges and unmounts what the test mounted before removing its directory. */
-async function storageWorld(t: Test): Promise<{ world: World; mounts: string[]; started: BridgeProcess[]; start: (extra: Record<string, string>) => Promise<BridgeProcess> }> {
+async function storageWorld(
+  t: Test,
+): Promise<{ world: World; mounts: string[]; started: BridgeProcess[]; start: (extra: Record<string, string>) => Promise<BridgeProcess> }> {
   const world = await startWorld();
   const mounts: string[] = [];
   const started: BridgeProcess[] = [];
@@ -31,7 +33,9 @@ async function storageWorld(t: Test): Promise<{ world: World; mounts: string[]; 
     await world.close();
   });
   return {
-    world, mounts, started,
+    world,
+    mounts,
+    started,
     start: async (extra) => {
       // Bare: without tap's process-info loader, which makes each start and exit several times slower.
       const b = await startBridge({ env: world.env(extra), webhookKey: WEBHOOK_KEY });
@@ -45,7 +49,11 @@ function unmount(dir: string): void {
   try {
     sh('umount', [dir]);
   } catch {
-    try { sh('umount', ['-l', dir]); } catch { /* not mounted */ }
+    try {
+      sh('umount', ['-l', dir]);
+    } catch {
+      /* not mounted */
+    }
   }
 }
 
@@ -103,15 +111,26 @@ function integrity(path: string): string {
 
 /** An opted-in Deployment `apps/<name>` of github.com/acme/<name> at commit `seed`, in a Ready Kustomization `<name>`. */
 function putApp(world: World, name: string, seed: string): void {
-  putDeployment(world, name, `ghcr.io/acme/${name}:1`, { ...OPT_IN, 'github-deployment-bridge.io/repository': `acme/${name}`, 'github-deployment-bridge.io/commit': sha(seed) });
+  putDeployment(world, name, `ghcr.io/acme/${name}:1`, {
+    ...OPT_IN,
+    'github-deployment-bridge.io/repository': `acme/${name}`,
+    'github-deployment-bridge.io/commit': sha(seed),
+  });
   putKustomization(world, name, [name], READY);
 }
 
 const event = (name: string) => fluxEvent('Kustomization', 'flux-system', name, { reason: 'ReconciliationSucceeded' });
-const clientStates = (world: World, repo: string) => (world.github.deployments('acme', repo)[0]?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
-const creates = (world: World) => world.github.writes().filter((w) => w.method === 'POST' && /\/deployments$/.test(w.path)).map((w) => w.path);
-const metric = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-const storageErrors = (text: string) => [...text.matchAll(/^gdb_storage_errors_total\{code="[A-Z_]+"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+const clientStates = (world: World, repo: string) =>
+  (world.github.deployments('acme', repo)[0]?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
+const creates = (world: World) =>
+  world.github
+    .writes()
+    .filter((w) => w.method === 'POST' && /\/deployments$/.test(w.path))
+    .map((w) => w.path);
+const metric = (text: string, name: string) =>
+  Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+const storageErrors = (text: string) =>
+  [...text.matchAll(/^gdb_storage_errors_total\{code="[A-Z_]+"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
 
 async function ready(bridge: BridgeProcess): Promise<void> {
   await bridge.waitFor('ready', async () => (await bridge.get('/readyz')).status === 200, 60_000);
@@ -119,11 +138,15 @@ async function ready(bridge: BridgeProcess): Promise<void> {
 
 /** The bridge recorded the deployments of `names` as successful (and, by default, has nothing queued or running). */
 async function recorded(bridge: BridgeProcess, names: string[], drained = true): Promise<any> {
-  return bridge.waitFor(`${names.join(', ')} recorded as success${drained ? ', queue drained' : ''}`, async () => {
-    const s = (await bridge.get('/state')).body;
-    const done = names.every((n) => s.deployments.some((d: { repo: string; state: string }) => d.repo === n && d.state === 'success'));
-    return done && (!drained || s.queue.pending + s.queue.active + s.queue.running === 0) && s;
-  }, 60_000);
+  return bridge.waitFor(
+    `${names.join(', ')} recorded as success${drained ? ', queue drained' : ''}`,
+    async () => {
+      const s = (await bridge.get('/state')).body;
+      const done = names.every((n) => s.deployments.some((d: { repo: string; state: string }) => d.repo === n && d.state === 'success'));
+      return done && (!drained || s.queue.pending + s.queue.active + s.queue.running === 0) && s;
+    },
+    60_000,
+  );
 }
 
 /** The source `name` failed at least once and waits in the queue for its retry (it was stored durably). */
@@ -140,9 +163,15 @@ async function assertRefusing(t: Test, bridge: BridgeProcess, name: string, caus
   t.equal(refused.status, 503, 'an event that cannot be stored durably is not acknowledged');
   t.match((refused.body as { error: string }).error, /^cannot record the event now: database \/\S+\/bridge\.db cannot be written: /);
   t.match((refused.body as { error: string }).error, cause, 'the 503 names the cause');
-  const readyz = await bridge.waitFor('not ready', async () => { const r = await bridge.get('/readyz'); return r.status === 503 && r.body; });
+  const readyz = await bridge.waitFor('not ready', async () => {
+    const r = await bridge.get('/readyz');
+    return r.status === 503 && r.body;
+  });
   t.equal(readyz.ready, false);
-  t.ok(readyz.reasons.some((r: string) => cause.test(r)), `/readyz names the cause: ${JSON.stringify(readyz.reasons)}`);
+  t.ok(
+    readyz.reasons.some((r: string) => cause.test(r)),
+    `/readyz names the cause: ${JSON.stringify(readyz.reasons)}`,
+  );
   const state = (await bridge.get('/state')).body;
   t.equal(state.storage.writable, false, '/state: not writable');
   t.match(state.storage.problem, { code: /^SQLITE_(FULL|IOERR|READONLY)/, reason: cause });
@@ -157,9 +186,14 @@ async function assertRefusing(t: Test, bridge: BridgeProcess, name: string, caus
 /** Runs the bridge until it exits on its own; its exit code and stderr. */
 async function startExpectingExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string; ms: number }> {
   const started = Date.now();
-  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, MAIN_JS], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, MAIN_JS], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   child.stdout.resume();
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const code = await new Promise<number | null>((r) => child.once('exit', r));
@@ -181,11 +215,17 @@ t.test('read-only database directory at start: exit 1 with one line naming the f
     startExpectingExit(world.env({ DATABASE_PATH: path })),
     startExpectingExit(world.env({ DATABASE_PATH: existingPath })),
   ]);
-  for (const [what, run, file] of [['a first install', fresh, path], ['an existing database', existing, existingPath]] as const) {
+  for (const [what, run, file] of [
+    ['a first install', fresh, path],
+    ['an existing database', existing, existingPath],
+  ] as const) {
     t.equal(run.code, 1, `${what}: exits 1`);
     const lines = run.stderr.trim().split('\n');
     t.equal(lines.length, 1, `${what}: one line: ${run.stderr}`);
-    t.match(lines[0], `github-deployment-bridge: failed to start: database ${file} cannot be opened for writing: ${dir} is on a read-only file system (EROFS) (`);
+    t.match(
+      lines[0],
+      `github-deployment-bridge: failed to start: database ${file} cannot be opened for writing: ${dir} is on a read-only file system (EROFS) (`,
+    );
     t.comment(`${what}, read-only: exit ${run.code} after ${run.ms} ms: ${lines[0]}`);
   }
 
@@ -203,57 +243,64 @@ t.test('read-only database directory at start: exit 1 with one line naming the f
   t.equal(integrity(existingPath), 'ok');
 });
 
-t.test('the volume turns read-only under the running bridge: 503s and not ready, still serving; after the repair nothing acknowledged is lost', async (t) => {
-  const { world, mounts, start } = await storageWorld(t);
-  const dir = join(world.dir, 'data');
-  const path = join(dir, 'bridge.db');
-  const image = join(world.dir, 'volume.ext4');
-  const device = mountExt4(mounts, image, dir);
-  putApp(world, 'web', 'ro-web');
-  putApp(world, 'api', 'ro-api');
-  // api's event is accepted while the Kubernetes API fails for it: it waits in the queue for its retry.
-  world.kube.inject({ path: /kustomizations\/api$/, status: 503, times: Infinity });
-  const bridge = await start({ DATABASE_PATH: path, GITHUB_WRITE_INTERVAL: '0' });
-  await ready(bridge);
-  t.equal((await bridge.post(event('web'))).status, 202);
-  t.equal((await bridge.post(event('api'))).status, 202, 'api acknowledged (and so stored durably)');
-  await recorded(bridge, ['web'], false);
-  await failedOnce(bridge, 'api');
+t.test(
+  'the volume turns read-only under the running bridge: 503s and not ready, still serving; after the repair nothing acknowledged is lost',
+  async (t) => {
+    const { world, mounts, start } = await storageWorld(t);
+    const dir = join(world.dir, 'data');
+    const path = join(dir, 'bridge.db');
+    const image = join(world.dir, 'volume.ext4');
+    const device = mountExt4(mounts, image, dir);
+    putApp(world, 'web', 'ro-web');
+    putApp(world, 'api', 'ro-api');
+    // api's event is accepted while the Kubernetes API fails for it: it waits in the queue for its retry.
+    world.kube.inject({ path: /kustomizations\/api$/, status: 503, times: Infinity });
+    const bridge = await start({ DATABASE_PATH: path, GITHUB_WRITE_INTERVAL: '0' });
+    await ready(bridge);
+    t.equal((await bridge.post(event('web'))).status, 202);
+    t.equal((await bridge.post(event('api'))).status, 202, 'api acknowledged (and so stored durably)');
+    await recorded(bridge, ['web'], false);
+    await failedOnce(bridge, 'api');
 
-  // What the kernel does on an ext4 error with errors=remount-ro: the whole file system becomes read-only.
-  writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, '1');
-  t.throws(() => writeFileSync(join(dir, 'probe'), 'x'), { code: 'EROFS' }, 'the volume is read-only now');
-  putApp(world, 'cache', 'ro-cache');
-  await assertRefusing(t, bridge, 'cache', /is on a read-only file system \(EROFS\)/);
+    // What the kernel does on an ext4 error with errors=remount-ro: the whole file system becomes read-only.
+    writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, '1');
+    t.throws(() => writeFileSync(join(dir, 'probe'), 'x'), { code: 'EROFS' }, 'the volume is read-only now');
+    putApp(world, 'cache', 'ro-cache');
+    await assertRefusing(t, bridge, 'cache', /is on a read-only file system \(EROFS\)/);
 
-  // The repair: stop the bridge, check the file system, mount it again, start the bridge.
-  const stopped = Date.now();
-  t.equal(await bridge.kill('SIGTERM'), 0, 'SIGTERM still stops it cleanly');
-  t.comment(`SIGTERM on the read-only volume: exited in ${Date.now() - stopped} ms`);
-  unmount(dir);
-  mounts.pop();
-  try { sh('e2fsck', ['-f', '-y', image]); } catch (err) { t.ok([1, 2].includes((err as { status: number }).status), 'e2fsck: errors corrected'); }
-  sh('mount', ['-o', 'loop,errors=remount-ro', image, dir]);
-  mounts.push(dir);
-  t.equal(integrity(path), 'ok', 'the database survived the read-only turn intact');
+    // The repair: stop the bridge, check the file system, mount it again, start the bridge.
+    const stopped = Date.now();
+    t.equal(await bridge.kill('SIGTERM'), 0, 'SIGTERM still stops it cleanly');
+    t.comment(`SIGTERM on the read-only volume: exited in ${Date.now() - stopped} ms`);
+    unmount(dir);
+    mounts.pop();
+    try {
+      sh('e2fsck', ['-f', '-y', image]);
+    } catch (err) {
+      t.ok([1, 2].includes((err as { status: number }).status), 'e2fsck: errors corrected');
+    }
+    sh('mount', ['-o', 'loop,errors=remount-ro', image, dir]);
+    mounts.push(dir);
+    t.equal(integrity(path), 'ok', 'the database survived the read-only turn intact');
 
-  // Only the durable queue knows about api now: the resync cannot list Flux objects.
-  world.kube.clearFaults();
-  world.kube.inject({ method: 'GET', path: /\/kustomizations(\?|$)/, status: 503, times: Infinity });
-  const after = await start({ DATABASE_PATH: path, GITHUB_WRITE_INTERVAL: '0' });
-  await ready(after);
-  // Flux sends the refused event again; the acknowledged one was kept.
-  t.equal((await after.post(event('cache'))).status, 202);
-  await recorded(after, ['web', 'api', 'cache']);
-  t.equal(await after.kill('SIGTERM'), 0);
-  for (const repo of ['web', 'api', 'cache']) {
-    t.equal(world.github.deployments('acme', repo).length, 1, `${repo}: one deployment`);
-    t.same(clientStates(world, repo), ['success'], `${repo}: one success`);
-  }
-  t.equal(creates(world).length, 3, 'three creates in all');
-  t.same(world.github.violations, []);
-  t.equal(integrity(path), 'ok');
-});
+    // Only the durable queue knows about api now: the resync cannot list Flux objects.
+    world.kube.clearFaults();
+    world.kube.inject({ method: 'GET', path: /\/kustomizations(\?|$)/, status: 503, times: Infinity });
+    const after = await start({ DATABASE_PATH: path, GITHUB_WRITE_INTERVAL: '0' });
+    await ready(after);
+    // Flux sends the refused event again; the acknowledged one was kept.
+    t.equal((await after.post(event('cache'))).status, 202);
+    await recorded(after, ['web', 'api', 'cache']);
+    t.equal(await after.kill('SIGTERM'), 0);
+    for (const repo of ['web', 'api', 'cache']) {
+      t.equal(world.github.deployments('acme', repo).length, 1, `${repo}: one deployment`);
+      t.same(clientStates(world, repo), ['success'], `${repo}: one success`);
+    }
+    t.equal(creates(world).length, 3, 'three creates in all');
+    t.same(world.github.violations, []);
+    t.equal(integrity(path), 'ok');
+  },
+);
 
 t.test('the volume fills up under the running bridge: 503s and not ready, still serving; space freed, it recovers in place', async (t) => {
   const { world, mounts, start } = await storageWorld(t);
@@ -287,9 +334,18 @@ t.test('the volume fills up under the running bridge: 503s and not ready, still 
   t.equal(state.storage.writable, true);
   const metrics = (await bridge.get('/metrics')).body as string;
   t.equal(metric(metrics, 'gdb_storage_writable'), 1);
-  t.comment(`storage errors counted: ${storageErrors(metrics)}; events refused: ${metric(metrics, 'gdb_events_total{kind="Kustomization",result="store_failed"}')}`);
-  t.ok(bridge.logs.some((l) => l.msg === 'database writes work again'), 'the recovery is logged');
-  t.equal(bridge.logs.filter((l) => String(l.msg).startsWith('database writes failing')).length, 1, 'the failure is logged once, not per write');
+  t.comment(
+    `storage errors counted: ${storageErrors(metrics)}; events refused: ${metric(metrics, 'gdb_events_total{kind="Kustomization",result="store_failed"}')}`,
+  );
+  t.ok(
+    bridge.logs.some((l) => l.msg === 'database writes work again'),
+    'the recovery is logged',
+  );
+  t.equal(
+    bridge.logs.filter((l) => String(l.msg).startsWith('database writes failing')).length,
+    1,
+    'the failure is logged once, not per write',
+  );
   t.equal(await bridge.kill('SIGTERM'), 0);
   for (const repo of ['web', 'api', 'cache']) {
     t.equal(world.github.deployments('acme', repo).length, 1, `${repo}: one deployment`);
@@ -309,11 +365,15 @@ t.test('a database written by an older schema migrates on start, keeps its rows 
     db.pragma('journal_mode = WAL');
     for (const m of SCHEMA_MIGRATIONS.slice(0, version)) db.exec(m);
     db.pragma(`user_version = ${version}`);
-    db.prepare(`INSERT INTO deployments (owner, repo, environment, sha, deployment_name, deployment_id, state, source_kind, source_namespace,
+    db.prepare(
+      `INSERT INTO deployments (owner, repo, environment, sha, deployment_name, deployment_id, state, source_kind, source_namespace,
         source_name, workload_kind, workload_namespace, workload_name, container, image, description, created_at, updated_at)
       VALUES ('acme', 'web', 'staging', ?, 'web', ?, 'success', 'Kustomization', 'flux-system', 'web', 'Deployment', 'apps', 'web', 'app',
-        'ghcr.io/acme/web:1', 'Deployed', ?, ?)`).run(sha('old-web'), deploymentId, now, now);
-    db.prepare(`INSERT INTO queue (kind, namespace, name, not_before, enqueued_at) VALUES ('Kustomization', 'flux-system', 'web', ?, ?)`).run(now, now);
+        'ghcr.io/acme/web:1', 'Deployed', ?, ?)`,
+    ).run(sha('old-web'), deploymentId, now, now);
+    db.prepare(
+      `INSERT INTO queue (kind, namespace, name, not_before, enqueued_at) VALUES ('Kustomization', 'flux-system', 'web', ?, ?)`,
+    ).run(now, now);
     db.close();
   };
   const schema = (db: Database.Database) => db.prepare(`SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name`).all();
@@ -335,7 +395,15 @@ t.test('a database written by an older schema migrates on start, keeps its rows 
 
   // The real bridge on the first schema: the deployment it recorded exists on GitHub; it is not created again.
   const gh = new Octokit({ auth: GITHUB_TOKEN, baseUrl: world.github.url, retry: { enabled: false }, throttle: { enabled: false } });
-  const old = await gh.rest.repos.createDeployment({ owner: 'acme', repo: 'web', ref: sha('old-web'), environment: 'staging', auto_merge: false, required_contexts: [], payload: { deploymentName: 'web' } });
+  const old = await gh.rest.repos.createDeployment({
+    owner: 'acme',
+    repo: 'web',
+    ref: sha('old-web'),
+    environment: 'staging',
+    auto_merge: false,
+    required_contexts: [],
+    payload: { deploymentName: 'web' },
+  });
   const oldId = (old.data as { id: number }).id;
   await gh.rest.repos.createDeploymentStatus({ owner: 'acme', repo: 'web', deployment_id: oldId, state: 'success' });
   const path = join(world.dir, 'data', 'bridge.db');
@@ -348,8 +416,11 @@ t.test('a database written by an older schema migrates on start, keeps its rows 
   await ready(bridge);
   const state = await bridge.waitFor('the queued source reconciled', async () => {
     const s = (await bridge.get('/state')).body;
-    return s.sources.some((x: { name: string; lastSeen: string | null }) => x.name === 'web' && x.lastSeen !== null)
-      && s.queue.pending + s.queue.active + s.queue.running === 0 && s;
+    return (
+      s.sources.some((x: { name: string; lastSeen: string | null }) => x.name === 'web' && x.lastSeen !== null) &&
+      s.queue.pending + s.queue.active + s.queue.running === 0 &&
+      s
+    );
   });
   t.match(state.deployments, [{ repo: 'web', deploymentId: oldId, state: 'success' }], 'the old row is kept');
   t.equal(world.github.writes().length, writesBefore, 'no GitHub write: the known deployment is not created again');
@@ -367,7 +438,11 @@ t.test('a database written by an older schema migrates on start, keeps its rows 
   });
   t.equal(await bridge.kill('SIGTERM'), 0);
   const all = world.github.deployments('acme', 'web');
-  t.same(all.map((d) => d.sha), [sha('old-web'), sha('new-web')], 'one deployment per commit');
+  t.same(
+    all.map((d) => d.sha),
+    [sha('old-web'), sha('new-web')],
+    'one deployment per commit',
+  );
   t.equal(creates(world).length, 2, 'the old one (made before) and the new one');
   t.same(world.github.violations, []);
   t.equal(integrity(path), 'ok');

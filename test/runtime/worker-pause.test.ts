@@ -20,7 +20,16 @@ t.test('while GitHub work is paused nothing starts; the queue keeps the source; 
   const clock = { now: 1_000_000 };
   let paused: number | null = clock.now + 3_600_000;
   const ran: QueueItem[] = [];
-  const worker = new Worker({ queue, concurrency: 2, log, now: () => clock.now, pausedUntil: () => paused, run: async (item) => { ran.push(item); } });
+  const worker = new Worker({
+    queue,
+    concurrency: 2,
+    log,
+    now: () => clock.now,
+    pausedUntil: () => paused,
+    run: async (item) => {
+      ran.push(item);
+    },
+  });
   t.teardown(() => worker.stop(100));
   queue.enqueue(ref, clock.now);
   worker.start();
@@ -42,8 +51,15 @@ t.test('a failure during a pause is due again at the pause end, not after the us
   const clock = { now: 5_000_000 };
   let paused: number | null = null;
   const worker = new Worker({
-    queue, concurrency: 1, log, now: () => clock.now, pausedUntil: () => paused,
-    run: async () => { paused = clock.now + 42 * 60_000; throw new Error('GitHub rate limit'); },
+    queue,
+    concurrency: 1,
+    log,
+    now: () => clock.now,
+    pausedUntil: () => paused,
+    run: async () => {
+      paused = clock.now + 42 * 60_000;
+      throw new Error('GitHub rate limit');
+    },
   });
   t.teardown(() => worker.stop(100));
   queue.enqueue(ref, clock.now);

@@ -28,7 +28,9 @@ function recorder() {
       events.push(`failed: ${operation}`);
       return 'disk full';
     },
-    succeeded: () => { events.push('ok'); },
+    succeeded: () => {
+      events.push('ok');
+    },
   };
 }
 
@@ -38,10 +40,22 @@ t.test('claiming fails: no crash, the worker looks again a second later and then
   const queue = new QueueStore(db);
   let broken = true;
   const claim = queue.claim.bind(queue);
-  queue.claim = (now, limit) => { if (broken) throw full(); return claim(now, limit); };
+  queue.claim = (now, limit) => {
+    if (broken) throw full();
+    return claim(now, limit);
+  };
   const storage = recorder();
   const ran: QueueItem[] = [];
-  const worker = new Worker({ queue, concurrency: 1, log, now: Date.now, storage, run: async (item) => { ran.push(item); } });
+  const worker = new Worker({
+    queue,
+    concurrency: 1,
+    log,
+    now: Date.now,
+    storage,
+    run: async (item) => {
+      ran.push(item);
+    },
+  });
   t.teardown(() => worker.stop(100));
   queue.enqueue(ref, Date.now());
   worker.start();
@@ -62,13 +76,26 @@ t.test('the outcome cannot be recorded: the row stays active, the source runs ag
   let broken = false;
   const complete = queue.complete.bind(queue);
   const fail = queue.fail.bind(queue);
-  queue.complete = (r, now) => { if (broken) throw full(); complete(r, now); };
-  queue.fail = (r, at, e) => { if (broken) throw full(); fail(r, at, e); };
+  queue.complete = (r, now) => {
+    if (broken) throw full();
+    complete(r, now);
+  };
+  queue.fail = (r, at, e) => {
+    if (broken) throw full();
+    fail(r, at, e);
+  };
   const storage = recorder();
   let runs = 0;
   const worker = new Worker({
-    queue, concurrency: 1, log, now: Date.now, storage,
-    run: async () => { runs++; if (runs === 1) broken = true; },
+    queue,
+    concurrency: 1,
+    log,
+    now: Date.now,
+    storage,
+    run: async () => {
+      runs++;
+      if (runs === 1) broken = true;
+    },
   });
   t.teardown(() => worker.stop(100));
   queue.enqueue(ref, Date.now());
@@ -88,7 +115,9 @@ t.test('an error that is not about storage still surfaces (a bug is not retried 
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
   const queue = new QueueStore(db);
-  queue.claim = () => { throw new Error('bug'); };
+  queue.claim = () => {
+    throw new Error('bug');
+  };
   const worker = new Worker({ queue, concurrency: 1, log, now: Date.now, storage: recorder(), run: async () => undefined });
   t.teardown(() => worker.stop(100));
   t.throws(() => worker.start(), { message: 'bug' });
@@ -98,13 +127,28 @@ t.test('a resync pass that cannot write the queue is logged; the loop goes on', 
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
   const queue = new QueueStore(db);
-  queue.enqueue = () => { throw full(); };
+  queue.enqueue = () => {
+    throw full();
+  };
   const warnings: string[] = [];
-  const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(JSON.parse(line).msg); } });
+  const logger = pino(
+    { level: 'warn' },
+    {
+      write: (line: string) => {
+        warnings.push(JSON.parse(line).msg);
+      },
+    },
+  );
   const kube = { listFluxObjects: async () => [] } as unknown as KubeReader;
   const resync = new Resync({
-    kube, queue, namespaces: [], intervalMs: 20, log: logger, now: Date.now,
-    trackedSources: () => [ref], onEnqueued: () => undefined,
+    kube,
+    queue,
+    namespaces: [],
+    intervalMs: 20,
+    log: logger,
+    now: Date.now,
+    trackedSources: () => [ref],
+    onEnqueued: () => undefined,
   });
   resync.start();
   await until(() => warnings.filter((m) => m === 'resync pass failed').length >= 2);

@@ -9,12 +9,20 @@ import type { SourceRef } from '../../src/kube/kube-types.js';
 
 const sha = (c: string) => c.repeat(40);
 const id = (o: Partial<Identity> = {}): Identity => ({
-  owner: 'stefanprodan', repo: 'podinfo', environment: 'production', sha: sha('a'), deploymentName: 'podinfo', ...o,
+  owner: 'stefanprodan',
+  repo: 'podinfo',
+  environment: 'production',
+  sha: sha('a'),
+  deploymentName: 'podinfo',
+  ...o,
 });
 const apps: SourceRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' };
 const origin = (o: Partial<Origin> = {}): Origin => ({
-  source: apps, workload: { kind: 'Deployment', namespace: 'apps', name: 'podinfo' }, container: 'podinfod',
-  image: 'ghcr.io/stefanprodan/podinfo:6.7.1', ...o,
+  source: apps,
+  workload: { kind: 'Deployment', namespace: 'apps', name: 'podinfo' },
+  container: 'podinfod',
+  image: 'ghcr.io/stefanprodan/podinfo:6.7.1',
+  ...o,
 });
 
 function open(t: Test) {
@@ -33,7 +41,13 @@ t.test('insertProvisional is idempotent', async (t) => {
   t.equal(deployments.get(id()), undefined, 'unknown identity');
   const row = deployments.insertProvisional(id(), origin(), 100);
   t.same(row, {
-    ...id(), deploymentId: null, state: null, pendingState: null, description: null, origin: origin(), updatedAt: 100,
+    ...id(),
+    deploymentId: null,
+    state: null,
+    pendingState: null,
+    description: null,
+    origin: origin(),
+    updatedAt: 100,
   });
   const again = deployments.insertProvisional(id(), origin({ container: 'other', image: 'x:1' }), 200);
   t.same(again, row, 'second insert changes nothing (first origin and time kept)');
@@ -61,11 +75,21 @@ t.test('setDeploymentId, setPending, setState', async (t) => {
 
 t.test('identity is the whole key', async (t) => {
   const { deployments } = open(t);
-  const ids = [id(), id({ owner: 'other' }), id({ repo: 'podinfo2' }), id({ environment: 'staging' }), id({ sha: sha('b') }), id({ deploymentName: 'api' })];
+  const ids = [
+    id(),
+    id({ owner: 'other' }),
+    id({ repo: 'podinfo2' }),
+    id({ environment: 'staging' }),
+    id({ sha: sha('b') }),
+    id({ deploymentName: 'api' }),
+  ];
   ids.forEach((i, n) => deployments.insertProvisional(i, origin(), n));
   t.equal(deployments.list().length, ids.length);
   deployments.setDeploymentId(id({ environment: 'staging' }), 7, 'success', 10);
-  t.same(ids.map((i) => deployments.get(i)?.deploymentId), [null, null, null, 7, null, null]);
+  t.same(
+    ids.map((i) => deployments.get(i)?.deploymentId),
+    [null, null, null, 7, null, null],
+  );
 });
 
 t.test('lineage', async (t) => {
@@ -83,7 +107,14 @@ t.test('lineage', async (t) => {
   add(id({ sha: sha('7'), repo: 'other' }), 7, 'success', 7);
   const lineage = deployments.lineage(id({ sha: sha('4') }));
   t.same(lineage.map((r) => r.deploymentId).sort(), [1, 2], 'same owner/repo/environment/name; not itself, not provisional');
-  t.same(deployments.lineage(id({ sha: sha('9') })).map((r) => r.deploymentId).sort(), [1, 2, 4], 'for a new commit: every earlier one');
+  t.same(
+    deployments
+      .lineage(id({ sha: sha('9') }))
+      .map((r) => r.deploymentId)
+      .sort(),
+    [1, 2, 4],
+    'for a new commit: every earlier one',
+  );
   t.same(deployments.lineage(id({ environment: 'qa' })), []);
 });
 
@@ -106,16 +137,26 @@ t.test('list is newest first and survives reopening', async (t) => {
   deployments.insertProvisional(id({ sha: sha('1') }), origin(), 10);
   deployments.insertProvisional(id({ sha: sha('2') }), origin(), 30);
   deployments.insertProvisional(id({ sha: sha('3') }), origin(), 20);
-  t.same(deployments.list().map((r) => r.updatedAt), [30, 20, 10]);
+  t.same(
+    deployments.list().map((r) => r.updatedAt),
+    [30, 20, 10],
+  );
   t.equal(deployments.list(1).length, 1);
   db.close();
   const again = openDatabase(path);
   t.teardown(() => again.close());
-  t.same(new DeploymentStore(again).list().map((r) => r.sha), [sha('2'), sha('3'), sha('1')]);
+  t.same(
+    new DeploymentStore(again).list().map((r) => r.sha),
+    [sha('2'), sha('3'), sha('1')],
+  );
 });
 
 const skip = (name: string, reason: string, container = 'app'): Skip => ({
-  source: apps, workload: { kind: 'Deployment', namespace: 'apps', name }, container, code: 'no_repository', reason,
+  source: apps,
+  workload: { kind: 'Deployment', namespace: 'apps', name },
+  container,
+  code: 'no_repository',
+  reason,
 });
 
 t.test('SourceStore.replaceSkips reports each reason once', async (t) => {
@@ -133,7 +174,14 @@ t.test('SourceStore.replaceSkips reports each reason once', async (t) => {
 
   const c = skip('web', 'another container', 'sidecar');
   t.same(sources.replaceSkips(apps, [a, c], 400), [c], 'api fixed, web/sidecar new');
-  t.same(sources.listSkips().map((s) => `${s.workload.name}/${s.container}`).sort(), ['web/app', 'web/sidecar'], 'fixed skips are dropped');
+  t.same(
+    sources
+      .listSkips()
+      .map((s) => `${s.workload.name}/${s.container}`)
+      .sort(),
+    ['web/app', 'web/sidecar'],
+    'fixed skips are dropped',
+  );
 
   t.same(sources.replaceSkips(apps, [], 500), []);
   t.same(sources.listSkips(), [], 'empty list clears');
@@ -156,7 +204,17 @@ t.test('SourceStore.record and recordError', async (t) => {
   sources.recordError(apps, 'kube 503', 50);
   t.match(sources.list(), [{ ...apps, phase: null, lastSeen: 50, lastError: 'kube 503' }]);
   sources.record({ ...apps, phase: 'success', reason: 'ReconciliationSucceeded', message: 'ok', revision: 'main@sha1:abc', lastSeen: 100 });
-  t.same(sources.list(), [{ ...apps, phase: 'success', reason: 'ReconciliationSucceeded', message: 'ok', revision: 'main@sha1:abc', lastSeen: 100, lastError: null }]);
+  t.same(sources.list(), [
+    {
+      ...apps,
+      phase: 'success',
+      reason: 'ReconciliationSucceeded',
+      message: 'ok',
+      revision: 'main@sha1:abc',
+      lastSeen: 100,
+      lastError: null,
+    },
+  ]);
   sources.recordError(apps, 'GitHub 502', 200);
   t.match(sources.list(), [{ phase: 'success', lastSeen: 100, lastError: 'GitHub 502' }], 'error kept, phase untouched');
 });

@@ -16,7 +16,10 @@ t.test('enqueues of one tick share one transaction; each settles after its row i
   const queue = new QueueStore(db);
   const batches: number[] = [];
   const original = queue.enqueueMany.bind(queue);
-  queue.enqueueMany = (items) => { batches.push(items.length); original(items); };
+  queue.enqueueMany = (items) => {
+    batches.push(items.length);
+    original(items);
+  };
   const batcher = new EnqueueBatcher(queue);
 
   const first = Array.from({ length: 50 }, (_, i) => batcher.enqueue(ref(`app-${i % 10}`), 1000, 1000));
@@ -41,7 +44,10 @@ t.test('a failed write rejects every event of the batch, and the next batch work
   };
   const batcher = new EnqueueBatcher(queue);
   const results = await Promise.allSettled([batcher.enqueue(ref('a'), 1, null), batcher.enqueue(ref('b'), 1, null)]);
-  t.same(results.map((r) => r.status), ['rejected', 'rejected']);
+  t.same(
+    results.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
   t.equal(queue.counts().pending, 0);
   fail = false;
   await batcher.enqueue(ref('a'), 2, null);

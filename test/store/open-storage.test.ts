@@ -33,11 +33,13 @@ t.test('the probe is a real commit another connection sees, and changes nothing'
   t.equal(other.pragma('user_version', { simple: true }), SCHEMA_MIGRATIONS.length, 'schema version unchanged');
 });
 
-t.test('a database that cannot be opened: one line naming the file and SQLite\'s error', async (t) => {
+t.test("a database that cannot be opened: one line naming the file and SQLite's error", async (t) => {
   const dir = tempDir(t);
   const file = join(dir, 'not-a-dir');
   writeFileSync(file, 'x');
-  t.throws(() => openStorage(join(file, 'bridge.db')), { message: new RegExp(`^database ${file}/bridge\\.db cannot be opened for writing \\(.*E(NOTDIR|EXIST).*\\)$`) });
+  t.throws(() => openStorage(join(file, 'bridge.db')), {
+    message: new RegExp(`^database ${file}/bridge\\.db cannot be opened for writing \\(.*E(NOTDIR|EXIST).*\\)$`),
+  });
   const notDb = join(dir, 'garbage.db');
   writeFileSync(notDb, 'this is not a database, but it is long enough to have a header: '.repeat(4));
   t.throws(() => openStorage(notDb), { message: `database ${notDb} cannot be opened for writing (file is not a database, SQLITE_NOTADB)` });

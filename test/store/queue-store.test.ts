@@ -27,7 +27,8 @@ function fixture(t: Test) {
   return { path, open };
 }
 
-const row = (q: QueueStore, ref: SourceRef) => q.list().find((r) => r.kind === ref.kind && r.namespace === ref.namespace && r.name === ref.name);
+const row = (q: QueueStore, ref: SourceRef) =>
+  q.list().find((r) => r.kind === ref.kind && r.namespace === ref.namespace && r.name === ref.name);
 
 t.test('enqueue coalesces per source', async (t) => {
   const { queue } = fixture(t).open();
@@ -176,7 +177,10 @@ t.test('list honours its limit', async (t) => {
   const { queue } = fixture(t).open();
   for (let i = 0; i < 5; i++) queue.enqueue({ ...apps, name: `app-${i}` }, i);
   t.equal(queue.list(3).length, 3);
-  t.same(queue.list(2).map((r) => r.name), ['app-0', 'app-1']);
+  t.same(
+    queue.list(2).map((r) => r.name),
+    ['app-0', 'app-1'],
+  );
 });
 
 t.test('schedule: a re-check later, unless the source is already due sooner', async (t) => {
@@ -189,7 +193,13 @@ t.test('schedule: a re-check later, unless the source is already due sooner', as
   queue.enqueue(infra, 100);
   queue.schedule(infra, 7000);
   t.equal(row(queue, infra)?.notBefore, 100, 'an event already queued stays due now');
-  t.same(queue.claim(5000, 10).map((r) => r.name).sort(), ['apps', 'infra']);
+  t.same(
+    queue
+      .claim(5000, 10)
+      .map((r) => r.name)
+      .sort(),
+    ['apps', 'infra'],
+  );
   queue.schedule(apps, 8000);
   t.equal(row(queue, apps)?.state, 'active', 'an active source is left alone (its completion decides)');
 });
@@ -205,9 +215,15 @@ t.test('viaResync: only a row that nothing but the resync asked for reads the pa
   t.same(Object.fromEntries(claimed.map((r) => [r.name, r.viaResync])), { apps: true, infra: false, podinfo: false });
   queue.enqueue(apps, 120, null, true); // the next pass while apps runs: runs again after, still via resync
   queue.complete(apps, 130);
-  t.same(queue.claim(200, 10).map((r) => [r.name, r.viaResync]), [['apps', true]]);
+  t.same(
+    queue.claim(200, 10).map((r) => [r.name, r.viaResync]),
+    [['apps', true]],
+  );
   queue.enqueue(apps, 210, 210); // an event while active, then a resync pass: the rerun reads fresh
   queue.enqueue(apps, 211, null, true);
   queue.complete(apps, 220);
-  t.same(queue.claim(300, 10).map((r) => [r.name, r.viaResync]), [['apps', false]]);
+  t.same(
+    queue.claim(300, 10).map((r) => [r.name, r.viaResync]),
+    [['apps', false]],
+  );
 });

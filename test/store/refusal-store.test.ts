@@ -5,8 +5,13 @@ import { join } from 'node:path';
 import { openDatabase } from '../../src/store/database.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 
-const refusal = (key: string, reason = 'App not installed on acme/web', retryAt = 10_000) =>
-  ({ key, code: 'github_not_installed' as const, reason, status: 404, retryAt });
+const refusal = (key: string, reason = 'App not installed on acme/web', retryAt = 10_000) => ({
+  key,
+  code: 'github_not_installed' as const,
+  reason,
+  status: 404,
+  retryAt,
+});
 
 t.test('refusals hold until their retry time, survive a restart, and clear on success', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-refusals-'));
@@ -24,7 +29,11 @@ t.test('refusals hold until their retry time, survive a restart, and clear on su
   db = openDatabase(path);
   store = new RefusalStore(db);
   t.match(store.active(['repo:acme/web'], 9_999), { reason: 'App not installed on acme/web' }, 'kept across a restart');
-  t.match(store.record(refusal('repo:acme/web', 'App not installed on acme/web', 30_000), 12_000), { since: 1_000, retryAt: 30_000 }, 'the same reason keeps its first time');
+  t.match(
+    store.record(refusal('repo:acme/web', 'App not installed on acme/web', 30_000), 12_000),
+    { since: 1_000, retryAt: 30_000 },
+    'the same reason keeps its first time',
+  );
   t.match(store.record(refusal('repo:acme/web', 'something else', 40_000), 13_000), { since: 13_000, reason: 'something else' });
   t.same(store.counts(13_000), [{ code: 'github_not_installed', count: 2 }]);
   t.equal(store.list().length, 2);

@@ -15,11 +15,16 @@ export function verbOf(method: string, hasName: boolean, watch: boolean): string
     case 'GET':
     case 'HEAD':
       return hasName ? 'get' : watch ? 'watch' : 'list';
-    case 'POST': return 'create';
-    case 'PUT': return 'update';
-    case 'PATCH': return 'patch';
-    case 'DELETE': return hasName ? 'delete' : 'deletecollection';
-    default: return method.toLowerCase();
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return hasName ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
   }
 }
 

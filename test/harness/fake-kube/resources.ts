@@ -17,12 +17,24 @@ export interface ResourceType {
 }
 
 const custom = (group: string, version: string, kind: string, plural: string): ResourceType => ({
-  group, version, kind, plural, namespaced: true, generation: true, itemsHaveKind: true,
+  group,
+  version,
+  kind,
+  plural,
+  namespaced: true,
+  generation: true,
+  itemsHaveKind: true,
 });
 
-const builtin = (
-  group: string, kind: string, plural: string, namespaced: boolean, generation: boolean,
-): ResourceType => ({ group, version: 'v1', kind, plural, namespaced, generation, itemsHaveKind: false });
+const builtin = (group: string, kind: string, plural: string, namespaced: boolean, generation: boolean): ResourceType => ({
+  group,
+  version: 'v1',
+  kind,
+  plural,
+  namespaced,
+  generation,
+  itemsHaveKind: false,
+});
 
 /** Every kind served; anything else answers 404 "the server could not find the requested resource". */
 export const RESOURCE_TYPES: readonly ResourceType[] = [

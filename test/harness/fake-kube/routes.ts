@@ -16,7 +16,10 @@ export interface Route {
 
 /** Parses /api/v1/... and /apis/{group}/{version}/...; null when the path names no resource. */
 export function parsePath(pathname: string): Route | null {
-  const seg = pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const seg = pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
   let group: string;
   let version: string;
   let rest: string[];
@@ -77,9 +80,7 @@ export function listObjects(store: ObjectStore, t: ResourceType, route: Route, q
   } catch (err) {
     return { status: 400, body: badRequest((err as Error).message) };
   }
-  const all = store
-    .list(t, route.namespace)
-    .filter((o) => byLabels(o.metadata.labels ?? {}) && byFields(o.metadata));
+  const all = store.list(t, route.namespace).filter((o) => byLabels(o.metadata.labels ?? {}) && byFields(o.metadata));
   const cont = query.get('continue');
   const token = cont ? decodeContinue(cont) : { rv: store.resourceVersion, start: 0 };
   if (!token) return { status: 400, body: badRequest('continue key is not valid: invalid continue token') };
@@ -95,9 +96,7 @@ export function listObjects(store: ObjectStore, t: ResourceType, route: Route, q
   const kind = `${t.kind}List`;
   // Custom resources are served as unstructured JSON (keys sorted, items keep apiVersion/kind);
   // built-in types as typed lists (kind first, items without apiVersion/kind).
-  const body = t.itemsHaveKind
-    ? { apiVersion, items: page, kind, metadata }
-    : { kind, apiVersion, metadata, items: page.map(stripKind) };
+  const body = t.itemsHaveKind ? { apiVersion, items: page, kind, metadata } : { kind, apiVersion, metadata, items: page.map(stripKind) };
   return { status: 200, body };
 }
 

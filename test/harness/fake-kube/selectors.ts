@@ -29,7 +29,10 @@ function splitTerms(selector: string): string[] {
 function parseTerm(term: string): Requirement {
   const set = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (set) {
-    const values = set[3]!.split(',').map((v) => v.trim()).filter((v) => v !== '');
+    const values = set[3]!
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
     return { key: set[1]!, op: set[2] as 'in' | 'notin', values };
   }
   const cmp = /^([\w./-]+)\s*(==|=|!=)\s*([\w./-]*)$/.exec(term);
@@ -43,12 +46,18 @@ function matches(req: Requirement, fields: Record<string, string>): boolean {
   const has = Object.prototype.hasOwnProperty.call(fields, req.key);
   const v = fields[req.key];
   switch (req.op) {
-    case 'eq': return has && v === req.value;
-    case 'neq': return !has || v !== req.value;
-    case 'in': return has && req.values.includes(v!);
-    case 'notin': return !has || !req.values.includes(v!);
-    case 'exists': return has;
-    case 'notexists': return !has;
+    case 'eq':
+      return has && v === req.value;
+    case 'neq':
+      return !has || v !== req.value;
+    case 'in':
+      return has && req.values.includes(v!);
+    case 'notin':
+      return !has || !req.values.includes(v!);
+    case 'exists':
+      return has;
+    case 'notexists':
+      return !has;
   }
 }
 

@@ -15,7 +15,12 @@ export interface Status {
 function status(code: number, reason: string, message: string, details?: Status['details']): Status {
   // Key order follows the real server's JSON: ..., reason, details, code.
   return {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
     ...(details ? { details } : {}),
     code,
   };
@@ -41,15 +46,12 @@ export function unauthorized(): Status {
 }
 
 /** 403 worded like the RBAC authorizer. */
-export function forbidden(args: {
-  user: string; verb: string; group: string; plural: string; name?: string; namespace?: string;
-}): Status {
+export function forbidden(args: { user: string; verb: string; group: string; plural: string; name?: string; namespace?: string }): Status {
   const res = qualifiedResource(args);
   const subject = args.name ? `${res} "${args.name}"` : res;
   const scope = args.namespace ? `in the namespace "${args.namespace}"` : 'at the cluster scope';
   const message =
-    `${subject} is forbidden: User "${args.user}" cannot ${args.verb} resource "${args.plural}" ` +
-    `in API group "${args.group}" ${scope}`;
+    `${subject} is forbidden: User "${args.user}" cannot ${args.verb} resource "${args.plural}" ` + `in API group "${args.group}" ${scope}`;
   return status(403, 'Forbidden', message, detailsOf(args.group, args.plural, args.name));
 }
 

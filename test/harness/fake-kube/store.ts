@@ -19,7 +19,10 @@ function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -46,7 +49,7 @@ export class ObjectStore {
   }
 
   private key(t: ResourceType, namespace: string | undefined, name: string): string {
-    return `${t.plural}.${t.group}/${t.namespaced ? namespace ?? '' : ''}/${name}`;
+    return `${t.plural}.${t.group}/${t.namespaced ? (namespace ?? '') : ''}/${name}`;
   }
 
   private typeAndKey(apiVersion: string, kind: string, namespace: string | undefined, name: string) {

@@ -14,18 +14,38 @@ function jwt(claims: Record<string, unknown>, o: { key?: typeof keys.privateKey;
 const nowS = () => Math.floor(Date.now() / 1000);
 const good = () => jwt({ iat: nowS() - 60, exp: nowS() + 540, iss: String(APP_ID) });
 
-async function setup(t: Test, o: Partial<GitHubSimulatorOptions['app']> = {}, extra: GitHubSimulatorOptions = {}): Promise<GitHubSimulator> {
+async function setup(
+  t: Test,
+  o: Partial<GitHubSimulatorOptions['app']> = {},
+  extra: GitHubSimulatorOptions = {},
+): Promise<GitHubSimulator> {
   const sim = await startGitHubSimulator({
-    tokens: ['ghp_pat'], ...extra,
-    app: { id: APP_ID, publicKey: keys.publicKey, installations: [{ id: 7, account: 'acme', repositories: ['web'] }, { id: 8, account: 'globex', suspended: true }], ...o },
+    tokens: ['ghp_pat'],
+    ...extra,
+    app: {
+      id: APP_ID,
+      publicKey: keys.publicKey,
+      installations: [
+        { id: 7, account: 'acme', repositories: ['web'] },
+        { id: 8, account: 'globex', suspended: true },
+      ],
+      ...o,
+    },
   });
   t.teardown(() => sim.close());
   return sim;
 }
 
-async function call(sim: GitHubSimulator, method: string, path: string, auth?: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(
+  sim: GitHubSimulator,
+  method: string,
+  path: string,
+  auth?: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${sim.url}${path}`, {
-    method, signal: AbortSignal.timeout(5000),
+    method,
+    signal: AbortSignal.timeout(5000),
     headers: { ...(auth ? { authorization: auth } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
@@ -33,9 +53,12 @@ async function call(sim: GitHubSimulator, method: string, path: string, auth?: s
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-t.test('JWTs are verified with the App public key and GitHub\'s claim rules', async (t) => {
+t.test("JWTs are verified with the App public key and GitHub's claim rules", async (t) => {
   const sim = await setup(t);
-  t.match(await call(sim, 'GET', '/app', `Bearer ${good()}`), { status: 200, body: { id: APP_ID, permissions: { deployments: 'write', metadata: 'read' } } });
+  t.match(await call(sim, 'GET', '/app', `Bearer ${good()}`), {
+    status: 200,
+    body: { id: APP_ID, permissions: { deployments: 'write', metadata: 'read' } },
+  });
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   const rows: Array<[string, string, RegExp]> = [
     ['signed with another key', jwt({ iat: nowS() - 60, exp: nowS() + 540, iss: String(APP_ID) }, { key: other }), /could not be decoded/],
@@ -45,26 +68,41 @@ t.test('JWTs are verified with the App public key and GitHub\'s claim rules', as
     ['another App', jwt({ iat: nowS() - 60, exp: nowS() + 540, iss: '100' }), /Integration not found/],
     ['not a JWT', 'a.b.c', /could not be decoded/],
   ];
-  for (const [name, token, message] of rows) t.match(await call(sim, 'GET', '/app', `Bearer ${token}`), { status: 401, body: { message } }, name);
+  for (const [name, token, message] of rows)
+    t.match(await call(sim, 'GET', '/app', `Bearer ${token}`), { status: 401, body: { message } }, name);
   t.match(await call(sim, 'GET', '/app', 'token ghp_pat'), { status: 401 }, 'a personal token is not an App');
 });
 
 t.test('installations: looked up per repository; tokens minted, scoped to the installation, expiring and revocable', async (t) => {
   const sim = await setup(t, {}, { repos: ['acme/web', 'acme/api', 'globex/x'] });
-  t.match(await call(sim, 'GET', '/repos/acme/web/installation', `Bearer ${good()}`), { status: 200, body: { id: 7, account: { login: 'acme' }, repository_selection: 'selected' } });
+  t.match(await call(sim, 'GET', '/repos/acme/web/installation', `Bearer ${good()}`), {
+    status: 200,
+    body: { id: 7, account: { login: 'acme' }, repository_selection: 'selected' },
+  });
   t.match(await call(sim, 'GET', '/repos/acme/api/installation', `Bearer ${good()}`), { status: 404 }, 'a repository not selected');
   t.match(await call(sim, 'GET', '/repos/other/web/installation', `Bearer ${good()}`), { status: 404 }, 'not installed on the owner');
   t.match(await call(sim, 'GET', '/repos/acme/web/installation', 'token ghp_pat'), { status: 401 }, 'needs the JWT');
-  const minted = await call(sim, 'POST', '/app/installations/7/access_tokens', `Bearer ${good()}`, { permissions: { deployments: 'write', metadata: 'read' } });
-  t.match(minted, { status: 201, body: { token: /^ghs_/, expires_at: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, permissions: { deployments: 'write' } } });
+  const minted = await call(sim, 'POST', '/app/installations/7/access_tokens', `Bearer ${good()}`, {
+    permissions: { deployments: 'write', metadata: 'read' },
+  });
+  t.match(minted, {
+    status: 201,
+    body: { token: /^ghs_/, expires_at: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, permissions: { deployments: 'write' } },
+  });
   t.ok(Date.parse(minted.body.expires_at) > Date.now() + 59 * 60_000, 'an hour, as on GitHub');
   const token = `token ${minted.body.token}`;
   t.equal((await call(sim, 'GET', '/repos/acme/web/deployments', token)).status, 200);
   t.equal((await call(sim, 'GET', '/repos/acme/api/deployments', token)).status, 404, 'outside the installation');
   t.equal((await call(sim, 'GET', '/rate_limit', token)).status, 200);
   t.match(sim.requests.at(-2), { credential: 'installation', installationId: 7 });
-  t.match(await call(sim, 'POST', '/app/installations/7/access_tokens', `Bearer ${good()}`, { permissions: { administration: 'write' } }), { status: 422, body: { message: /not granted/ } });
-  t.match(await call(sim, 'POST', '/app/installations/8/access_tokens', `Bearer ${good()}`), { status: 403, body: { message: /suspended/ } });
+  t.match(await call(sim, 'POST', '/app/installations/7/access_tokens', `Bearer ${good()}`, { permissions: { administration: 'write' } }), {
+    status: 422,
+    body: { message: /not granted/ },
+  });
+  t.match(await call(sim, 'POST', '/app/installations/8/access_tokens', `Bearer ${good()}`), {
+    status: 403,
+    body: { message: /suspended/ },
+  });
   t.match(await call(sim, 'POST', '/app/installations/9/access_tokens', `Bearer ${good()}`), { status: 404 });
   t.equal(sim.writes().length, 0, 'token mints are not repository writes');
   sim.app!.revokeTokens();

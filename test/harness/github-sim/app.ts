@@ -35,7 +35,10 @@ export type Presented =
   | { kind: 'installation'; installation: SimInstallation; expired: boolean }
   | { kind: 'token'; token: string };
 
-const unauthorized = (message: string): Reply => ({ status: 401, body: { message, documentation_url: 'https://docs.github.com/rest', status: '401' } });
+const unauthorized = (message: string): Reply => ({
+  status: 401,
+  body: { message, documentation_url: 'https://docs.github.com/rest', status: '401' },
+});
 const ts = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The App side of the simulator. */
@@ -61,12 +64,20 @@ export class SimApp {
 
   /** True when an installation token may touch the repository. */
   canAccess(installation: SimInstallation, owner: string, repo: string): boolean {
-    return installation.account.toLowerCase() === owner.toLowerCase()
-      && (installation.repositories === undefined || installation.repositories.some((r) => r.toLowerCase() === repo.toLowerCase()));
+    return (
+      installation.account.toLowerCase() === owner.toLowerCase() &&
+      (installation.repositories === undefined || installation.repositories.some((r) => r.toLowerCase() === repo.toLowerCase()))
+    );
   }
 
   /** Answers the App endpoints; undefined for every other path. `exists` says whether a repository exists. */
-  answer(method: string, path: string, presented: Presented, body: unknown, exists: (owner: string, repo: string) => boolean): Reply | undefined {
+  answer(
+    method: string,
+    path: string,
+    presented: Presented,
+    body: unknown,
+    exists: (owner: string, repo: string) => boolean,
+  ): Reply | undefined {
     const installationOf = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(path);
     const tokenFor = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
     const isApp = method === 'GET' && path === '/app';
@@ -81,18 +92,29 @@ export class SimApp {
     }
     const installation = this.o.installations.find((i) => i.id === Number(tokenFor![1]));
     if (installation === undefined) return notFound();
-    if (installation.suspended) return { status: 403, body: { message: 'This installation has been suspended', documentation_url: 'https://docs.github.com/rest' } };
+    if (installation.suspended)
+      return { status: 403, body: { message: 'This installation has been suspended', documentation_url: 'https://docs.github.com/rest' } };
     const asked = (body as { permissions?: Record<string, string> } | undefined)?.permissions ?? this.permissions();
     const granted = this.permissions();
     const rank = (p: string | undefined) => (p === 'write' ? 2 : p === 'read' ? 1 : 0);
     if (Object.entries(asked).some(([k, v]) => rank(v) === 0 || rank(v) > rank(granted[k]))) {
-      return { status: 422, body: { message: 'The permissions requested are not granted to this installation.', documentation_url: 'https://docs.github.com/rest' } };
+      return {
+        status: 422,
+        body: {
+          message: 'The permissions requested are not granted to this installation.',
+          documentation_url: 'https://docs.github.com/rest',
+        },
+      };
     }
     const token = `ghs_${randomBytes(18).toString('base64url')}`;
     const expiresAt = Math.floor(Date.now() / 1000) * 1000 + (this.o.tokenTtlSeconds ?? 3600) * 1000;
     this.tokens.set(token, { installationId: installation.id, expiresAt });
     this.issued.push({ installationId: installation.id, token, expiresAt, permissions: asked });
-    return { status: 201, didWork: false, body: { token, expires_at: ts(expiresAt), permissions: asked, repository_selection: installation.repositories ? 'selected' : 'all' } };
+    return {
+      status: 201,
+      didWork: false,
+      body: { token, expires_at: ts(expiresAt), permissions: asked, repository_selection: installation.repositories ? 'selected' : 'all' },
+    };
   }
 
   /** Revokes every installation token (as `DELETE /installation/token` or an uninstall would). */
@@ -118,7 +140,10 @@ export class SimApp {
       return { ok: false, message: "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued" };
     }
     if (typeof claims.exp !== 'number' || claims.exp <= now) {
-      return { ok: false, message: "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires" };
+      return {
+        ok: false,
+        message: "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires",
+      };
     }
     if (claims.exp - claims.iat > 600) return { ok: false, message: "'Expiration time' claim ('exp') is too far in the future" };
     if (String(claims.iss) !== String(this.o.id)) return { ok: false, message: 'Integration not found' };
@@ -132,20 +157,39 @@ export class SimApp {
   private appBody(): Record<string, unknown> {
     const slug = this.o.slug ?? 'deployment-bridge';
     return {
-      id: this.o.id, slug, node_id: `A_${this.o.id}`, name: slug, description: '', external_url: 'https://example.invalid',
-      html_url: `https://github.com/apps/${slug}`, owner: { login: 'acme', id: 1, type: 'Organization' },
-      created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z', permissions: this.permissions(), events: [],
+      id: this.o.id,
+      slug,
+      node_id: `A_${this.o.id}`,
+      name: slug,
+      description: '',
+      external_url: 'https://example.invalid',
+      html_url: `https://github.com/apps/${slug}`,
+      owner: { login: 'acme', id: 1, type: 'Organization' },
+      created_at: '2024-01-01T00:00:00Z',
+      updated_at: '2024-01-01T00:00:00Z',
+      permissions: this.permissions(),
+      events: [],
       installations_count: this.o.installations.length,
     };
   }
 
   private installationBody(i: SimInstallation): Record<string, unknown> {
     return {
-      id: i.id, app_id: this.o.id, app_slug: this.o.slug ?? 'deployment-bridge', target_type: 'Organization', target_id: 1,
-      account: { login: i.account, id: 1, type: 'Organization' }, repository_selection: i.repositories ? 'selected' : 'all',
-      access_tokens_url: `/app/installations/${i.id}/access_tokens`, permissions: this.permissions(), events: [],
-      created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z', single_file_name: null,
-      suspended_at: i.suspended ? '2024-02-01T00:00:00Z' : null, suspended_by: null,
+      id: i.id,
+      app_id: this.o.id,
+      app_slug: this.o.slug ?? 'deployment-bridge',
+      target_type: 'Organization',
+      target_id: 1,
+      account: { login: i.account, id: 1, type: 'Organization' },
+      repository_selection: i.repositories ? 'selected' : 'all',
+      access_tokens_url: `/app/installations/${i.id}/access_tokens`,
+      permissions: this.permissions(),
+      events: [],
+      created_at: '2024-01-01T00:00:00Z',
+      updated_at: '2024-01-01T00:00:00Z',
+      single_file_name: null,
+      suspended_at: i.suspended ? '2024-02-01T00:00:00Z' : null,
+      suspended_by: null,
     };
   }
 }

@@ -14,7 +14,10 @@ async function setup(t: Test, options: GitHubSimulatorOptions = {}): Promise<{ s
 }
 
 async function failure(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => undefined, (err: unknown) => err);
+  return p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 }
 
 /** Resolves once the simulator has recorded `n` requests. */
@@ -32,7 +35,10 @@ t.test('status fault: answers the error without doing the work, `times` times', 
   t.match(await failure(createDeployment(gh)), { status: 502 });
   t.equal(sim.deployments('acme', 'web').length, 0, 'nothing created');
   t.equal((await createDeployment(gh)).status, 201, 'the third attempt goes through');
-  t.same(sim.requests.map((r) => r.status), [502, 502, 201]);
+  t.same(
+    sim.requests.map((r) => r.status),
+    [502, 502, 201],
+  );
   t.equal(sim.writes().length, 1);
 });
 
@@ -45,19 +51,31 @@ t.test('faults match on method and path (substring or RegExp, with or without th
   const created = await createDeployment(gh);
   const id = (created.data as { id: number }).id;
   await gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: id, state: 'queued' });
-  t.match(await failure(gh.rest.repos.listDeploymentStatuses({ ...repo, deployment_id: id })), { status: 404 }, 'the GET fault waited for a GET');
+  t.match(
+    await failure(gh.rest.repos.listDeploymentStatuses({ ...repo, deployment_id: id })),
+    { status: 404 },
+    'the GET fault waited for a GET',
+  );
   t.equal((await gh.rest.repos.listDeploymentStatuses({ ...repo, deployment_id: id })).data.length, 1, 'used up');
 });
 
 t.test('afterWork fault: the write happens, the answer is lost', async (t) => {
   const { sim, gh } = await setup(t);
   sim.inject({ method: 'POST', path: /\/deployments$/, afterWork: 502 });
-  t.match(await failure(gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: 7 } as never)), { status: 422 }, 'no work, fault kept');
+  t.match(
+    await failure(gh.request('POST /repos/{owner}/{repo}/deployments', { ...repo, ref: 7 } as never)),
+    { status: 422 },
+    'no work, fault kept',
+  );
   t.match(await failure(createDeployment(gh)), { status: 502 });
   const stored = sim.deployments('acme', 'web');
   t.equal(stored.length, 1, 'the deployment exists');
   t.equal(sim.writes().length, 1, 'and counts as a write');
-  t.same((await gh.rest.repos.listDeployments(repo)).data.map((d) => d.id), [stored[0]?.id], 'a find after the failure sees it');
+  t.same(
+    (await gh.rest.repos.listDeployments(repo)).data.map((d) => d.id),
+    [stored[0]?.id],
+    'a find after the failure sees it',
+  );
   t.equal(sim.violations.length, 1, 'only the deliberate 422');
 });
 
@@ -98,8 +116,14 @@ t.test('rate-limit builders speak the wire format octokit throttling recognises'
     log: quiet,
     throttle: {
       retryAfterBaseValue: 1, // retry after `retryAfter` milliseconds instead of seconds
-      onSecondaryRateLimit: (after: number) => { seen.push(`secondary ${after}`); return true; },
-      onRateLimit: (after: number) => { seen.push(`primary ${after > 0}`); return true; },
+      onSecondaryRateLimit: (after: number) => {
+        seen.push(`secondary ${after}`);
+        return true;
+      },
+      onRateLimit: (after: number) => {
+        seen.push(`primary ${after > 0}`);
+        return true;
+      },
     },
   });
   const reset = Math.floor(Date.now() / 1000) + 2;
@@ -108,7 +132,10 @@ t.test('rate-limit builders speak the wire format octokit throttling recognises'
   sim.inject({ method: 'GET', ...sim.faults.secondaryRateLimit(4, 429) });
   t.equal((await gh.rest.repos.listDeployments(repo)).status, 200, 'retried through all three');
   t.same(seen, ['primary true', 'secondary 3', 'secondary 4']);
-  t.match(sim.requests.map((r) => r.status), [403, 403, 429, 200]);
+  t.match(
+    sim.requests.map((r) => r.status),
+    [403, 403, 429, 200],
+  );
 });
 
 t.test('writesPerMinute: a secondary rate limit on writes only', async (t) => {

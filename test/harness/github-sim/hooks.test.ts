@@ -13,13 +13,26 @@ async function setup(t: Test): Promise<{ sim: GitHubSimulator; gh: Octokit }> {
   return { sim, gh: new Octokit({ auth: TOKEN, baseUrl: sim.url, retry: { enabled: false }, throttle: { enabled: false }, log: quiet }) };
 }
 
-const failure = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (err: unknown) => err);
-const create = (gh: Octokit) => gh.request('POST /repos/{owner}/{repo}/deployments', { ...createBody, request: { signal: AbortSignal.timeout(5000) } });
+const failure = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+const create = (gh: Octokit) =>
+  gh.request('POST /repos/{owner}/{repo}/deployments', { ...createBody, request: { signal: AbortSignal.timeout(5000) } });
 
 t.test('a before hook that drops: the request is never applied nor answered', async (t) => {
   const { sim, gh } = await setup(t);
   const seen: RecordedRequest[] = [];
-  sim.hook({ method: 'POST', path: /\/deployments$/, when: 'before', run: (r) => { seen.push({ ...r }); return 'drop'; } });
+  sim.hook({
+    method: 'POST',
+    path: /\/deployments$/,
+    when: 'before',
+    run: (r) => {
+      seen.push({ ...r });
+      return 'drop';
+    },
+  });
   t.ok(await failure(create(gh)), 'the client sees its connection end');
   t.equal(sim.deployments('acme', 'web').length, 0, 'nothing applied');
   t.match(seen, [{ method: 'POST', path: '/repos/acme/web/deployments', didWork: false, status: undefined }]);
@@ -31,7 +44,15 @@ t.test('a before hook that drops: the request is never applied nor answered', as
 t.test('an after hook that drops: GitHub applied the write, the client never saw the answer', async (t) => {
   const { sim, gh } = await setup(t);
   let status: number | undefined;
-  sim.hook({ method: 'POST', path: /\/deployments$/, when: 'after', run: (r) => { status = r.status; return 'drop'; } });
+  sim.hook({
+    method: 'POST',
+    path: /\/deployments$/,
+    when: 'after',
+    run: (r) => {
+      status = r.status;
+      return 'drop';
+    },
+  });
   t.ok(await failure(create(gh)));
   t.equal(status, 201, 'the hook ran once the create was applied');
   t.equal(sim.deployments('acme', 'web').length, 1, 'the deployment exists');
@@ -44,10 +65,19 @@ t.test('skip and times pick the exact request; the simulator waits for the hook;
   const d = (await create(gh)).data as { id: number };
   const order: string[] = [];
   let release!: () => void;
-  const held = new Promise<void>((r) => { release = r; });
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
   sim.hook({
-    method: 'POST', path: /\/statuses$/, when: 'before', skip: 1, times: 2,
-    run: async (r) => { order.push(`hook ${(r.body as { state: string }).state}`); if (order.length === 2) await held; },
+    method: 'POST',
+    path: /\/statuses$/,
+    when: 'before',
+    skip: 1,
+    times: 2,
+    run: async (r) => {
+      order.push(`hook ${(r.body as { state: string }).state}`);
+      if (order.length === 2) await held;
+    },
   });
   const post = (state: 'queued' | 'in_progress' | 'success' | 'inactive') =>
     gh.rest.repos.createDeploymentStatus({ ...repo, deployment_id: d.id, state }).then(() => order.push(`answered ${state}`));
@@ -55,13 +85,24 @@ t.test('skip and times pick the exact request; the simulator waits for the hook;
   const second = post('in_progress');
   while (order.length < 2) await new Promise((r) => setTimeout(r, 2));
   t.same(order, ['answered queued', 'hook in_progress'], 'the first status passed (skip 1); the second is held');
-  t.same(sim.deployments('acme', 'web')[0]!.statuses.map((s) => s.state), ['queued'], 'not applied while held');
+  t.same(
+    sim.deployments('acme', 'web')[0]!.statuses.map((s) => s.state),
+    ['queued'],
+    'not applied while held',
+  );
   release();
   await second;
   await post('success');
   await post('inactive');
-  t.same(order, ['answered queued', 'hook in_progress', 'answered in_progress', 'hook success', 'answered success', 'answered inactive'], 'times 2, then used up');
-  t.same(sim.deployments('acme', 'web')[0]!.statuses.map((s) => s.state), ['queued', 'in_progress', 'success', 'inactive']);
+  t.same(
+    order,
+    ['answered queued', 'hook in_progress', 'answered in_progress', 'hook success', 'answered success', 'answered inactive'],
+    'times 2, then used up',
+  );
+  t.same(
+    sim.deployments('acme', 'web')[0]!.statuses.map((s) => s.state),
+    ['queued', 'in_progress', 'success', 'inactive'],
+  );
   sim.reset();
   sim.hook({ when: 'before', run: () => 'drop' });
   sim.reset();

@@ -37,7 +37,12 @@ export class PrimaryLimit {
   /** The body of GET /rate_limit. */
   body(): Record<string, unknown> {
     this.roll();
-    const core = { limit: this.limit, used: this.used, remaining: Math.max(0, this.limit - this.used), reset: Math.ceil(this.resetAt / 1000) };
+    const core = {
+      limit: this.limit,
+      used: this.used,
+      remaining: Math.max(0, this.limit - this.used),
+      reset: Math.ceil(this.resetAt / 1000),
+    };
     const idle = (limit: number) => ({ limit, used: 0, remaining: limit, reset: core.reset });
     return { resources: { core, search: idle(30), graphql: idle(5000), integration_manifest: idle(5000) }, rate: core };
   }

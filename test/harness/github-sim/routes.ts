@@ -79,12 +79,20 @@ export function notFound(docs = 'https://docs.github.com/rest'): Reply {
 
 function refused(ctx: RouteContext, endpoint: EndpointKey, kind: Violation['kind'], errors: string[], data: unknown): Reply {
   ctx.violation({ endpoint, kind, errors, data });
-  return { status: 422, endpoint, body: { message: `Invalid request.\n\n${errors.join('\n')}`, documentation_url: ctx.spec.docs(endpoint), status: '422' } };
+  return {
+    status: 422,
+    endpoint,
+    body: { message: `Invalid request.\n\n${errors.join('\n')}`, documentation_url: ctx.spec.docs(endpoint), status: '422' },
+  };
 }
 
 function validationFailed(ctx: RouteContext, endpoint: EndpointKey, error: Record<string, string>, data: unknown): Reply {
   ctx.violation({ endpoint, kind: 'semantic', errors: [error.message ?? error.code ?? 'invalid'], data });
-  return { status: 422, endpoint, body: { message: 'Validation Failed', errors: [error], documentation_url: ctx.spec.docs(endpoint), status: '422' } };
+  return {
+    status: 422,
+    endpoint,
+    body: { message: 'Validation Failed', errors: [error], documentation_url: ctx.spec.docs(endpoint), status: '422' },
+  };
 }
 
 /** The SHA GitHub would record for `ref`, or undefined for "No ref found". */
@@ -117,10 +125,20 @@ const createDeployment: Handler = (ctx, { owner, repo, body }) => {
   if (errors.length > 0) return refused(ctx, ep, 'body', errors, body);
   const b = body as Record<string, unknown>;
   const payload = parsePayload(b.payload);
-  if (payload === undefined) return validationFailed(ctx, ep, { resource: 'Deployment', field: 'payload', code: 'invalid', message: 'payload must be a JSON object or a string holding one' }, body);
+  if (payload === undefined)
+    return validationFailed(
+      ctx,
+      ep,
+      { resource: 'Deployment', field: 'payload', code: 'invalid', message: 'payload must be a JSON object or a string holding one' },
+      body,
+    );
   const key = repoKey(owner, repo);
   const ref = b.ref as string;
-  const sha = resolveSha(key, ref, ctx.facts.commits?.[key]?.map((s) => s.toLowerCase()));
+  const sha = resolveSha(
+    key,
+    ref,
+    ctx.facts.commits?.[key]?.map((s) => s.toLowerCase()),
+  );
   if (sha === undefined) {
     const seen = seenBody(ctx.spec.fixture, 'createDeployment.422.noRef');
     return { status: 422, endpoint: ep, body: { ...seen.body, message: `No ref found for: ${ref}`, documentation_url: ctx.spec.docs(ep) } };
@@ -131,25 +149,35 @@ const createDeployment: Handler = (ctx, { owner, repo, body }) => {
   }
   const checks = ctx.facts.statusChecks?.[key] ?? [];
   const required = b.required_contexts as string[] | undefined;
-  const failing = required === undefined
-    ? checks.some((c) => c.state !== 'success')
-    : required.some((r) => checks.find((c) => c.context === r)?.state !== 'success');
+  const failing =
+    required === undefined
+      ? checks.some((c) => c.state !== 'success')
+      : required.some((r) => checks.find((c) => c.context === r)?.state !== 'success');
   if (failing) {
     const seen = seenBody(ctx.spec.fixture, 'createDeployment.409.statusChecks');
     const error = { resource: 'Deployment', field: 'required_contexts', code: 'invalid', contexts: checks };
-    return { status: 409, endpoint: ep, body: { ...seen.body, message: `Conflict: Commit status checks failed for ${ref}.`, errors: [error] } };
+    return {
+      status: 409,
+      endpoint: ep,
+      body: { ...seen.body, message: `Conflict: Commit status checks failed for ${ref}.`, errors: [error] },
+    };
   }
   const environment = (b.environment as string | undefined) ?? 'production';
-  const deployment = ctx.state.create(owner, repo, {
-    ref,
-    sha,
-    task: (b.task as string | undefined) ?? 'deploy',
-    environment,
-    description: b.description === undefined ? '' : (b.description as string | null),
-    payload,
-    production_environment: (b.production_environment as boolean | undefined) ?? environment === 'production',
-    transient_environment: (b.transient_environment as boolean | undefined) ?? false,
-  }, ctx.creator);
+  const deployment = ctx.state.create(
+    owner,
+    repo,
+    {
+      ref,
+      sha,
+      task: (b.task as string | undefined) ?? 'deploy',
+      environment,
+      description: b.description === undefined ? '' : (b.description as string | null),
+      payload,
+      production_environment: (b.production_environment as boolean | undefined) ?? environment === 'production',
+      transient_environment: (b.transient_environment as boolean | undefined) ?? false,
+    },
+    ctx.creator,
+  );
   return { status: 201, endpoint: ep, body: deployment, didWork: true };
 };
 
@@ -168,7 +196,17 @@ const createStatus: Handler = (ctx, { owner, repo, id, body }) => {
   if (errors.length > 0) return refused(ctx, ep, 'body', errors, body);
   const input = body as NewStatus;
   if ((input.description ?? '').length > MAX_STATUS_DESCRIPTION) {
-    return validationFailed(ctx, ep, { resource: 'DeploymentStatus', field: 'description', code: 'custom', message: `description is too long (maximum is ${MAX_STATUS_DESCRIPTION} characters)` }, body);
+    return validationFailed(
+      ctx,
+      ep,
+      {
+        resource: 'DeploymentStatus',
+        field: 'description',
+        code: 'custom',
+        message: `description is too long (maximum is ${MAX_STATUS_DESCRIPTION} characters)`,
+      },
+      body,
+    );
   }
   const status = id === undefined ? undefined : ctx.state.addStatus(owner, repo, id, input, ctx.creator);
   if (status === undefined) return { ...notFound(ctx.spec.docs(ep)), endpoint: ep };

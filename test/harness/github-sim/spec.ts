@@ -56,10 +56,18 @@ export function openApiAjv(options: { coerceTypes?: boolean } = {}): Ajv {
   return ajv;
 }
 
-const RUBY_TYPE: Record<string, string> = { object: 'an object', array: 'an array', string: 'a string', boolean: 'a boolean', integer: 'an integer', number: 'a number', null: 'null' };
+const RUBY_TYPE: Record<string, string> = {
+  object: 'an object',
+  array: 'an array',
+  string: 'a string',
+  boolean: 'a boolean',
+  integer: 'an integer',
+  number: 'a number',
+  null: 'null',
+};
 
 function show(value: unknown): string {
-  return value === null ? 'nil' : JSON.stringify(value) ?? 'nil';
+  return value === null ? 'nil' : (JSON.stringify(value) ?? 'nil');
 }
 
 function where(e: ErrorObject): string {
@@ -72,7 +80,10 @@ function where(e: ErrorObject): string {
 function describeErrors(errors: ErrorObject[], data: unknown): string[] {
   const oneOfAt = new Set(errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath));
   const valueAt = (path: string): unknown =>
-    path.split('/').filter(Boolean).reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], data);
+    path
+      .split('/')
+      .filter(Boolean)
+      .reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], data);
   return errors
     .filter((e) => !(e.schemaPath.includes('/oneOf/') && oneOfAt.has(e.instancePath)))
     .map((e) => {
@@ -108,20 +119,29 @@ export function compileSpec(fixture: DeploymentsFixture): SpecValidators {
   return {
     fixture,
     body: (endpoint, body) =>
-      run(compiled(`body ${endpoint}`, () => {
-        const schema = spec(endpoint).requestBody;
-        return schema === undefined ? null : ajv.compile(schema);
-      }), body),
+      run(
+        compiled(`body ${endpoint}`, () => {
+          const schema = spec(endpoint).requestBody;
+          return schema === undefined ? null : ajv.compile(schema);
+        }),
+        body,
+      ),
     query: (endpoint, query) =>
-      run(compiled(`query ${endpoint}`, () => {
-        const params = spec(endpoint).queryParams;
-        return params === undefined ? null : coercing.compile({ type: 'object', properties: params });
-      }), { ...query }),
+      run(
+        compiled(`query ${endpoint}`, () => {
+          const params = spec(endpoint).queryParams;
+          return params === undefined ? null : coercing.compile({ type: 'object', properties: params });
+        }),
+        { ...query },
+      ),
     response: (endpoint, status, body) =>
-      run(compiled(`response ${endpoint} ${status}`, () => {
-        const schema = spec(endpoint).responses[String(status)]?.schema;
-        return schema === undefined ? null : ajv.compile(schema);
-      }), body),
+      run(
+        compiled(`response ${endpoint} ${status}`, () => {
+          const schema = spec(endpoint).responses[String(status)]?.schema;
+          return schema === undefined ? null : ajv.compile(schema);
+        }),
+        body,
+      ),
     docs: (endpoint) => spec(endpoint).docs,
   };
 }

@@ -26,7 +26,13 @@ export interface NewStatus {
 }
 
 /** The account GitHub itself writes as (auto_inactive statuses). */
-const GITHUB_ACTOR: SimUser = { login: 'github', id: 9919, node_id: 'MDEyOk9yZ2FuaXphdGlvbjk5MTk=', type: 'Organization', site_admin: false };
+const GITHUB_ACTOR: SimUser = {
+  login: 'github',
+  id: 9919,
+  node_id: 'MDEyOk9yZ2FuaXphdGlvbjk5MTk=',
+  type: 'Organization',
+  site_admin: false,
+};
 
 interface Stored {
   repoKey: string;
@@ -109,7 +115,12 @@ export class SimState {
     const environment = input.environment ?? s.statuses.at(-1)?.environment ?? s.deployment.environment;
     s.deployment.environment = environment;
     const url = input.log_url ?? input.target_url ?? '';
-    const status = this.push(s, { state: input.state, description: input.description ?? '', environment, environment_url: input.environment_url ?? '', url }, creator, 'client');
+    const status = this.push(
+      s,
+      { state: input.state, description: input.description ?? '', environment, environment_url: input.environment_url ?? '', url },
+      creator,
+      'client',
+    );
     if (input.state === 'success' && input.auto_inactive !== false) {
       for (const other of this.byId.values()) {
         const d = other.deployment;
@@ -140,7 +151,12 @@ export class SimState {
     this.byId.clear();
   }
 
-  private push(s: Stored, f: { state: StatusStateName; description: string; environment: string; environment_url: string; url: string }, creator: SimUser, addedBy: SimStatus['addedBy']): DeploymentStatus {
+  private push(
+    s: Stored,
+    f: { state: StatusStateName; description: string; environment: string; environment_url: string; url: string },
+    creator: SimUser,
+    addedBy: SimStatus['addedBy'],
+  ): DeploymentStatus {
     const id = ++this.nextStatusId;
     const at = now();
     const status: SimStatus = {
