@@ -2,7 +2,8 @@
 import pino from 'pino';
 import { buildApp } from './http/http-app.js';
 import { explainMain } from './cli/explain.js';
-import { buildDefaults, buildImageFacts } from './images/image-facts-wiring.js';
+import { buildImageFacts } from './images/image-facts-wiring.js';
+import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
 import { createGitHubSide } from './github/github-client.js';

@@ -1,8 +1,9 @@
 import pino from 'pino';
-import { buildDefaults, buildImageFacts } from '../images/image-facts-wiring.js';
-import { loadConfig } from '../config/load-config.js';
+import { buildImageFacts } from '../images/image-facts-wiring.js';
+import { loadReportingConfig } from '../config/load-config.js';
+import { buildDefaults } from '../config/metadata-defaults.js';
 import { createKubeReader } from '../kube/kube-client.js';
-import type { FluxKind, SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../kube/kube-types.js';
 import { createMetrics } from '../common/metrics.js';
 import { resolveSource } from '../reconcile/resolve-source.js';
 import { openDatabase } from '../store/database.js';
@@ -11,18 +12,20 @@ import { controllerVersion } from '../common/version.js';
 import { explainLines } from './explain-report.js';
 
 const USAGE = 'usage: github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name>';
+/** Quieter than the server: only warnings, unless LOG_LEVEL is set. */
+const EXPLAIN_LOG_LEVEL = 'warn';
 
 /** Parses `Kind/namespace/name`. */
 export function parseSourceArg(arg: string | undefined): SourceRef | undefined {
   const [kind, namespace, name, ...rest] = (arg ?? '').split('/');
   if (rest.length || !namespace || !name || (kind !== 'Kustomization' && kind !== 'HelmRelease')) return undefined;
-  return { kind: kind as FluxKind, namespace, name };
+  return { kind, namespace, name };
 }
 
 /**
  * `explain`: reads a Flux source as a reconcile would and prints, per workload and container, what would
  * be reported or exactly why not. Reads Kubernetes and registries; never writes to GitHub or the cluster.
- * Same configuration as the server; the webhook key and GitHub credentials are not needed.
+ * Reads only the settings that shape a report (`loadReportingConfig`): no webhook key, no GitHub credentials.
  */
 export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const ref = parseSourceArg(args[0]);
@@ -30,9 +33,8 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const needsGitHub = !env.GITHUB_TOKEN && !env.GITHUB_APP_ID;
-  const config = loadConfig({ WEBHOOK_TOKEN: 'unused-by-explain', ...(needsGitHub ? { GITHUB_TOKEN: 'unused-by-explain' } : {}), ...env });
-  const log = pino({ level: env.LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  const config = loadReportingConfig(env);
+  const log = pino({ level: env.LOG_LEVEL?.trim() ? config.logLevel : EXPLAIN_LOG_LEVEL }, pino.destination(2));
   const db = openDatabase(':memory:');
   try {
     const kube = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});

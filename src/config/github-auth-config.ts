@@ -1,60 +1,56 @@
+import { errorMessage } from '../common/errors.js';
 import { parseAppPrivateKey } from '../github/app-jwt.js';
 import type { GitHubAuth } from '../github/github-client.js';
+import { integer, text } from './parsers.js';
+import { INVALID, combine, secret, setting, type Check, type Invalid } from './schema.js';
 
-const POSITIVE_INT = /^[1-9]\d{0,15}$/;
+const EITHER = 'one of token or App';
+const APP = 'GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH';
+
+/** The App's key as given, once it parses as a PEM private key. */
+function pemKey(bytes: Buffer, check: Check): string | Invalid {
+  const key = bytes.toString('utf8');
+  try {
+    parseAppPrivateKey(key);
+    return key;
+  } catch (err) {
+    return check.invalid(`is not a PEM private key of the App (${errorMessage(err)})`);
+  }
+}
 
 /** Exactly one of `GITHUB_TOKEN` or a GitHub App (`GITHUB_APP_ID` + `GITHUB_APP_PRIVATE_KEY` or `_PATH`). */
-export function githubAuthFrom(
-  str: (name: string) => string | undefined,
-  readFile: (path: string) => Buffer,
-  problems: string[],
-): GitHubAuth {
-  const token = str('GITHUB_TOKEN');
-  const appId = str('GITHUB_APP_ID');
-  const keyText = str('GITHUB_APP_PRIVATE_KEY');
-  const keyPath = str('GITHUB_APP_PRIVATE_KEY_PATH');
-  const installation = str('GITHUB_APP_INSTALLATION_ID');
-  const appish = appId !== undefined || keyText !== undefined || keyPath !== undefined || installation !== undefined;
-  if (token !== undefined && appish) {
-    problems.push(
-      'set either GITHUB_TOKEN or a GitHub App (GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH), not both',
-    );
-    return { kind: 'token', token };
-  }
-  if (token !== undefined) return { kind: 'token', token };
-  if (!appish) {
-    problems.push(
-      'GitHub credentials are required: GITHUB_TOKEN (Deployments read & write on the reported repositories), or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH',
-    );
-    return { kind: 'token', token: '' };
-  }
-  if (appId === undefined) problems.push('GITHUB_APP_ID is required with a GitHub App private key');
-  else if (!POSITIVE_INT.test(appId)) problems.push(`GITHUB_APP_ID="${appId}" must be the App's numeric id`);
-  if (installation !== undefined && !POSITIVE_INT.test(installation))
-    problems.push(`GITHUB_APP_INSTALLATION_ID="${installation}" must be a numeric installation id`);
-  let privateKey = '';
-  if (keyText !== undefined && keyPath !== undefined)
-    problems.push('set only one of GITHUB_APP_PRIVATE_KEY and GITHUB_APP_PRIVATE_KEY_PATH');
-  else if (keyText === undefined && keyPath === undefined)
-    problems.push('GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID');
-  else {
-    const name = keyText !== undefined ? 'GITHUB_APP_PRIVATE_KEY' : `GITHUB_APP_PRIVATE_KEY_PATH="${keyPath}"`;
-    try {
-      privateKey = keyText ?? readFile(keyPath!).toString('utf8');
-      parseAppPrivateKey(privateKey);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      problems.push(
-        code && !code.startsWith('ERR_')
-          ? `${name} cannot be read (${code})`
-          : `${name} is not a PEM private key of the App (${(err as Error).message})`,
+export const githubAuth = combine(
+  {
+    token: setting('GITHUB_TOKEN', { parse: text, shown: EITHER, doc: 'token with Deployments read & write on the reported repositories' }),
+    appId: setting('GITHUB_APP_ID', {
+      parse: integer(1, Number.MAX_SAFE_INTEGER, "the App's numeric id"),
+      shown: EITHER,
+      doc: 'numeric id of the [GitHub App](#github-app) (instead of `GITHUB_TOKEN`, never both)',
+    }),
+    privateKey: secret('GITHUB_APP_PRIVATE_KEY', {
+      file: '_PATH',
+      decode: pemKey,
+      shown: 'with `GITHUB_APP_ID`',
+      doc: "the App's private key (PEM as GitHub downloads it; `\\n` escapes accepted), or a file holding it",
+    }),
+    installationId: setting('GITHUB_APP_INSTALLATION_ID', {
+      parse: integer(1, Number.MAX_SAFE_INTEGER, 'a numeric installation id'),
+      shown: 'looked up',
+      doc: "pins one installation for every repository; otherwise each owner's installation is looked up (`GET /repos/{owner}/{repo}/installation`) and kept for an hour in SQLite",
+    }),
+  },
+  ({ token, appId, privateKey, installationId }, source): GitHubAuth | Invalid => {
+    const app = appId !== undefined || privateKey !== undefined || installationId !== undefined;
+    if (token !== undefined && app) return source.problem(`set either GITHUB_TOKEN or a GitHub App (${APP}), not both`);
+    if (token !== undefined) return token === INVALID ? token : { kind: 'token', token };
+    if (!app)
+      return source.problem(
+        `GitHub credentials are required: GITHUB_TOKEN (Deployments read & write on the reported repositories), or ${APP}`,
       );
-    }
-  }
-  return {
-    kind: 'app',
-    appId: Number(appId ?? 0),
-    privateKey,
-    ...(installation !== undefined && POSITIVE_INT.test(installation) ? { installationId: Number(installation) } : {}),
-  };
-}
+    if (appId === undefined) source.problem('GITHUB_APP_ID is required with a GitHub App private key');
+    if (privateKey === undefined) source.problem('GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID');
+    if (appId === undefined || appId === INVALID || privateKey === undefined || privateKey === INVALID || installationId === INVALID)
+      return INVALID;
+    return { kind: 'app', appId, privateKey, ...(installationId === undefined ? {} : { installationId }) };
+  },
+);

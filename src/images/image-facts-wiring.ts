@@ -1,16 +1,21 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
+import type { ReportingConfig } from '../config/load-config.js';
 import { authFileKeyring } from './auth-file.js';
 import { createImageFacts, createWarnOnce, type ImageFactsSource } from './image-facts.js';
 import type { KubeReader } from '../kube/kube-types.js';
-import type { Defaults } from '../metadata/resolve-target.js';
 import type { Metrics } from '../common/metrics.js';
 import { createCachedLabelSource } from '../oci/cached-label-source.js';
 import { createRegistryClient } from '../oci/registry-client.js';
 import type { ImageCache } from '../store/image-cache.js';
 
 /** Image facts (running digests, OCI labels with the workload's credentials) as configured; shared by the server and `explain`. */
-export function buildImageFacts(config: Config, cache: ImageCache, kube: KubeReader, metrics: Metrics, log: Logger): ImageFactsSource {
+export function buildImageFacts(
+  config: ReportingConfig,
+  cache: ImageCache,
+  kube: KubeReader,
+  metrics: Metrics,
+  log: Logger,
+): ImageFactsSource {
   const registry = createRegistryClient({
     insecureHosts: config.registryInsecureHosts,
     platform: config.registryPlatform,
@@ -22,21 +27,4 @@ export function buildImageFacts(config: Config, cache: ImageCache, kube: KubeRea
   const warnOnce = createWarnOnce(log.child({ component: 'image-facts' }));
   const authFile = config.registryAuthFile ? authFileKeyring(config.registryAuthFile, warnOnce) : () => [];
   return createImageFacts({ kube, labels, authFile, warnOnce });
-}
-
-/** Controller-wide metadata defaults from configuration. */
-export function buildDefaults(config: Config, controllerVersion: string): Defaults {
-  return {
-    cluster: config.clusterName,
-    ...(config.environment ? { environment: config.environment } : {}),
-    ...(config.environmentUrl ? { environmentUrl: config.environmentUrl } : {}),
-    ...(config.logUrlTemplate ? { logUrlTemplate: config.logUrlTemplate } : {}),
-    description: config.description,
-    githubHost: config.githubHost,
-    controllerVersion,
-    repositorySource: config.repositorySource,
-    allowedRepositories: config.allowedRepositories,
-    transientEnvironments: config.transientEnvironments,
-    escapeUrlValues: config.logUrlTemplateEscape,
-  };
 }

@@ -21,7 +21,7 @@ function problemsOf(t: Test, env: NodeJS.ProcessEnv): string[] {
   return [];
 }
 
-t.test('a token or an App, exactly one', async (t) => {
+t.test('a token or an App, exactly one', (t) => {
   t.same(loadConfig({ ...BASE, GITHUB_TOKEN: 'ghp_x' }, readFile).githubAuth, { kind: 'token', token: 'ghp_x' });
   t.same(loadConfig({ ...BASE, GITHUB_APP_ID: '123', GITHUB_APP_PRIVATE_KEY: PEM }, readFile).githubAuth, {
     kind: 'app',
@@ -89,9 +89,10 @@ t.test('a token or an App, exactly one', async (t) => {
       );
     t.notOk(problems.join('\n').includes('BEGIN RSA'), `${name}: the key is never echoed`);
   }
+  t.end();
 });
 
-t.test('GitHub problems are reported with the others at once', async (t) => {
+t.test('GitHub problems are reported with the others at once', (t) => {
   const problems = problemsOf(t, { CLUSTER_NAME: 'x', GITHUB_APP_ID: 'abc', ALLOWED_REPOSITORIES: 'acme', REPOSITORY_SOURCE: 'labels' });
   for (const re of [
     /^WEBHOOK_TOKEN/,
@@ -106,9 +107,10 @@ t.test('GitHub problems are reported with the others at once', async (t) => {
     );
   }
   t.equal(problems.length, 5);
+  t.end();
 });
 
-t.test('trust boundary settings', async (t) => {
+t.test('trust boundary settings', (t) => {
   const c = loadConfig(
     { ...BASE, GITHUB_TOKEN: 'x', ALLOWED_REPOSITORIES: 'Acme/*, globex/api', REPOSITORY_SOURCE: 'Annotation' },
     readFile,
@@ -122,4 +124,5 @@ t.test('trust boundary settings', async (t) => {
   t.same(d.allowedRepositories, []);
   t.equal(d.repositorySource, 'any');
   t.match(problemsOf(t, { ...BASE, GITHUB_TOKEN: 'x', ALLOWED_REPOSITORIES: ' , ' }), [/^ALLOWED_REPOSITORIES is empty/]);
+  t.end();
 });

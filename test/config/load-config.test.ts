@@ -2,7 +2,8 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, parseDuration } from '../../src/config/load-config.js';
+import { ConfigError, loadConfig, loadReportingConfig } from '../../src/config/load-config.js';
+import { parseDuration } from '../../src/config/parsers.js';
 
 const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 
@@ -18,7 +19,7 @@ function problemsOf(t: Test, env: NodeJS.ProcessEnv, readFile?: (p: string) => B
   return [];
 }
 
-t.test('minimal valid env and defaults', async (t) => {
+t.test('minimal valid env and defaults', (t) => {
   const c = loadConfig({ ...MINIMAL });
   t.match(c, {
     port: 8080,
@@ -39,9 +40,10 @@ t.test('minimal valid env and defaults', async (t) => {
   t.same(c.watchNamespaces, []);
   t.same(c.registryInsecureHosts, []);
   for (const k of ['kubeconfig', 'environment', 'environmentUrl', 'logUrlTemplate']) t.notOk(k in c, `${k} absent`);
+  t.end();
 });
 
-t.test('every variable set', async (t) => {
+t.test('every variable set', (t) => {
   const c = loadConfig({
     ...MINIMAL,
     PORT: ' 9090 ',
@@ -88,9 +90,10 @@ t.test('every variable set', async (t) => {
   );
   t.equal(loadConfig({ ...MINIMAL, PORT: '', ENVIRONMENT: '  ' }).port, 8080, 'empty values mean unset');
   t.notOk('environment' in loadConfig({ ...MINIMAL, ENVIRONMENT: '  ' }));
+  t.end();
 });
 
-t.test('every invalid value is reported at once', async (t) => {
+t.test('every invalid value is reported at once', (t) => {
   const problems = problemsOf(t, {
     PORT: '70000',
     GITHUB_API_URL: 'ftp://example.com',
@@ -120,9 +123,10 @@ t.test('every invalid value is reported at once', async (t) => {
       problems.some((p) => re.test(p)),
       re.source,
     );
+  t.end();
 });
 
-t.test('the error message lists every problem', async (t) => {
+t.test('the error message lists every problem', (t) => {
   try {
     loadConfig({ PORT: 'x' });
     t.fail('should throw');
@@ -132,9 +136,10 @@ t.test('the error message lists every problem', async (t) => {
     for (const p of (err as ConfigError).problems) t.ok((err as Error).message.includes(`  - ${p}`), p);
     t.equal((err as ConfigError).problems.length, 4);
   }
+  t.end();
 });
 
-t.test('integers', async (t) => {
+t.test('integers', (t) => {
   const rows: Array<[string, string, boolean]> = [
     ['PORT', '0', true],
     ['PORT', '65535', true],
@@ -150,9 +155,10 @@ t.test('integers', async (t) => {
     if (ok) t.doesNotThrow(() => loadConfig(env), `${name}=${value}`);
     else t.match(problemsOf(t, env), [new RegExp(`^${name}="${value.replace('.', '\\.')}"`)], `${name}=${value}`);
   }
+  t.end();
 });
 
-t.test('webhook key', async (t) => {
+t.test('webhook key', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-config-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'token');
@@ -193,9 +199,10 @@ t.test('webhook key', async (t) => {
   });
   t.same(seen, ['/run/secrets/token'], 'reads through the injected reader');
   t.same(c.webhookKey, Buffer.from('injected'));
+  t.end();
 });
 
-t.test('durations', async (t) => {
+t.test('durations', (t) => {
   const rows: Array<[string, number | undefined]> = [
     ['30s', 30_000],
     ['5m', 300_000],
@@ -225,18 +232,40 @@ t.test('durations', async (t) => {
       );
     else t.equal(loadConfig(env).resyncIntervalMs, want, `RESYNC_INTERVAL=${text}`);
   }
+  t.end();
 });
 
-t.test('the result is frozen', async (t) => {
+t.test('the result is frozen', (t) => {
   const c = loadConfig({ ...MINIMAL });
   t.ok(Object.isFrozen(c));
   t.throws(() => {
     (c as { port: number }).port = 1;
   }, TypeError);
   t.equal(c.port, 8080);
+  t.end();
 });
 
-t.test('the env object is only read', async (t) => {
+t.test('the env object is only read', (t) => {
   const env = Object.freeze({ ...MINIMAL, WATCH_NAMESPACES: 'a' });
   t.doesNotThrow(() => loadConfig(env));
+  t.end();
+});
+
+t.test('explain reads only what shapes a report: no webhook key, no GitHub credentials', (t) => {
+  const c = loadReportingConfig({ CLUSTER_NAME: 'prod-eu-1', PORT: 'not read', GITHUB_SERVER_URL: 'https://ghe.example.com' });
+  t.equal(c.clusterName, 'prod-eu-1');
+  t.equal(c.githubHost, 'ghe.example.com');
+  for (const k of ['webhookKey', 'githubAuth', 'port']) t.notOk(k in c, `${k} not read`);
+  t.ok(Object.isFrozen(c));
+  try {
+    loadReportingConfig({ LOG_LEVEL: 'loud' });
+    t.fail('should throw');
+  } catch (err) {
+    t.type(err, ConfigError);
+    t.strictSame((err as ConfigError).problems, [
+      'CLUSTER_NAME is required: the name sent as payload.cluster',
+      'LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
+    ]);
+  }
+  t.end();
 });

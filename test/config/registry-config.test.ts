@@ -24,13 +24,14 @@ function problems(env: Record<string, string>): string[] {
   return [];
 }
 
-t.test('defaults: linux/amd64, no auth file', async (t) => {
+t.test('defaults: linux/amd64, no auth file', (t) => {
   const c = loadConfig({ ...MINIMAL }, readFile);
   t.strictSame(c.registryPlatform, { os: 'linux', architecture: 'amd64' });
   t.notOk('registryAuthFile' in c);
+  t.end();
 });
 
-t.test('valid values', async (t) => {
+t.test('valid values', (t) => {
   const c = loadConfig({ ...MINIMAL, REGISTRY_PLATFORM: 'linux/arm64/v8', REGISTRY_AUTH_FILE: '/etc/auth/config.json' }, readFile);
   t.strictSame(c.registryPlatform, { os: 'linux', architecture: 'arm64', variant: 'v8' });
   t.equal(c.registryAuthFile, '/etc/auth/config.json');
@@ -38,9 +39,10 @@ t.test('valid values', async (t) => {
     os: 'linux',
     architecture: 'arm',
   });
+  t.end();
 });
 
-t.test('invalid values are reported with the others, at once', async (t) => {
+t.test('invalid values are reported with the others, at once', (t) => {
   const found = problems({ REGISTRY_PLATFORM: 'arm64', REGISTRY_AUTH_FILE: '/etc/auth/missing.json', LOG_LEVEL: 'loud' });
   t.equal(found.length, 3);
   t.match(found.join('\n'), /REGISTRY_PLATFORM="arm64" must be os\/arch\[\/variant\]/);
@@ -50,4 +52,5 @@ t.test('invalid values are reported with the others, at once', async (t) => {
   t.match(broken[0], /REGISTRY_AUTH_FILE="\/etc\/auth\/broken\.json" is not valid JSON: expected a docker config\.json/);
   t.notMatch(broken[0], /dTpw/, 'the file content (credentials) is never echoed');
   t.match(problems({ REGISTRY_AUTH_FILE: '/etc/auth/list.json' })[0], /is not a JSON object/);
+  t.end();
 });

@@ -4,7 +4,7 @@ import t from 'tap';
 import { MAIN_JS } from '../harness/bridge-process.js';
 import { pushImage } from '../harness/push-image.js';
 import { startWorld } from '../harness/world.js';
-import { OPT_IN, READY, pushAppImage, putDeployment, putKustomization, sha } from './scenario.js';
+import { READY, pushAppImage, putDeployment, putKustomization, sha } from './scenario.js';
 
 const run = promisify(execFile);
 
@@ -17,7 +17,12 @@ t.test('explain prints what would be reported and exactly why not, without writi
   await pushImage(world.registry!.url, 'acme/bare', '1', {});
   putDeployment(world, 'bare', `${world.registry!.host}/acme/bare:1`);
   putKustomization(world, 'apps', ['web', 'legacy', 'bare'], READY);
-  const { WEBHOOK_TOKEN: _w, GITHUB_TOKEN: _g, ...env } = world.env({ ENVIRONMENT_URL: 'https://{name}.example.com' });
+  // explain needs neither the webhook key nor GitHub credentials: the world's are left out.
+  const env = Object.fromEntries(
+    Object.entries(world.env({ ENVIRONMENT_URL: 'https://{name}.example.com' })).filter(
+      ([name]) => !['WEBHOOK_TOKEN', 'GITHUB_TOKEN'].includes(name),
+    ),
+  );
 
   const { stdout } = await run(process.execPath, [MAIN_JS, 'explain', 'Kustomization/flux-system/apps'], {
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -32,7 +37,7 @@ t.test('explain prints what would be reported and exactly why not, without writi
   t.equal(world.kube.writes().length, 0);
 
   const bad = await run(process.execPath, [MAIN_JS, 'explain', 'GitRepository/x'], { env: { PATH: process.env.PATH ?? '', ...env } }).catch(
-    (e: { code: number; stderr: string }) => e,
+    (e: unknown) => e,
   );
   t.match(bad, { code: 2, stderr: /usage: github-deployment-bridge explain/ });
 });

@@ -1,0 +1,19 @@
+import type { Defaults } from '../metadata/resolve-target.js';
+import type { ReportingConfig } from './load-config.js';
+
+/** Controller-wide metadata defaults from configuration; shared by the server and `explain`. */
+export function buildDefaults(config: ReportingConfig, controllerVersion: string): Defaults {
+  return {
+    cluster: config.clusterName,
+    ...(config.environment ? { environment: config.environment } : {}),
+    ...(config.environmentUrl ? { environmentUrl: config.environmentUrl } : {}),
+    ...(config.logUrlTemplate ? { logUrlTemplate: config.logUrlTemplate } : {}),
+    description: config.description,
+    githubHost: config.githubHost,
+    controllerVersion,
+    repositorySource: config.repositorySource,
+    allowedRepositories: config.allowedRepositories,
+    transientEnvironments: config.transientEnvironments,
+    escapeUrlValues: config.logUrlTemplateEscape,
+  };
+}

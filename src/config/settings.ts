@@ -1,0 +1,181 @@
+/**
+ * Every setting, declared once: variable, type, default, README line. `loadConfig` reads them and README's
+ * configuration table is generated from them (`npm run docs:config`); adding a setting is one entry here.
+ */
+import { errorMessage } from '../common/errors.js';
+import { WEBHOOK_RATE_PER_MINUTE } from '../http/webhook.js';
+import { webHostOf } from '../metadata/repository.js';
+import { parseRepositoryPatterns, type RepositoryPattern } from '../metadata/repository-trust.js';
+import { parseDockerConfigJson } from '../oci/docker-config.js';
+import { DEFAULT_PLATFORM, formatPlatform, parsePlatform } from '../oci/platform.js';
+import { githubAuth } from './github-auth-config.js';
+import { boolean, duration, integer, list, oneOf, text, url } from './parsers.js';
+import { INVALID, secret, setting, type Parse } from './schema.js';
+
+/** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
+const MAX_WRITE_INTERVAL_MS = 5_000;
+const GITHUB_API = 'https://api.github.com';
+const WEB = ['https:', 'http:'];
+const TEMPLATE_NOTE = '(template, absolute https)';
+
+const repositoryPatterns: Parse<RepositoryPattern[]> = (value, check) => {
+  const { patterns, errors } = parseRepositoryPatterns(value);
+  for (const e of errors) check.problem(`${check.name}: ${e}`);
+  if (errors.length > 0) return INVALID;
+  return patterns.length > 0 || value === '' ? patterns : check.problem(`${check.name} is empty`);
+};
+
+/** The path, once the file reads as a docker config.json. */
+const dockerConfigFile: Parse<string> = (path, check) => {
+  const bytes = check.read(path);
+  if (bytes === INVALID) return INVALID;
+  try {
+    parseDockerConfigJson(bytes.toString('utf8'), check.label);
+    return path;
+  } catch (err) {
+    return check.problem(`${errorMessage(err)}: expected a docker config.json`);
+  }
+};
+
+const platform: Parse<ReturnType<typeof parsePlatform>> = (value, check) => {
+  try {
+    return parsePlatform(value);
+  } catch {
+    return check.invalid('must be os/arch[/variant], e.g. linux/amd64 or linux/arm64/v8');
+  }
+};
+
+const webHost: Parse<string> = (value, check) => {
+  const checked = url(WEB)(value, check);
+  if (checked === INVALID) return INVALID;
+  return URL.canParse(checked) ? new URL(checked).hostname : check.invalid('is not an absolute URL');
+};
+
+/** What shapes a report: the settings `explain` reads too. */
+export const REPORTING_SETTINGS = {
+  githubApiUrl: setting('GITHUB_API_URL', {
+    parse: url(WEB, { stripSlashes: true }),
+    default: GITHUB_API,
+    doc: 'API base, for token and App; GitHub Enterprise Server: `https://<host>/api/v3`',
+  }),
+  githubHost: setting('GITHUB_SERVER_URL', {
+    parse: webHost,
+    // An unusable GITHUB_API_URL is reported by githubApiUrl.
+    fallback: (source) => {
+      const api = source.text('GITHUB_API_URL') ?? GITHUB_API;
+      return URL.canParse(api) ? webHostOf(api) : 'github.com';
+    },
+    shown: 'from `GITHUB_API_URL`',
+    doc: 'web host that repository URLs in labels must name (`https://github.com`, or the GHES host)',
+  }),
+  kubeconfig: setting('KUBECONFIG', {
+    parse: text,
+    shown: '`~/.kube/config`, else in-cluster service account',
+    doc: 'kubeconfig file',
+  }),
+  clusterName: setting('CLUSTER_NAME', { parse: text, required: 'the name sent as payload.cluster', doc: 'sent as payload `cluster`' }),
+  environment: setting('ENVIRONMENT', {
+    parse: text,
+    doc: 'default GitHub environment; the `environment` annotation overrides; a workload with neither is skipped with a reason',
+  }),
+  environmentUrl: setting('ENVIRONMENT_URL', { parse: url(['https:']), doc: `default status \`environment_url\` ${TEMPLATE_NOTE}` }),
+  logUrlTemplate: setting('LOG_URL_TEMPLATE', { parse: url(['https:']), doc: `default status \`log_url\` ${TEMPLATE_NOTE}` }),
+  logUrlTemplateEscape: setting('LOG_URL_TEMPLATE_ESCAPE', {
+    parse: boolean,
+    default: 'false',
+    doc: 'percent-encode the values expanded into URL templates',
+  }),
+  description: setting('DESCRIPTION', { parse: text, default: 'Deployed by Flux', doc: 'deployment description' }),
+  transientEnvironments: setting('TRANSIENT_ENVIRONMENTS', {
+    parse: list,
+    default: '',
+    doc: 'comma list of environment patterns (`pr-*`, only `*` is special) whose deployments are transient previews (`transient_environment: true`)',
+  }),
+  allowedRepositories: setting('ALLOWED_REPOSITORIES', {
+    parse: repositoryPatterns,
+    default: '',
+    shown: 'all',
+    doc: 'comma list of `owner/*` and `owner/repo` (case-insensitive); a workload naming another repository is skipped with a reason, never written (see [Trust boundary](#trust-boundary))',
+  }),
+  repositorySource: setting('REPOSITORY_SOURCE', {
+    parse: oneOf(['annotation', 'any'], { ignoreCase: true }),
+    default: 'any',
+    doc: '`annotation`: only the `repository` annotation names the repository (image labels still give the commit); `any`: annotation, else image label',
+  }),
+  registryAuthFile: setting('REGISTRY_AUTH_FILE', {
+    parse: dockerConfigFile,
+    doc: "docker `config.json` with registry credentials, used after the workload's own `imagePullSecrets`; re-read when it changes",
+  }),
+  registryInsecureHosts: setting('REGISTRY_INSECURE_HOSTS', {
+    parse: list,
+    default: '',
+    doc: 'comma list of `host[:port]` registries (and token services) reached over plain HTTP',
+  }),
+  registryPlatform: setting('REGISTRY_PLATFORM', {
+    parse: platform,
+    default: formatPlatform(DEFAULT_PLATFORM),
+    doc: '`os/arch[/variant]` picked from multi-arch images (`linux/arm64`, `linux/arm/v7`)',
+  }),
+  logLevel: setting('LOG_LEVEL', {
+    parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    doc: 'pino level',
+  }),
+};
+
+/** The server's own: listening, the webhook key, GitHub writes, the queue and cleanup. */
+const SERVICE_SETTINGS = {
+  port: setting('PORT', { parse: integer(0, 65535), default: '8080', doc: 'port to listen on' }),
+  host: setting('HOST', { parse: text, default: '0.0.0.0', doc: 'address to listen on' }),
+  webhookKey: secret('WEBHOOK_TOKEN', {
+    raw: true,
+    decode: (bytes) => bytes,
+    required: 'the HMAC key of the Flux generic-hmac Provider',
+    doc: 'the HMAC key of the Flux Provider, used byte for byte (a trailing newline in the file is part of the key, as in Flux)',
+  }),
+  webhookRatePerMinute: setting('WEBHOOK_RATE_PER_MINUTE', {
+    parse: integer(1, 1_000_000_000),
+    shown: `\`${WEBHOOK_RATE_PER_MINUTE}\``,
+    doc: 'webhook requests accepted per minute from one client address (`429` beyond)',
+  }),
+  stateToken: setting('STATE_TOKEN', { parse: text, doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
+  githubAuth,
+  githubWriteIntervalMs: setting('GITHUB_WRITE_INTERVAL', {
+    parse: duration(`a duration from 0s to ${MAX_WRITE_INTERVAL_MS / 1000}s, such as 1s or 250ms`, {
+      allowZero: true,
+      maxMs: MAX_WRITE_INTERVAL_MS,
+    }),
+    default: '1s',
+    doc: 'minimum time between GitHub writes (GitHub asks for ≥ 1 s between content-creating requests), `0s` to `5s`; `0s` only against a simulator',
+  }),
+  databasePath: setting('DATABASE_PATH', {
+    parse: text,
+    default: './data/github-deployment-bridge.db',
+    doc: 'SQLite file (directory created if missing)',
+  }),
+  dryRun: setting('DRY_RUN', {
+    parse: boolean,
+    default: 'false',
+    doc: 'do everything except GitHub writes, which are logged; the cache is kept in memory',
+  }),
+  resyncIntervalMs: setting('RESYNC_INTERVAL', {
+    parse: duration('a duration such as 30s, 5m, 1h or plain seconds'),
+    default: '5m',
+    doc: 'how often every Flux object is read again: `30s`, `5m`, `1h` or plain seconds',
+  }),
+  watchNamespaces: setting('WATCH_NAMESPACES', {
+    parse: list,
+    default: '',
+    shown: 'all',
+    doc: 'comma list of namespaces whose Flux objects are reported (events for others are accepted and ignored)',
+  }),
+  reconcileConcurrency: setting('RECONCILE_CONCURRENCY', { parse: integer(1, 64), default: '4', doc: 'Flux sources reconciled at once' }),
+  cleanupGraceMs: setting('CLEANUP_GRACE', {
+    parse: duration('a duration such as 15s or 1m'),
+    default: '15s',
+    doc: 'how long a workload must be gone (seen by two consecutive reads) before its live deployments turn `inactive`',
+  }),
+};
+
+/** Everything the server reads, in README's order. */
+export const SETTINGS = { ...SERVICE_SETTINGS, ...REPORTING_SETTINGS };
