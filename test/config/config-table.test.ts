@@ -1,0 +1,22 @@
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { configTable, withConfigTable } from '../../src/config/config-table.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+t.test("README's configuration table is the one the declarations generate", (t) => {
+  t.equal(withConfigTable(README), README, 'README.md differs from the declarations: run npm run docs:config');
+  t.end();
+});
+
+t.test('one row per variable a person sets, alternatives on one row', (t) => {
+  const table = configTable();
+  t.match(table, /^\| `PORT` \| `8080` \| port to listen on \|$/m);
+  t.match(table, /^\| `WEBHOOK_TOKEN` or `WEBHOOK_TOKEN_FILE` \| required \| /m);
+  t.match(table, /^\| `GITHUB_APP_PRIVATE_KEY` or `GITHUB_APP_PRIVATE_KEY_PATH` \| with `GITHUB_APP_ID` \| /m);
+  t.match(table, /^\| `ENVIRONMENT` \| — \| /m);
+  t.match(table, /^`explain` reads only `GITHUB_API_URL`, .*`LOG_LEVEL`\.$/m);
+  t.notMatch(table, /`WEBHOOK_TOKEN`.*explain reads/, 'explain needs no webhook key');
+  t.throws(() => withConfigTable('# no markers'), /config-table:start/);
+  t.end();
+});
