@@ -1,10 +1,15 @@
 import type { KeyObject } from 'node:crypto';
-import type { Octokit } from 'octokit';
-import { AppJwt } from './app-jwt.js';
-import { GitHubCallError } from './call-error.js';
-import { InstallationTokens, type MintedToken } from './installation-tokens.js';
+import { createAppAuth } from '@octokit/auth-app';
+import { GitHubCallError, inOperation } from './call-error.js';
 import { InstallationResolver, type InstallationCache } from './installation-lookup.js';
-import { callGitHub, createDeploymentsPort, createOctokit, type GitHubClientOptions } from './octokit-factory.js';
+import {
+  callGitHub,
+  createDeploymentsPort,
+  createOctokit,
+  GITHUB_TIMEOUT_MS,
+  type Credentials,
+  type GitHubClientOptions,
+} from './octokit-factory.js';
 import type { DeploymentsPort, RepoRef } from './github-types.js';
 
 /** The only permissions the bridge asks for in its installation tokens (least privilege). */
@@ -20,7 +25,9 @@ export interface AppIdentity {
 export interface AppSideOptions {
   app: AppIdentity;
   /** Client settings shared by the App's own client and every installation's. */
-  client: Omit<GitHubClientOptions, 'credentials' | 'scope' | 'gated'>;
+  client: Omit<GitHubClientOptions, 'credentials' | 'scope' | 'gated' | 'onUnauthorized'>;
+  /** GitHub answered 401 to a request (not to the credential check, which handles its own). */
+  onUnauthorized: (reason: string) => void;
   installations: InstallationCache;
   now: () => number;
   timeoutMs?: number;
@@ -33,14 +40,30 @@ export interface AppSide {
   check(): Promise<string | undefined>;
 }
 
-/** Builds App auth: JWT for App endpoints, an installation token (minted, refreshed) per installation for repositories. */
+/**
+ * Builds App auth on `@octokit/auth-app`: it signs a fresh JWT for every App request and mints installation
+ * tokens (cached until a minute before they expire, one mint for concurrent requests). The mint goes through
+ * the App's own client, so it is paused, counted and timed out like every request. The bridge keeps what
+ * auth-app does not do: which installation serves a repository (per owner, cached in SQLite), and a token
+ * GitHub answered 401 to is never handed out again from auth-app's cache.
+ */
 export function createAppSide(o: AppSideOptions): AppSide {
-  const jwt = new AppJwt(o.app.appId, o.app.privateKey, o.now);
-  const jwtCredentials = { scheme: 'bearer' as const, get: async () => jwt.get(), invalidate: () => jwt.invalidate() };
-  const appClient = createOctokit({ ...o.client, credentials: jwtCredentials, scope: 'app' });
+  const timeoutMs = o.timeoutMs ?? GITHUB_TIMEOUT_MS;
+  // The App's client asks auth-app for its JWT, and auth-app sends its token mints through that client.
+  const jwt: Credentials = { scheme: 'bearer', get: async () => (await appAuth({ type: 'app' })).token };
+  const appClient = createOctokit({ ...o.client, onUnauthorized: o.onUnauthorized, credentials: jwt, scope: 'app' });
+  // auth-app's mint brings no signal of its own.
+  appClient.hook.before('request', (options) => {
+    options.request = { ...options.request, signal: options.request.signal ?? AbortSignal.timeout(timeoutMs) };
+  });
+  const appAuth = createAppAuth({
+    appId: o.app.appId,
+    privateKey: o.app.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    request: appClient.request,
+    log: { warn: (message: string) => o.client.log.warn(message) },
+  });
   // The check is never paused (it is what ends a credentials pause) and handles its own 401.
-  const { onUnauthorized: _checked, ...checkOptions } = o.client;
-  const checkClient = createOctokit({ ...checkOptions, credentials: jwtCredentials, scope: 'app', gated: false, spaceWrites: false });
+  const checkClient = createOctokit({ ...o.client, credentials: jwt, scope: 'app', gated: false, spaceWrites: false });
 
   const resolver = new InstallationResolver({
     ...(o.app.installationId !== undefined ? { pinned: o.app.installationId } : {}),
@@ -52,41 +75,36 @@ export function createAppSide(o: AppSideOptions): AppSide {
         'installation',
         `find the GitHub App installation for ${r.owner}/${r.repo}`,
         (signal) => appClient.request('GET /repos/{owner}/{repo}/installation', { ...r, request: { signal } }),
-        o.timeoutMs,
+        timeoutMs,
       );
       return data.id;
     },
   });
-  const mint = async (installationId: number): Promise<MintedToken> => {
+  /** Installations whose token GitHub answered 401 to: the next token is minted anew, not taken from auth-app's cache. */
+  const rejected = new Set<number>();
+  const tokenFor = async (installationId: number): Promise<string> => {
     try {
-      const data = await callGitHub<{ token: string; expires_at: string }>(
-        'installationToken',
-        `create a token for App installation ${installationId}`,
-        (signal) =>
-          appClient.request('POST /app/installations/{installation_id}/access_tokens', {
-            installation_id: installationId,
-            permissions: { ...APP_TOKEN_PERMISSIONS },
-            request: { signal },
-          }),
-        o.timeoutMs,
-      );
-      return { token: data.token, expiresAt: Date.parse(data.expires_at) };
+      const refresh = rejected.has(installationId);
+      const { token } = await appAuth({ type: 'installation', installationId, permissions: { ...APP_TOKEN_PERMISSIONS }, refresh });
+      rejected.delete(installationId);
+      return token;
     } catch (err) {
-      if (err instanceof GitHubCallError && err.status === 404) resolver.forget(installationId);
-      throw err;
+      if (!(err instanceof GitHubCallError)) throw err;
+      if (err.status === 404) resolver.forget(installationId);
+      throw inOperation(err, 'installationToken', `create a token for App installation ${installationId}`);
     }
   };
-  const tokens = new InstallationTokens(mint, o.now);
   const ports = new Map<number, DeploymentsPort>();
   const portFor = (installationId: number): DeploymentsPort => {
     let port = ports.get(installationId);
     if (port === undefined) {
-      const octokit: Octokit = createOctokit({
+      const octokit = createOctokit({
         ...o.client,
+        onUnauthorized: o.onUnauthorized,
         scope: `installation ${installationId}`,
-        credentials: { scheme: 'token', get: () => tokens.get(installationId), invalidate: () => tokens.invalidate(installationId) },
+        credentials: { scheme: 'token', get: () => tokenFor(installationId), invalidate: () => rejected.add(installationId) },
       });
-      port = createDeploymentsPort(octokit, o.timeoutMs);
+      port = createDeploymentsPort(octokit, timeoutMs);
       ports.set(installationId, port);
     }
     return port;
@@ -105,7 +123,7 @@ export function createAppSide(o: AppSideOptions): AppSide {
         'credentialCheck',
         'check the GitHub App credentials (GET /app)',
         (signal) => checkClient.request('GET /app', { request: { signal } }),
-        o.timeoutMs,
+        timeoutMs,
       );
       const deployments = app.permissions?.deployments;
       if (app.permissions !== undefined && deployments !== 'write') {

@@ -59,14 +59,20 @@ export class CredentialMonitor {
     this.lastCheck = this.o.now();
     try {
       const problem = await this.o.check();
-      if (problem !== undefined) return this.failed(problem);
+      if (problem !== undefined) {
+        this.failed(problem);
+        return;
+      }
       this.failures = 0;
       clearTimeout(this.timer);
       const was = this.o.health.credentialState;
       this.o.health.credentialsOk();
       if (was !== 'ok') this.o.log.info('GitHub credentials accepted');
     } catch (err) {
-      if (err instanceof GitHubCallError && err.status === 401) return this.failed(`401 ${err.githubMessage ?? err.message}`);
+      if (err instanceof GitHubCallError && err.status === 401) {
+        this.failed(`401 ${err.githubMessage ?? err.message}`);
+        return;
+      }
       this.failures += 1;
       const delay = this.delay();
       this.o.health.credentialsUnreachable(`could not check the GitHub credentials: ${errorMessage(err)}`, this.o.now() + delay);

@@ -10,10 +10,10 @@ export function dryRunPort(inner: DeploymentsPort, log: Logger): DeploymentsPort
   return {
     listDeployments: (repo, q) => inner.listDeployments(repo, q),
     listStatuses: (repo, id) => (id < 0 ? Promise.resolve([]) : inner.listStatuses(repo, id)),
-    async createDeployment(repo, body) {
+    createDeployment(repo, body) {
       const id = --nextId;
       log.info({ dryRun: true, repo: `${repo.owner}/${repo.repo}`, body }, 'DRY_RUN: would create a GitHub deployment');
-      return {
+      return Promise.resolve({
         id,
         sha: body.ref,
         ref: body.ref,
@@ -21,10 +21,11 @@ export function dryRunPort(inner: DeploymentsPort, log: Logger): DeploymentsPort
         environment: body.environment,
         payload: body.payload,
         created_at: new Date().toISOString(),
-      };
+      });
     },
-    async createStatus(repo, deploymentId, body) {
+    createStatus(repo, deploymentId, body) {
       log.info({ dryRun: true, repo: `${repo.owner}/${repo.repo}`, deploymentId, body }, 'DRY_RUN: would send a deployment status');
+      return Promise.resolve();
     },
   };
 }

@@ -51,15 +51,15 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     now: o.now,
     ...(o.spaceWrites === undefined ? {} : { spaceWrites: o.spaceWrites }),
     ...(o.writeIntervalMs === undefined ? {} : { writeSpacing: new WriteSpacing(o.writeIntervalMs) }),
-    onUnauthorized: (reason: string) => monitor.current?.rejected(reason),
   };
+  const onUnauthorized = (reason: string) => monitor.current?.rejected(reason);
   let port: DeploymentsPort;
   let check: () => Promise<string | undefined>;
   if (o.auth.kind === 'token') {
     const credentials = staticToken(o.auth.token);
-    port = createDeploymentsPort(createOctokit({ ...client, credentials, scope: 'token' }), o.timeoutMs);
-    const { onUnauthorized: _own, ...checkOptions } = client;
-    const checker = createOctokit({ ...checkOptions, credentials, scope: 'token', gated: false, spaceWrites: false });
+    port = createDeploymentsPort(createOctokit({ ...client, onUnauthorized, credentials, scope: 'token' }), o.timeoutMs);
+    // The check is never paused (it is what ends a credentials pause) and handles its own 401.
+    const checker = createOctokit({ ...client, credentials, scope: 'token', gated: false, spaceWrites: false });
     check = async () => {
       // Free of charge: GET /rate_limit does not count against the budget, and answers 401 for a bad token.
       await callGitHub('credentialCheck', 'check GITHUB_TOKEN (GET /rate_limit)', (signal) =>
@@ -75,6 +75,7 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
         ...(o.auth.installationId !== undefined ? { installationId: o.auth.installationId } : {}),
       },
       client,
+      onUnauthorized,
       installations: o.installations,
       now: o.now,
       ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),

@@ -1,3 +1,4 @@
+import Bottleneck from 'bottleneck';
 import { Octokit, RequestError } from 'octokit';
 import type { Logger } from 'pino';
 import { GitHubError } from '../common/errors.js';
@@ -20,7 +21,7 @@ export interface Credentials {
 }
 
 /** A fixed token (`GITHUB_TOKEN`). */
-export const staticToken = (token: string): Credentials => ({ scheme: 'token', get: async () => token });
+export const staticToken = (token: string): Credentials => ({ scheme: 'token', get: () => Promise.resolve(token) });
 
 export interface GitHubClientOptions {
   credentials: Credentials;
@@ -33,24 +34,27 @@ export interface GitHubClientOptions {
   scope: string;
   /** false: sent even while GitHub work is paused (the credential check itself). Default true. */
   gated?: boolean;
-  /** Space writes ~1 s apart with octokit's throttler (default true; fault-matrix tests turn it off). */
+  /** Space writes, ~1 s apart with octokit's throttler (default true; fault-matrix tests turn it off). */
   spaceWrites?: boolean;
-  /** Paces writes instead of the throttler's own 1 s group (`GITHUB_WRITE_INTERVAL`); shared by every client. */
+  /** Paces writes instead of the throttler's own 1 s write group (`GITHUB_WRITE_INTERVAL`); shared by every client. */
   writeSpacing?: WriteSpacing;
   /** GitHub answered 401 (after `credentials.invalidate()`). */
   onUnauthorized?: (reason: string) => void;
   now?: () => number;
 }
 
-/** The Bottleneck group type octokit's throttler takes for `write`. */
-type ThrottleGroup = NonNullable<NonNullable<NonNullable<ConstructorParameters<typeof Octokit>[0]>['throttle']>['write']>;
+/** The throttler's write group while a WriteSpacing paces the writes: it holds none back. */
+const UNPACED_WRITES = new Bottleneck.Group();
+
+/** A content-creating request, as the throttler counts writes: neither a read nor a token mint. */
+const isWrite = (method: string, url: string) => method !== 'GET' && method !== 'HEAD' && !url.endsWith('/access_tokens');
 
 interface RequestFn {
   (options: unknown): Promise<unknown>;
   endpoint: { merge(route: unknown, parameters?: unknown): { headers: Record<string, string> } };
 }
 
-/** An auth strategy that asks the gate, then the credentials, right before the request leaves (after the throttler's wait). */
+/** An auth strategy that asks the gate, then the credentials, right before the request leaves (after the waits for write spacing). */
 function gatedAuth(credentials: Credentials, gate: () => void) {
   return () =>
     Object.assign(async () => ({ type: 'token', token: await credentials.get() }), {
@@ -64,12 +68,14 @@ function gatedAuth(credentials: Credentials, gate: () => void) {
 }
 
 /**
- * Octokit configured for the bridge: no blind retries (creation is find-or-create), writes spaced by
- * the throttler but never a sleep inside a request for a rate limit (the bridge pauses all GitHub
- * work instead), nothing sent while paused, every answer counted and its budget recorded.
+ * Octokit configured for the bridge: no blind retries (creation is find-or-create), writes spaced (by
+ * the WriteSpacing, else by the throttler) but never a sleep inside a request for a rate limit (the
+ * bridge pauses all GitHub work instead), nothing sent while paused, every answer counted and its
+ * budget recorded.
  */
 export function createOctokit(o: GitHubClientOptions): Octokit {
   const gated = o.gated ?? true;
+  const spacing = (o.spaceWrites ?? true) ? o.writeSpacing : undefined;
   const gate = () => {
     if (gated) o.health.assertOpen();
   };
@@ -87,8 +93,7 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
       enabled: o.spaceWrites ?? true,
       onRateLimit: noInlineWait('primary'),
       onSecondaryRateLimit: noInlineWait('secondary'),
-      // The throttler calls only key(id).schedule(options, fn) on its write group.
-      ...(o.writeSpacing ? { write: o.writeSpacing as unknown as ThrottleGroup } : {}),
+      ...(spacing ? { write: UNPACED_WRITES } : {}),
     },
     log: { debug: () => {}, info: () => {}, warn: (m: string) => o.log.warn(m), error: (m: string) => o.log.error(m) },
   });
@@ -97,9 +102,10 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     const count = (status: string) => o.metrics.github.inc({ endpoint, status });
     try {
       gate();
+      if (spacing && isWrite(options.method, options.url)) await spacing.schedule(options, () => undefined);
       const res = await request(options);
       count(String(res.status));
-      o.health.observe(o.scope, res.headers as HeaderBag);
+      o.health.observe(o.scope, res.headers);
       // The credential check's own answer is judged by the monitor (an App may answer 200 yet lack a permission).
       if (gated) o.health.succeeded();
       return res;

@@ -2,10 +2,10 @@
 export const DEFAULT_WRITE_INTERVAL_MS = 1_000;
 
 /**
- * Spaces GitHub writes at least `intervalMs` apart, in arrival order (`GITHUB_WRITE_INTERVAL`). It fills
- * octokit's throttler `write` slot, where the throttler's own group would space them 1 s apart; one instance
- * is shared by every client of the process (token, App, each installation), so they draw from one pace.
- * 0 turns the spacing off (tests and benchmarks against the simulator).
+ * Spaces GitHub writes at least `intervalMs` apart, in arrival order (`GITHUB_WRITE_INTERVAL`). createOctokit
+ * sends every write through it instead of the throttler's own write group (which spaces them 1 s apart); one
+ * instance is shared by every client of the process (token, App, each installation), so they draw from one
+ * pace. 0 turns the spacing off (tests and benchmarks against the simulator).
  */
 export class WriteSpacing {
   /** The turn of the latest write asked for; each waits for the one before it. */
@@ -23,7 +23,7 @@ export class WriteSpacing {
     return this;
   }
 
-  /** As Bottleneck's `schedule(options, fn)`: runs `fn` once its turn has come, measured from the previous release. */
+  /** As Bottleneck's `schedule(options, fn)` (options unused): runs `fn` once its turn has come, measured from the previous release. */
   async schedule<T>(_options: unknown, fn: () => T | Promise<T>): Promise<T> {
     if (this.intervalMs <= 0) return fn();
     const turn = this.tail.then(async () => {

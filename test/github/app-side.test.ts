@@ -14,7 +14,13 @@ const INSTALLATIONS: SimInstallation[] = [{ id: 501, account: 'acme', repositori
 
 async function appRig(
   t: Test,
-  o: { pathPrefix?: string; publicKey?: unknown; installationId?: number; permissions?: Record<string, string> } = {},
+  o: {
+    pathPrefix?: string;
+    publicKey?: unknown;
+    installationId?: number;
+    permissions?: Record<string, string>;
+    installations?: SimInstallation[];
+  } = {},
 ): Promise<Rig> {
   return startRig(t, {
     sim: {
@@ -22,7 +28,7 @@ async function appRig(
       app: {
         id: APP_ID,
         publicKey: (o.publicKey ?? keys.publicKey) as never,
-        installations: INSTALLATIONS,
+        installations: o.installations ?? INSTALLATIONS,
         ...(o.permissions ? { permissions: o.permissions } : {}),
       },
     },
@@ -128,6 +134,37 @@ t.test('a revoked installation token: 401, credentials checked again, a fresh to
   t.same(requestLog(rig.sim).slice(5), ['status 401', 'app 200', 'token 201', 'status 201']);
   t.equal(rig.sim.app!.issued.length, 2);
   t.same(rig.trail(), [['in_progress', 'success']], 'no status lost or repeated');
+});
+
+t.test('installation tokens: one mint for concurrent requests, one per installation, minted again a minute before expiry', async (t) => {
+  const rig = await appRig(t, { installations: [...INSTALLATIONS, { id: 502, account: 'globex' }] });
+  const tokens = () => requestLog(rig.sim).filter((r) => r.startsWith('token'));
+  const both = await Promise.all([rig.attempt(target(sha('t1')), 'success'), rig.attempt(target(sha('t2'), 'acme/web'), 'success')]);
+  t.same(both.map(kind), ['ok', 'ok']);
+  t.same(tokens(), ['token 201'], 'concurrent requests of one installation share one mint');
+  t.equal(kind(await rig.attempt(target(sha('t3'), 'globex/api'), 'success')), 'ok');
+  t.same(
+    rig.sim.app!.issued.map((i) => i.installationId),
+    [501, 502],
+    'one token per installation',
+  );
+  // auth-app keeps tokens by the wall clock (GitHub's tokens live an hour); the simulator reads the same clock.
+  const wall = Date.now.bind(Date);
+  t.teardown(() => {
+    Date.now = wall;
+  });
+  Date.now = () => wall() + 58 * 60_000;
+  t.equal(kind(await rig.attempt(target(sha('t4')), 'success')), 'ok');
+  t.equal(rig.sim.app!.issued.length, 2, 'reused 58 minutes on');
+  Date.now = () => wall() + 59 * 60_000 + 1_000;
+  t.ok(rig.sim.app!.issued[0]!.expiresAt > Date.now(), 'the first token has not expired yet');
+  t.equal(kind(await rig.attempt(target(sha('t5')), 'success')), 'ok');
+  t.same(
+    rig.sim.app!.issued.map((i) => i.installationId),
+    [501, 502, 501],
+    'a new token a minute before the old one expires',
+  );
+  t.same(rig.sim.violations, []);
 });
 
 t.test('a wrong App key: the check is refused, not ready with the reason, no GitHub work', async (t) => {

@@ -120,7 +120,8 @@ for (const c of CASES) {
     t.same(rig.trail(), [['success']], 'one deployment, one success: no duplicate');
     t.same(rig.sim.violations, []);
     t.match(rig.deployments.get(x.target), { state: 'success', pendingState: null });
-    t.equal((await rig.attempt(x, 'success')) && rig.sim.requests.length, c.requests.length, 'the same truth again costs nothing');
+    await rig.attempt(x, 'success');
+    t.equal(rig.sim.requests.length, c.requests.length, 'the same truth again costs nothing');
   });
 }
 

@@ -14,7 +14,7 @@ function clocked() {
   return { clock, pauses, health };
 }
 
-t.test('a rate limit pauses every request until its time; a later one extends it; it is counted once', async (t) => {
+t.test('a rate limit pauses every request until its time; a later one extends it; it is counted once', (t) => {
   const { clock, pauses, health } = clocked();
   t.equal(health.pausedUntil(), null);
   t.doesNotThrow(() => health.assertOpen());
@@ -41,9 +41,10 @@ t.test('a rate limit pauses every request until its time; a later one extends it
   t.equal(health.snapshot().pause, null);
   health.rateLimited({ kind: 'primary', until: clock.now + 1_000, reason: 'again' });
   t.equal(pauses.length, 2, 'a new pause after the end is counted');
+  t.end();
 });
 
-t.test('budgets per scope and resource; a spent core budget pauses at once', async (t) => {
+t.test('budgets per scope and resource; a spent core budget pauses at once', (t) => {
   const { clock, health } = clocked();
   const reset = Math.ceil(clock.now / 1000) + 60;
   health.observe('installation 7', {
@@ -61,18 +62,20 @@ t.test('budgets per scope and resource; a spent core budget pauses at once', asy
   health.observe('installation 7', { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) });
   t.equal(health.pausedUntil(), reset * 1000 + 1000);
   t.match(health.snapshot().budgets, [{ scope: 'installation 7', remaining: 0 }, { scope: 'app' }]);
+  t.end();
 });
 
-t.test('secondary limits without retry-after count up until a request succeeds', async (t) => {
+t.test('secondary limits without retry-after count up until a request succeeds', (t) => {
   const { health, clock } = clocked();
   health.rateLimited({ kind: 'secondary', until: clock.now + 1, reason: 's' });
   health.rateLimited({ kind: 'secondary', until: clock.now + 2, reason: 's' });
   t.equal(health.secondaryRepeats, 2);
   health.succeeded();
   t.equal(health.secondaryRepeats, 0);
+  t.end();
 });
 
-t.test('rejected credentials: not ready, paused until a check passes, then resumed', async (t) => {
+t.test('rejected credentials: not ready, paused until a check passes, then resumed', (t) => {
   const { clock, health, pauses } = clocked();
   let resumed = 0;
   health.onResume(() => {
@@ -92,6 +95,7 @@ t.test('rejected credentials: not ready, paused until a check passes, then resum
   t.equal(health.readinessProblem(), undefined);
   health.credentialsUnreachable('timed out', clock.now + 1);
   t.equal(health.credentialState, 'ok', 'an unreachable check does not undo a known good state');
+  t.end();
 });
 
 t.test('the credential monitor: first check, 401, recheck passes, resumes', async (t) => {
@@ -102,9 +106,9 @@ t.test('the credential monitor: first check, 401, recheck passes, resumes', asyn
     health,
     log,
     now: () => clock.now,
-    check: async () => {
+    check: () => {
       checks += 1;
-      return answers.shift()!();
+      return Promise.resolve(answers.shift()!());
     },
   });
   t.teardown(() => monitor.stop());
@@ -137,9 +141,9 @@ t.test('a 401 on a request: rejected at once and checked again right away (the t
     health,
     log,
     now: () => clock.now,
-    check: async () => {
+    check: () => {
       checks += 1;
-      return undefined;
+      return Promise.resolve(undefined);
     },
   });
   t.teardown(() => monitor.stop());

@@ -23,7 +23,7 @@ const spent = (extra: HeaderBag = {}): HeaderBag => ({
 const PRIMARY_TEXT = 'API rate limit exceeded for installation ID 1.';
 const SECONDARY_TEXT = 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.';
 
-t.test('which answers are rate limits, and until when GitHub asks to wait', async (t) => {
+t.test('which answers are rate limits, and until when GitHub asks to wait', (t) => {
   const rows: Array<{
     name: string;
     status: number;
@@ -140,9 +140,10 @@ t.test('which answers are rate limits, and until when GitHub asks to wait', asyn
     if (r.want === undefined) t.equal(hit, undefined, r.name);
     else t.match(hit, { ...r.want, reason: new RegExp(`^${r.want.kind} rate limit: .*${new Date(r.want.until).toISOString()}`) }, r.name);
   }
+  t.end();
 });
 
-t.test('budget headers', async (t) => {
+t.test('budget headers', (t) => {
   t.same(readBudget(spent({ 'x-ratelimit-remaining': '12' })), {
     resource: 'core',
     limit: 5000,
@@ -157,12 +158,14 @@ t.test('budget headers', async (t) => {
   );
   t.equal(readBudget({ 'x-ratelimit-limit': '5000' }), undefined, 'incomplete');
   t.equal(readBudget({ 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': 'many', 'x-ratelimit-reset': '1' }), undefined, 'not numbers');
+  t.end();
 });
 
-t.test('a success that spent the last request pauses before the next one is refused', async (t) => {
+t.test('a success that spent the last request pauses before the next one is refused', (t) => {
   t.match(budgetSpent(spent(), NOW), { kind: 'primary', until: RESET_S * 1000 + RESET_MARGIN_MS, reason: /last of 5000 requests/ });
   t.equal(budgetSpent(spent({ 'x-ratelimit-remaining': '1' }), NOW), undefined, 'one left');
   t.equal(budgetSpent(spent({ 'x-ratelimit-resource': 'search' }), NOW), undefined, 'another resource does not gate deployments');
   t.equal(budgetSpent(spent({ 'x-ratelimit-reset': String(NOW / 1000 - 10) }), NOW), undefined, 'already reset');
   t.equal(budgetSpent({}, NOW), undefined, 'no headers');
+  t.end();
 });

@@ -14,11 +14,12 @@ const target = {
 const call = (status: number | undefined, op: GitHubOperation | undefined, said = 'x', retryAt?: number) =>
   new GitHubCallError(`${status} ${said}`, status, said, op, retryAt === undefined ? {} : { retryAt });
 
-t.test('keys: the repository (case-insensitive) and the deployment identity', async (t) => {
+t.test('keys: the repository (case-insensitive) and the deployment identity', (t) => {
   t.same(refusalKeys(target), { repo: 'repo:acme/shop', deployment: `deployment:acme|shop|staging|${target.sha}|shop` });
+  t.end();
 });
 
-t.test('transient failures are not refusals', async (t) => {
+t.test('transient failures are not refusals', (t) => {
   for (const [name, err] of [
     ['5xx', call(502, 'createDeployment')],
     ['timeout', call(undefined, 'createStatus')],
@@ -29,9 +30,10 @@ t.test('transient failures are not refusals', async (t) => {
     ['GitHubError without status', new GitHubError('paused')],
   ] as const)
     t.equal(refusalOf(err, target, 'token', NOW), undefined, name);
+  t.end();
 });
 
-t.test('refusals: what is blocked, the class, and a reason a person can act on', async (t) => {
+t.test('refusals: what is blocked, the class, and a reason a person can act on', (t) => {
   const rows: Array<[string, unknown, 'token' | 'app', string, string, RegExp]> = [
     [
       'App not installed',
@@ -142,4 +144,5 @@ t.test('refusals: what is blocked, the class, and a reason a person can act on',
     const r = refusalOf(err, target, auth, NOW);
     t.match(r, { key: refusalKeys(target)[scope as 'repo' | 'deployment'], code, reason, retryAt: NOW + REFUSAL_RETRY_MS }, name);
   }
+  t.end();
 });

@@ -10,7 +10,7 @@ import { createMetrics } from '../../src/common/metrics.js';
 
 const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 
-t.test('GITHUB_WRITE_INTERVAL: default 1 s, 0 allowed, at most 5 s', async (t) => {
+t.test('GITHUB_WRITE_INTERVAL: default 1 s, 0 allowed, at most 5 s', (t) => {
   t.equal(loadConfig(MINIMAL).githubWriteIntervalMs, DEFAULT_WRITE_INTERVAL_MS);
   const rows: Array<[string, number]> = [
     ['0s', 0],
@@ -31,14 +31,16 @@ t.test('GITHUB_WRITE_INTERVAL: default 1 s, 0 allowed, at most 5 s', async (t) =
     }
     t.same(problems, [`GITHUB_WRITE_INTERVAL="${bad.trim()}" must be a duration from 0s to 5s, such as 1s or 250ms`], bad);
   }
+  t.end();
 });
 
 t.test('WriteSpacing releases writes intervalMs apart, in arrival order; 0 never waits', async (t) => {
   let clock = 10_000;
   const slept: number[] = [];
-  const sleep = async (ms: number) => {
+  const sleep = (ms: number) => {
     slept.push(ms);
     clock += ms;
+    return Promise.resolve();
   };
   const spacing = new WriteSpacing(1_000, () => clock, sleep);
   const order: number[] = [];
@@ -57,7 +59,7 @@ t.test('WriteSpacing releases writes intervalMs apart, in arrival order; 0 never
   t.same(slept, [1_000, 1_000, 600], 'interval 0: no waits');
 });
 
-t.test("octokit's throttler paces writes (not reads) through the given WriteSpacing", async (t) => {
+t.test('the octokit client paces writes (not reads) through the given WriteSpacing', async (t) => {
   const arrivals: Array<{ method: string; at: number }> = [];
   const server = createServer((req, res) => {
     arrivals.push({ method: req.method ?? '', at: Date.now() });
