@@ -207,3 +207,24 @@ t.test('a sub-path install: the web base URL ends in the sub-path, the API is be
   t.match(repo.body, { html_url: `${sim.url}/acme/web`, url: `${sim.apiUrl}/repos/acme/web` });
   t.same(sim.violations, []);
 });
+
+t.test('request hooks: drop a request on arrival (never applied) or once applied (answer lost)', async (t) => {
+  const sim = await setup(t);
+  const seen: string[] = [];
+  sim.hook({ when: 'before', method: 'POST', run: () => 'drop' });
+  sim.hook({
+    when: 'after',
+    method: 'POST',
+    run: (r) => {
+      seen.push(`${r.method} ${r.status ?? '-'}`);
+      return 'drop';
+    },
+  });
+  await t.rejects(post(sim, SHA, { state: 'pending' }), 'dropped before');
+  t.equal(sim.statuses('acme', 'web', SHA).length, 0, 'not applied');
+  await t.rejects(post(sim, SHA, { state: 'pending' }), 'dropped after');
+  t.equal(sim.statuses('acme', 'web', SHA).length, 1, 'applied, the answer lost');
+  t.same(seen, ['POST 201']);
+  t.equal(sim.writes().length, 1);
+  t.match(await post(sim, SHA, { state: 'success' }), { status: 201, body: { id: 2 } }, 'hooks are used up');
+});

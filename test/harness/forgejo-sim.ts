@@ -8,62 +8,22 @@
  * answers lost after the work, hangs, resets). Its repositories are private: an anonymous read is
  * refused (401) except `GET /version`.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { FaultQueue, type ErrorFault, type Fault, type FaultKind } from './github-sim/faults.js';
-import { HookList, type RequestHook } from './github-sim/hooks.js';
-import { PARSE_ERROR, parseJson, readBody } from './github-sim/wire.js';
-import {
-  matchRepoRoute,
-  notFound,
-  siteRoute,
-  type RepoFacts,
-  type Reply,
-  type RouteContext,
-  type Violation,
-} from './forgejo-sim/routes.js';
+import type { IncomingMessage } from 'node:http';
+import type { ErrorFault, Fault } from './github-sim/faults.js';
+import type { RequestHook } from './github-sim/hooks.js';
+import { dispatch } from './forgejo-sim/dispatch.js';
+import type { ForgejoSimulatorOptions, RecordedRequest } from './forgejo-sim/options.js';
+import type { Reply, RouteContext, Violation } from './forgejo-sim/routes.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './forgejo-sim/spec.js';
-import { StatusBook, repoKey } from './forgejo-sim/state.js';
+import { StatusBook } from './forgejo-sim/state.js';
 import { apiError, type Site, type StoredStatus } from './forgejo-sim/wire.js';
+import { SimServer, type SimAdapter } from './sim-server.js';
 
 export type { Fault, FaultKind } from './github-sim/faults.js';
 export type { RequestHook } from './github-sim/hooks.js';
+export type { ForgejoSimulatorOptions, RecordedRequest } from './forgejo-sim/options.js';
 export type { RepoFacts, Violation } from './forgejo-sim/routes.js';
 export type { StoredStatus } from './forgejo-sim/wire.js';
-
-export interface ForgejoSimulatorOptions extends RepoFacts {
-  /** Accepted tokens (`Authorization: token X` or `Bearer X`); when omitted any token is accepted, none still gets 401. */
-  tokens?: string[];
-  /** "owner/repo" names that exist; when set, others answer 404. */
-  repos?: string[];
-  /** A sub-path install: the web base URL ends in it, the API is below it (e.g. "/forgejo" → "/forgejo/api/v1"). */
-  pathPrefix?: string;
-  /** Delay every answer by this many milliseconds. */
-  latencyMs?: number;
-  /** The token's user, and the creator of statuses. */
-  login?: string;
-  /** What `GET /version` answers. */
-  version?: string;
-  /** Epoch milliseconds for `created_at` (whole seconds are kept); default Date.now. */
-  clock?: () => number;
-  /** Path of forgejo-openapi-statuses.json; default <repo>/test/fixtures/. */
-  fixturePath?: string;
-}
-
-/** One request as the simulator saw it; `path` is below `/api/v1`, without the query. */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  body: unknown;
-  /** The status answered; undefined while hanging or when the socket was reset. */
-  status?: number;
-  time: number;
-  /** True when the request stored a status (even if an afterWork fault then replaced the answer). */
-  didWork: boolean;
-  fault?: FaultKind;
-  credential?: 'none' | 'token';
-}
 
 export interface ForgejoSimulator {
   /** The web base URL (what `FORGEJO_URL` would be), with the sub-path if any. */
@@ -94,37 +54,36 @@ export function retryAfterFault(retryAfter: number | string, status: 429 | 503 =
 
 const API_PATH = '/api/v1';
 
-class Simulator implements ForgejoSimulator {
+class Simulator implements ForgejoSimulator, SimAdapter<Reply, RecordedRequest> {
   url = '';
   apiUrl = '';
-  readonly requests: RecordedRequest[] = [];
   readonly violations: Violation[] = [];
-  private readonly queue = new FaultQueue();
-  private readonly hooks = new HookList();
+  readonly server = new SimServer<Reply, RecordedRequest>(this);
   private readonly book = new StatusBook();
   private readonly spec: SwaggerValidators;
-  private readonly held = new Set<ServerResponse>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private closing: Promise<void> | undefined;
   readonly prefix: string;
-  readonly server: Server;
+  readonly latencyMs: number | undefined;
 
   constructor(private readonly options: ForgejoSimulatorOptions) {
     this.spec = compileSwagger(loadSwagger(options.fixturePath));
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
-    this.server = createServer((req, res) => void this.onRequest(req, res).catch(() => res.destroy()));
+    this.latencyMs = options.latencyMs;
+  }
+
+  get requests(): readonly RecordedRequest[] {
+    return this.server.requests;
   }
 
   inject(fault: Fault): void {
-    this.queue.add(fault);
+    this.server.faults.add(fault);
   }
 
   hook(hook: RequestHook): void {
-    this.hooks.add(hook);
+    this.server.hooks.add(hook);
   }
 
   writes(): RecordedRequest[] {
-    return this.requests.filter((r) => r.didWork && r.method === 'POST');
+    return this.server.requests.filter((r) => r.didWork && r.method === 'POST');
   }
 
   statuses(owner: string, repo: string, sha: string): StoredStatus[] {
@@ -132,104 +91,53 @@ class Simulator implements ForgejoSimulator {
   }
 
   reset(): void {
-    this.requests.length = 0;
+    this.server.reset();
     this.violations.length = 0;
-    this.queue.clear();
-    this.hooks.clear();
     this.book.clear();
   }
 
   close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve, reject) => {
-      for (const t of this.timers) clearTimeout(t);
-      for (const res of this.held) res.destroy();
-      this.server.close((err) => (err ? reject(err) : resolve()));
-      this.server.closeAllConnections();
-    });
-    return this.closing;
+    return this.server.close();
   }
 
   private get site(): Site {
     return { webUrl: this.url, apiBase: this.apiUrl };
   }
 
-  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const u = new URL(req.url ?? '/', 'http://sim.invalid');
-    const method = (req.method ?? 'GET').toUpperCase();
+  apiPath(pathname: string): string | undefined {
     const base = `${this.prefix}${API_PATH}`;
-    const inApi = u.pathname === base || u.pathname.startsWith(`${base}/`);
-    const path = inApi ? u.pathname.slice(base.length).replace(/(.)\/$/, '$1') || '/' : u.pathname;
-    const raw = await readBody(req);
-    const rec: RecordedRequest = {
-      method,
-      path,
-      query: Object.fromEntries(u.searchParams),
-      body: undefined,
-      time: Date.now(),
-      didWork: false,
-    };
-    this.requests.push(rec);
-    const paths = [path, u.pathname];
-    let reply: Reply;
-    if (raw === undefined) reply = { status: 413, body: apiError(this.site, 'request body too large') };
-    else if (raw.length > 0 && (rec.body = parseJson(raw)) === PARSE_ERROR) {
-      rec.body = raw;
-      this.violations.push({ method, path, kind: 'json', errors: ['body is not JSON'], data: raw });
-      reply = { status: 422, body: apiError(this.site, 'body is not JSON') };
-    } else {
-      const before = this.hooks.run('before', rec, paths);
-      if (before !== undefined && (await before) === 'drop') return void req.socket.destroy();
-      const armed = this.queue.take(method, paths);
-      const fault = armed?.kind;
-      rec.fault = fault;
-      if (fault !== undefined && 'reset' in fault) return void req.socket.destroy();
-      if (fault !== undefined && 'hang' in fault) {
-        this.held.add(res);
-        return void res.once('close', () => this.held.delete(res));
-      }
-      if (fault !== undefined && 'status' in fault) reply = { status: fault.status, headers: fault.headers, body: fault.body };
-      else reply = inApi ? this.guarded(req, rec) : { status: 404, body: 'Not Found' };
-      if (armed !== undefined && fault !== undefined && 'afterWork' in fault) {
-        if (reply.didWork === true) reply = { status: fault.afterWork, headers: fault.headers, body: fault.body, didWork: true };
-        else {
-          this.queue.giveBack(armed);
-          rec.fault = undefined;
-        }
-      }
-    }
-    rec.didWork = reply.didWork === true;
-    rec.status = reply.status;
-    if (reply.operation !== undefined && rec.fault === undefined) {
-      const errors = this.spec.response(reply.operation, reply.status, reply.body);
-      if (errors.length > 0) this.violations.push({ method, path, operation: reply.operation, kind: 'response', errors, data: reply.body });
-    }
-    const after = this.hooks.run('after', rec, paths);
-    if (after !== undefined && (await after) === 'drop') {
-      rec.status = undefined;
-      return void req.socket.destroy();
-    }
-    this.send(res, reply);
+    if (pathname !== base && !pathname.startsWith(`${base}/`)) return undefined;
+    return pathname.slice(base.length).replace(/(.)\/$/, '$1') || '/';
   }
 
-  /** A bug in the simulator answers 500 and is recorded, rather than crashing the test process. */
-  private guarded(req: IncomingMessage, rec: RecordedRequest): Reply {
-    try {
-      return this.handle(req, rec);
-    } catch (err) {
-      const message = `simulator error: ${err instanceof Error ? err.message : String(err)}`;
-      this.violations.push({ method: rec.method, path: rec.path, kind: 'response', errors: [message], data: rec.body });
-      return { status: 500, body: apiError(this.site, message) };
-    }
+  outside(): Reply {
+    return { status: 404, body: 'Not Found' };
   }
 
-  /** Authentication, then `/version` and `/user`, then the repository's existence, then the endpoint. */
-  private handle(req: IncomingMessage, rec: RecordedRequest): Reply {
-    const token = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    rec.credential = token === undefined ? 'none' : 'token';
-    const anonymousOk = rec.method === 'GET' && rec.path === '/version';
-    if (token === undefined && !anonymousOk) return { status: 401, body: apiError(this.site, 'token is required') };
-    if (token !== undefined && this.options.tokens !== undefined && !this.options.tokens.includes(token))
-      return { status: 401, body: apiError(this.site, 'invalid username, password or token') };
+  tooLarge(): Reply {
+    return { status: 413, body: apiError(this.site, 'request body too large') };
+  }
+
+  notJson(rec: RecordedRequest, raw: string): Reply {
+    this.violations.push({ method: rec.method, path: rec.path, kind: 'json', errors: ['body is not JSON'], data: raw });
+    return { status: 422, body: apiError(this.site, 'body is not JSON') };
+  }
+
+  crashed(rec: RecordedRequest, message: string): Reply {
+    this.violations.push({ method: rec.method, path: rec.path, kind: 'response', errors: [message], data: rec.body });
+    return { status: 500, body: apiError(this.site, message) };
+  }
+
+  /** The simulator's own answers must match Forgejo's response schemas too (where the swagger has one). */
+  answered(rec: RecordedRequest, reply: Reply): void {
+    if (reply.operation === undefined) return;
+    const errors = this.spec.response(reply.operation, reply.status, reply.body);
+    if (errors.length > 0)
+      this.violations.push({ method: rec.method, path: rec.path, operation: reply.operation, kind: 'response', errors, data: reply.body });
+  }
+
+  /** The endpoint's answer, after authentication and the repository's existence (see dispatch). */
+  answer(req: IncomingMessage, rec: RecordedRequest): Reply {
     const u = new URL(req.url ?? '/', this.url);
     const ctx: RouteContext = {
       site: this.site,
@@ -242,42 +150,16 @@ class Simulator implements ForgejoSimulator {
       now: this.options.clock ?? Date.now,
       violation: (v) => this.violations.push({ method: rec.method, path: rec.path, ...v }),
     };
-    const site = siteRoute(ctx, rec.method, rec.path);
-    if (site !== undefined) return site;
-    const route = matchRepoRoute(rec.method, rec.path);
-    const allowed = this.options.repos?.map((r) => r.toLowerCase());
-    if (route === undefined || (allowed !== undefined && !allowed.includes(repoKey(route.owner, route.repo)))) return notFound(this.site);
-    return route.handler(ctx, { owner: route.owner, repo: route.repo, ref: route.ref, query: rec.query, body: rec.body ?? {} });
-  }
-
-  private send(res: ServerResponse, reply: Reply): void {
-    const write = (): void => {
-      const text = typeof reply.body === 'string';
-      const headers: Record<string, string> = {
-        ...(reply.body === undefined ? {} : { 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json;charset=utf-8' }),
-        ...reply.headers,
-      };
-      const body = reply.body === undefined ? undefined : text ? (reply.body as string) : JSON.stringify(reply.body);
-      res.writeHead(reply.status, headers).end(body);
-    };
-    const delay = this.options.latencyMs ?? 0;
-    if (delay <= 0) return write();
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      write();
-    }, delay);
-    this.timers.add(timer);
+    const { reply, credential } = dispatch(ctx, { ...rec, authorization: req.headers.authorization }, this.options);
+    rec.credential = credential;
+    return reply;
   }
 }
 
 /** Starts a simulator on 127.0.0.1 with an ephemeral port. */
 export async function startForgejoSimulator(options: ForgejoSimulatorOptions = {}): Promise<ForgejoSimulator> {
   const sim = new Simulator(options);
-  await new Promise<void>((resolve, reject) => {
-    sim.server.once('error', reject);
-    sim.server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = sim.server.address() as AddressInfo;
+  const port = await sim.server.listen();
   sim.url = `http://127.0.0.1:${port}${sim.prefix}`;
   sim.apiUrl = `${sim.url}${API_PATH}`;
   return sim;

@@ -87,7 +87,7 @@ export class CommitStatusPublisher {
     const phase = latest === null ? (known?.phase ?? null) : phaseOf(latest);
     const description = latest === null ? (known?.description ?? null) : latest.description;
     store.settle(key, phase, description, now());
-    if (known?.pendingPhase != null)
+    if (known !== undefined && known.pendingPhase !== null)
       log.info({ ...fields(key), pending: known.pendingPhase, found: phase }, 'settled a commit status left pending by a restart');
     return { phase, description, pendingPhase: null };
   }

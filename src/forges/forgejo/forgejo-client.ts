@@ -51,15 +51,18 @@ export class ForgejoClient implements CommitStatusPort {
 
   async createStatus(r: RepoRef, sha: string, body: CreateStatusBody): Promise<ForgejoStatus> {
     const what = `create ${body.state} status "${body.context}" on ${r.owner}/${r.repo}@${short(sha)}`;
-    return this.call<ForgejoStatus>('createStatus', what, 'POST', `/repos/${seg(r.owner)}/${seg(r.repo)}/statuses/${seg(sha)}`, {}, body);
+    const path = `/repos/${seg(r.owner)}/${seg(r.repo)}/statuses/${seg(sha)}`;
+    return (await this.send('createStatus', what, 'POST', path, {}, body)).data as ForgejoStatus;
   }
 
   /** One page of a commit's statuses (every context), newest first. */
   async listStatuses(r: RepoRef, sha: string, page = 1): Promise<StatusPage> {
     const path = `/repos/${seg(r.owner)}/${seg(r.repo)}/statuses/${seg(sha)}`;
     const query = { sort: NEWEST_FIRST, limit: STATUS_PAGE_LIMIT, page };
-    const res = await this.send<ForgejoStatus[]>('listStatuses', `list statuses of ${r.owner}/${r.repo}@${short(sha)}`, 'GET', path, query);
-    return { statuses: res.data, nextPage: nextPageOf(res.headers, page) };
+    const what = `list statuses of ${r.owner}/${r.repo}@${short(sha)}`;
+    const res = await this.send('listStatuses', what, 'GET', path, query);
+    if (!Array.isArray(res.data)) throw new ForgeError(`${what}: the answer is not a list`, undefined, { operation: 'listStatuses' });
+    return { statuses: res.data as ForgejoStatus[], nextPage: nextPageOf(res.headers, page) };
   }
 
   /** The newest status of `context` on a commit; null when none is among its MAX_STATUS_PAGES pages. */
@@ -77,24 +80,29 @@ export class ForgejoClient implements CommitStatusPort {
 
   /** The credential check (`GET /api/v1/user`): the token's user, or a ForgeError (401 for a bad token). */
   async currentUser(): Promise<{ login: string }> {
-    return this.call<{ login: string }>('credentialCheck', 'check FORGEJO_TOKEN (GET /user)', 'GET', '/user');
+    return (await this.send('credentialCheck', 'check FORGEJO_TOKEN (GET /user)', 'GET', '/user')).data as { login: string };
   }
 
-  private async call<T>(op: ForgejoOperation, what: string, method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
-    return (await this.send<T>(op, what, method, path, query, body)).data;
-  }
-
-  private async send<T>(
+  /** One request; the parsed JSON answer (typed by the caller: the swagger's shape) or a ForgeError. */
+  private async send(
     op: ForgejoOperation,
     what: string,
     method: string,
     path: string,
     query: Query = {},
     body?: unknown,
-  ): Promise<{ data: T; headers: Headers }> {
+  ): Promise<{ data: unknown; headers: Headers }> {
     const url = new URL(`${this.o.apiBase}${path}`);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
-    const token = typeof this.o.token === 'string' ? this.o.token : await this.o.token();
+    let token: string;
+    try {
+      token = typeof this.o.token === 'string' ? this.o.token : await this.o.token();
+    } catch (err) {
+      throw new ForgeError(`${what}: cannot read the token: ${err instanceof Error ? err.message : String(err)}`, undefined, {
+        cause: err,
+        operation: op,
+      });
+    }
     let res: Response;
     let text: string;
     try {
@@ -121,7 +129,7 @@ export class ForgejoClient implements CommitStatusPort {
     this.o.observe?.(op, res.status);
     if (!res.ok) throw this.refusal(op, what, res, text);
     try {
-      return { data: JSON.parse(text) as T, headers: res.headers };
+      return { data: JSON.parse(text) as unknown, headers: res.headers };
     } catch (err) {
       // Status unknown on purpose: a 201 that cannot be read may still have created the status.
       throw new ForgeError(`${what}: answered ${res.status} with a body that is not JSON`, undefined, { cause: err, operation: op });

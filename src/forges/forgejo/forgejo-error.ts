@@ -30,9 +30,9 @@ export class ForgeError extends Error {
 /**
  * True when the same request may succeed later: no answer (network, timeout), 401 (the credentials
  * are checked again and the work resumes once they pass), 408, 429, any 5xx, or an answer that named
- * a time to come back. The same rules as `isRetryable` for GitHub, except 403: Forgejo has no rate
- * limit of its own, so a 403 is a permission problem. Note that Forgejo answers 500 for a status on
- * a commit the repository does not have: that is retried like an outage.
+ * a time to come back (a 403 only then: Forgejo has no rate limit of its own, so its 403 is a
+ * permission problem). The same rules as `isRetryable` for GitHub. Note that Forgejo answers 500 for
+ * a status on a commit the repository does not have: that is retried like an outage.
  */
 export function isForgeRetryable(err: unknown): boolean {
   if (!(err instanceof ForgeError)) return false;
@@ -56,6 +56,7 @@ export function retryAtOf(status: number, retryAfter: string | null, now: number
   if (!WAIT_STATUSES.includes(status) || retryAfter === null || retryAfter.trim() === '') return undefined;
   const text = retryAfter.trim();
   if (/^\d+$/.test(text)) return now + Number(text) * 1000;
-  const at = Date.parse(text);
+  // An HTTP date names its day and month; anything else (`-5`, `soon`) is ignored, not guessed at.
+  const at = /^[A-Za-z]{3}, /.test(text) ? Date.parse(text) : NaN;
   return Number.isNaN(at) ? undefined : Math.max(now, at);
 }

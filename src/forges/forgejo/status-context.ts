@@ -76,8 +76,7 @@ export function parseContextTemplate(source: string): ContextTemplate | { proble
     if (n !== 1) return bad(`must contain {${name}} exactly once${name === 'deploymentName' ? ' (it is left out when unset)' : ''}`);
   }
   const reserved = new Set(['%']);
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i]!;
+  for (const [i, p] of parts.entries()) {
     if (!('name' in p)) continue;
     const before = Array.from(textAt(parts[i - 1]) ?? '');
     const after = Array.from(textAt(parts[i + 1]) ?? '');

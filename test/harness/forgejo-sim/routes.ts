@@ -2,6 +2,7 @@
  * The endpoints: validate against the swagger, do the work on the StatusBook, answer in Forgejo's
  * shape and with Forgejo's quirks (checked in `routers/api/v1/repo/status.go` and the services it calls).
  */
+import type { Violation as GitHubViolation } from '../github-sim/routes.js';
 import type { OperationId, SwaggerValidators } from './spec.js';
 import { repoKey, worstState, type NewStatus, type StatusBook } from './state.js';
 import { apiError, commitStatus, notFoundBody, paginate, repository, user, type Site } from './wire.js';
@@ -14,15 +15,8 @@ export interface RepoFacts {
   branches?: Record<string, Record<string, string>>;
 }
 
-/** A swagger or semantic rule broken by a client request (or, kind 'response', by the simulator). */
-export interface Violation {
-  method: string;
-  path: string;
-  operation?: OperationId;
-  kind: 'body' | 'query' | 'json' | 'semantic' | 'response';
-  errors: string[];
-  data: unknown;
-}
+/** A swagger or semantic rule broken by a client request (or, kind 'response', by the simulator): GitHub's shape, by operationId. */
+export type Violation = Omit<GitHubViolation, 'endpoint'> & { operation?: OperationId };
 
 export interface Reply {
   status: number;
