@@ -1,0 +1,111 @@
+/**
+ * Brings one commit-status context to the desired state, crash-safely: each status is marked
+ * pending in storage before its POST and recorded after its answer. A context the store does not
+ * know yet, or one left with a pending mark (the process died between the mark and the record),
+ * is read back from the forge first: one lookup of the commit's newest status for that context,
+ * then only what is still missing is sent. So a status is never sent twice, and never missed.
+ */
+import type { Logger } from 'pino';
+import { planCommitStatuses, phaseOf, statusBody, type ContextPhase, type ForgeDesired, type SentPhase } from './commit-status-plan.js';
+import { forgeRefused } from './forgejo-error.js';
+import type { CommitStatusPort } from './forgejo-types.js';
+
+/** One context on one commit: the storage key. */
+export interface CommitStatusKey {
+  owner: string;
+  repo: string;
+  sha: string;
+  context: string;
+}
+
+/** What the bridge remembers about one context on one commit. */
+export interface CommitStatusRecord {
+  /** What the forge shows, as far as the bridge knows; null: nothing yet. */
+  phase: ContextPhase | null;
+  description: string | null;
+  /** Set right before a POST; cleared when its answer is recorded, or the forge refused it. */
+  pendingPhase: SentPhase | null;
+}
+
+/**
+ * Storage of commit-status records; SQLite at wiring time, one table such as
+ * `forge_commit_statuses(forge_host TEXT, owner TEXT, repo TEXT, sha TEXT, context TEXT, phase TEXT NULL,
+ * description TEXT NULL, pending_phase TEXT NULL, updated_at INTEGER NOT NULL,
+ * PRIMARY KEY (forge_host, owner, repo, sha, context))`, owner and repo lower-cased (Forgejo ignores
+ * their case); plus the origin columns cleanup needs (source, workload), like `deployments`.
+ */
+export interface CommitStatusStore {
+  get(key: CommitStatusKey): CommitStatusRecord | undefined;
+  /** Creates or replaces the record with a settled phase and no pending mark. */
+  settle(key: CommitStatusKey, phase: ContextPhase | null, description: string | null, now: number): void;
+  /** Sets (before a POST) or clears (after a refusal) the pending mark of an existing record. */
+  setPending(key: CommitStatusKey, phase: SentPhase | null, now: number): void;
+}
+
+/** The context to publish, and where its status links to (omitted for a deployment that is gone). */
+export interface CommitStatusTarget extends CommitStatusKey {
+  targetUrl?: string;
+}
+
+/** What one publish did, for logs, metrics and tests. */
+export interface CommitStatusResult {
+  sent: SentPhase[];
+  /** True when the forge was read first (a context new to the store, or a pending mark). */
+  read: boolean;
+}
+
+export interface CommitStatusPublisherDeps {
+  forge: CommitStatusPort;
+  store: CommitStatusStore;
+  log: Logger;
+  now: () => number;
+}
+
+export class CommitStatusPublisher {
+  constructor(private readonly deps: CommitStatusPublisherDeps) {}
+
+  /** Sends what `desired` still needs on this context (often nothing); `text` becomes the description. */
+  async publish(target: CommitStatusTarget, desired: ForgeDesired, text: string): Promise<CommitStatusResult> {
+    let record = this.deps.store.get(target);
+    const read = record === undefined || record.pendingPhase !== null;
+    if (read) record = await this.readBack(target, record);
+    const sent: SentPhase[] = [];
+    for (const phase of planCommitStatuses(record?.phase ?? null, desired)) {
+      await this.send(target, phase, text);
+      sent.push(phase);
+    }
+    return { sent, read };
+  }
+
+  /**
+   * Takes what the forge shows for the context as the truth: the newest status, or (none) what the
+   * store knew. A pending mark is thereby settled either way: its status arrived, or it never left.
+   */
+  private async readBack(key: CommitStatusKey, known: CommitStatusRecord | undefined): Promise<CommitStatusRecord> {
+    const { forge, store, now, log } = this.deps;
+    const latest = await forge.latestStatus({ owner: key.owner, repo: key.repo }, key.sha, key.context);
+    const phase = latest === null ? (known?.phase ?? null) : phaseOf(latest);
+    const description = latest === null ? (known?.description ?? null) : latest.description;
+    store.settle(key, phase, description, now());
+    if (known !== undefined && known.pendingPhase !== null)
+      log.info({ ...fields(key), pending: known.pendingPhase, found: phase }, 'settled a commit status left pending by a restart');
+    return { phase, description, pendingPhase: null };
+  }
+
+  private async send(target: CommitStatusTarget, phase: SentPhase, text: string): Promise<void> {
+    const { forge, store, now, log } = this.deps;
+    const body = statusBody(phase, target.context, text, target.targetUrl);
+    store.setPending(target, phase, now());
+    try {
+      await forge.createStatus({ owner: target.owner, repo: target.repo }, target.sha, body);
+    } catch (err) {
+      // A 4xx answer: Forgejo stored nothing, so nothing is left to settle. Anything else stays pending.
+      if (forgeRefused(err)) store.setPending(target, null, now());
+      throw err;
+    }
+    store.settle(target, phase, body.description, now());
+    log.info({ ...fields(target), phase, state: body.state }, 'commit status sent');
+  }
+}
+
+const fields = (k: CommitStatusKey) => ({ owner: k.owner, repo: k.repo, sha: k.sha, context: k.context });
