@@ -80,7 +80,6 @@ t.test('goneDescription says why', async (t) => {
     'Flux HelmRelease preview-42/shop was deleted',
   );
   t.equal(goneDescription({ kind: 'pruned', source: ks }), 'removed from the inventory of Kustomization apps/web');
-  t.equal(goneDescription({ kind: 'namespace_gone', namespace: 'preview-42' }), 'namespace preview-42 is gone');
   t.equal(
     goneDescription({ kind: 'workload_gone', workload: { kind: 'Deployment', namespace: 'apps', name: 'api' } }),
     'Deployment apps/api no longer exists',
