@@ -103,7 +103,7 @@ async function main(config: Config): Promise<void> {
     log,
     now,
     onEnqueued: () => worker.notify(),
-    onPassStart: listings.begin,
+    onPassStart: () => listings.begin(),
     trackedSources: () => deployments.activeSources(),
   });
 

@@ -17,11 +17,9 @@ import type { K8sObject, KubeReader, SourceRef, WorkloadKind } from '../../src/k
 
 /** `fn`'s value, or its throw, as a promise (what an async endpoint gives). */
 function settle<T>(fn: () => T): Promise<T> {
-  try {
-    return Promise.resolve(fn());
-  } catch (err) {
-    return Promise.reject(err as Error);
-  }
+  return new Promise((resolve) => {
+    resolve(fn());
+  });
 }
 
 const objectKey = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;

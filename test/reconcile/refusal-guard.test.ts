@@ -33,7 +33,7 @@ t.test('every GitHub failure leaves the guard as a refusal or as something retry
   const deployments = new DeploymentStore(db);
   const refusals = new RefusalStore(db);
   const { target, origin } = candidate('web');
-  const failures: unknown[] = [];
+  const failures: Error[] = [];
   for (const status of STATUSES)
     for (const operation of OPERATIONS) {
       failures.push(new GitHubCallError('failed', status, 'GitHub said no', operation));
@@ -48,7 +48,7 @@ t.test('every GitHub failure leaves the guard as a refusal or as something retry
       // Past the retry time of the refusal the last failure recorded: each failure meets GitHub afresh.
       clock += REFUSAL_RETRY_MS;
       const guard = new GuardedPublisher({
-        publisher: { publish: () => Promise.reject(failure as Error) },
+        publisher: { publish: () => Promise.reject(failure) },
         refusals,
         deployments,
         auth,
