@@ -13,9 +13,9 @@ import type { KubeHealth } from './kube-health.js';
 import type { StorageHealth } from './storage-health.js';
 
 /** The least time the Kubernetes API may stay silent before the bridge is unready (one failed resync pass is tolerated). */
-export const KUBE_SILENCE_MIN_MS = 60_000;
+const KUBE_SILENCE_MIN_MS = 60_000;
 /** Resync intervals the Kubernetes API may stay silent, when longer than the minimum. */
-export const KUBE_SILENCE_RESYNCS = 2;
+const KUBE_SILENCE_RESYNCS = 2;
 
 /** How long the Kubernetes API may stay silent before the bridge is unready: two resync intervals, at least a minute. */
 export function kubeSilenceMs(resyncIntervalMs: number): number {
