@@ -7,21 +7,20 @@ import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
 import { createGitHubSide } from './github/github-client.js';
-import type { Readiness } from './http/status-routes.js';
 import { createKubeReader } from './kube/kube-client.js';
 import { withHealth } from './health/kube-health.js';
 import { createPassListings } from './kube/pass-listings.js';
 import { describePatterns } from './metadata/repository-trust.js';
 import { createMetrics } from './common/metrics.js';
-import { degradedDependencies } from './health/degraded.js';
+import { createReadiness } from './health/readiness.js';
 import { Publisher } from './reconcile/deployment-publisher.js';
-import { reconcileSource, type Recheck } from './reconcile/reconcile-source.js';
-import { recheckDelay } from './lifecycle/recheck-delay.js';
+import { reconcileSource } from './reconcile/reconcile-source.js';
 import { AbsenceStore } from './store/absence-store.js';
 import { dryRunPort } from './github/dry-run-port.js';
-import type { SourceRef } from './kube/kube-types.js';
 import { GuardedPublisher } from './reconcile/refusal-guard.js';
+import { RecheckSchedule } from './runtime/recheck-schedule.js';
 import { Resync } from './runtime/resync.js';
+import { createSourceRunner } from './runtime/source-runner.js';
 import { openStorage, storageHealthFor } from './store/open-storage.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { InstallationStore } from './store/installation-store.js';
@@ -77,8 +76,8 @@ async function main(config: Config): Promise<void> {
     now,
   });
   const defaults = buildDefaults(config, version);
-  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: basePublisher, graceMs: config.cleanupGraceMs, log, now };
-  const rechecks = new Map<string, number>();
+  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: basePublisher, graceMs: config.cleanupGraceMs, log };
+  const reconcileDeps = { images, publisher, cleanup, sources, defaults, metrics, now };
 
   const worker = new Worker({
     queue,
@@ -87,27 +86,15 @@ async function main(config: Config): Promise<void> {
     now,
     pausedUntil: () => github.health.pausedUntil(),
     storage,
-    run: async (item) => {
-      const slog = log.child({ source: `${item.kind}/${item.namespace}/${item.name}` });
-      const done = metrics.reconcileSeconds.startTimer();
-      try {
-        const reader = item.viaResync ? listings.reader : kube.reader;
-        const out = await reconcileSource({ kube: reader, images, publisher, cleanup, sources, defaults, log: slog, metrics, now }, item);
-        metrics.reconciles.inc({ outcome: 'ok' });
-        if (out.statusesSent > 0 && item.firstEventAt !== null) metrics.eventToStatus.observe((now() - item.firstEventAt) / 1000);
-        return recheckIn(rechecks, item, out.recheck, config.cleanupGraceMs);
-      } catch (err) {
-        metrics.reconciles.inc({ outcome: 'error' });
-        try {
-          sources.recordError(item, errorMessage(err), now());
-        } catch {
-          /* storage failing: the worker reports it when it records the outcome */
-        }
-        throw err;
-      } finally {
-        done();
-      }
-    },
+    run: createSourceRunner({
+      reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog }, item),
+      readers: { fresh: kube.reader, pass: listings.reader },
+      rechecks: new RecheckSchedule(config.cleanupGraceMs),
+      sources,
+      metrics,
+      log,
+      now,
+    }),
   });
   const resync = new Resync({
     kube: listings.reader,
@@ -117,36 +104,19 @@ async function main(config: Config): Promise<void> {
     log,
     now,
     onEnqueued: () => worker.notify(),
-    onPassStart: listings.begin,
+    onPassStart: () => listings.begin(),
     trackedSources: () => deployments.activeSources(),
   });
 
-  // The API answered within two resync intervals (at least a minute): readiness tolerates one failed pass.
-  const kubeFreshMs = Math.max(60_000, 2 * config.resyncIntervalMs);
-  const readiness = (): Readiness => {
-    const reasons: string[] = [];
-    const stored = storage.check();
-    if (stored !== undefined) reasons.push(stored);
-    try {
-      // Writable, not just open: a write lock taken and released (fails on a read-only or locked database).
-      db.exec('BEGIN IMMEDIATE; ROLLBACK');
-    } catch (err) {
-      reasons.push(`database: ${errorMessage(err)}`);
-    }
-    const k = kube.health();
-    const kubeStale = k.lastOk === null || now() - k.lastOk > kubeFreshMs;
-    if (kubeStale) {
-      reasons.push(`Kubernetes API has not answered${k.lastOk === null ? ' yet' : ' recently'}${k.lastError ? `: ${k.lastError}` : ''}`);
-    }
-    const gh = github.health.readinessProblem();
-    if (gh !== undefined) reasons.push(gh);
-    const degraded = degradedDependencies({
-      kube: kubeStale ? null : k.lastError,
-      github: github.health.outage(),
-      skips: sources.listSkips(),
-    });
-    return { ready: reasons.length === 0, reasons, degraded };
-  };
+  const readiness = createReadiness({
+    storage,
+    db,
+    kube: kube.health,
+    github: github.health,
+    skips: () => sources.listSkips(),
+    resyncIntervalMs: config.resyncIntervalMs,
+    now,
+  });
 
   let shuttingDown = false;
   const app = await buildApp({
@@ -209,17 +179,6 @@ async function main(config: Config): Promise<void> {
   };
   process.once('SIGTERM', (s) => void shutdown(s));
   process.once('SIGINT', (s) => void shutdown(s));
-}
-
-/** Delay before a source is looked at again on its own: rollouts back off, cleanup waits out its grace. */
-function recheckIn(attempts: Map<string, number>, ref: SourceRef, recheck: Recheck, graceMs: number): number | undefined {
-  const key = `${ref.kind}/${ref.namespace}/${ref.name}`;
-  if (recheck !== 'rollout') attempts.delete(key);
-  if (recheck === 'cleanup') return graceMs;
-  if (recheck !== 'rollout') return undefined;
-  const n = attempts.get(key) ?? 0;
-  attempts.set(key, n + 1);
-  return recheckDelay(n);
 }
 
 if (process.argv[2] === 'explain') {

@@ -74,7 +74,7 @@ export class StorageHealth implements StorageWrites {
     if (code === undefined) return undefined;
     const now = this.o.now();
     const previous = this.current;
-    this.current = {
+    const current: StorageProblem = {
       code,
       message: errorMessage(err),
       cause: this.o.diagnose(),
@@ -83,9 +83,10 @@ export class StorageHealth implements StorageWrites {
       lastAt: now,
       failures: (previous?.failures ?? 0) + 1,
     };
+    this.current = current;
     this.o.onFailure?.(code);
-    if (previous === null) this.o.onChange?.(this.current, null);
-    return this.reason()!;
+    if (previous === null) this.o.onChange?.(current, null);
+    return this.describe(current);
   }
 
   /** A write went through: the database works (again). */
@@ -110,8 +111,10 @@ export class StorageHealth implements StorageWrites {
 
   /** One line: the file, what the file system says, SQLite's error and since when. */
   reason(): string | undefined {
-    const p = this.current;
-    if (p === null) return undefined;
+    return this.current === null ? undefined : this.describe(this.current);
+  }
+
+  private describe(p: StorageProblem): string {
     return `database ${this.o.path} cannot be written${p.cause ? `: ${p.cause}` : ''} (${p.message}, ${p.code}) since ${new Date(p.since).toISOString()}`;
   }
 
@@ -128,7 +131,7 @@ export class StorageHealth implements StorageWrites {
       problem:
         p === null
           ? null
-          : { ...p, since: new Date(p.since).toISOString(), lastAt: new Date(p.lastAt).toISOString(), reason: this.reason()! },
+          : { ...p, since: new Date(p.since).toISOString(), lastAt: new Date(p.lastAt).toISOString(), reason: this.describe(p) },
     };
   }
 }

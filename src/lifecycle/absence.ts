@@ -1,8 +1,9 @@
 /**
  * When a workload's deployments turn `inactive` because what they describe is gone: its Flux
- * source was deleted, it left the source's inventory, its namespace or the workload itself
- * disappeared. A single read is never enough (an API blip, a Flux object being replaced): the
- * absence must be seen by at least two consecutive reads and last for a grace period.
+ * source was deleted, it left the source's inventory, or the workload itself disappeared (also
+ * when its namespace was deleted). A single read is never enough (an API blip, a Flux object
+ * being replaced): the absence must be seen by at least two consecutive reads and last for a
+ * grace period.
  */
 import type { SourceRef } from '../kube/kube-types.js';
 
@@ -40,7 +41,6 @@ export function shouldDeactivate(a: Absence, now: number, graceMs: number = CLEA
 export type Gone =
   | { kind: 'source_deleted'; source: SourceRef }
   | { kind: 'pruned'; source: SourceRef }
-  | { kind: 'namespace_gone'; namespace: string }
   | { kind: 'workload_gone'; workload: { kind: string; namespace: string; name: string } };
 
 /** The `inactive` status description for a reason, e.g. "Flux Kustomization apps/web was deleted". */
@@ -50,8 +50,6 @@ export function goneDescription(gone: Gone): string {
       return `Flux ${gone.source.kind} ${gone.source.namespace}/${gone.source.name} was deleted`;
     case 'pruned':
       return `removed from the inventory of ${gone.source.kind} ${gone.source.namespace}/${gone.source.name}`;
-    case 'namespace_gone':
-      return `namespace ${gone.namespace} is gone`;
     case 'workload_gone':
       return `${gone.workload.kind} ${gone.workload.namespace}/${gone.workload.name} no longer exists`;
   }

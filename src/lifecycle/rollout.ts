@@ -48,7 +48,8 @@ function updateStrategy(obj: K8sObject): { type: string; partition: number } {
 function deploymentRollout(obj: K8sObject): Rollout {
   const spec = obj.spec ?? {};
   const status = obj.status ?? {};
-  const conditions = Array.isArray(status.conditions) ? (status.conditions as Condition[]) : [];
+  // Entries are as the API served them: a null one is skipped, not trusted.
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as Array<Condition | null>) : [];
   const progress = conditions.find((c) => c?.type === 'Progressing');
   // The deadline condition is about the observed spec only: a newer spec gets a fresh deadline.
   if (progress?.status === 'False' && progress.reason === 'ProgressDeadlineExceeded') {

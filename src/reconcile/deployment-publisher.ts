@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { definitelyRefused } from '../github/call-error.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, StatusState } from '../github/github-types.js';
-import { payloadMatches } from '../lifecycle/identity.js';
+import { identityKey, payloadMatches } from '../lifecycle/identity.js';
 import { isSupersedable, planStatuses, statusDescription, type DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { DeploymentRow, DeploymentStore, Identity, Origin } from '../store/deployment-store.js';
@@ -29,6 +29,15 @@ const identityOf = (t: ReportTarget): Identity => ({
   deploymentName: t.deploymentName,
 });
 
+/** A cached deployment that exists on GitHub: its id is known. */
+type Published = DeploymentRow & { deploymentId: number };
+
+/** The row with its GitHub id: rows the publisher reads back after writing the id, or that the cache lists as published, have one. */
+function published(row: DeploymentRow | undefined, id: Identity): Published {
+  if (row === undefined || row.deploymentId === null) throw new Error(`deployment cache: ${identityKey(id)} has no GitHub deployment id`);
+  return { ...row, deploymentId: row.deploymentId };
+}
+
 /** The latest status GitHub lists first (newest first); `pending` is a state the bridge never sends. */
 const latestState = (states: Array<{ state: string }>): StatusState | null => {
   const s = states[0]?.state;
@@ -48,16 +57,10 @@ export class Publisher {
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<PublishResult> {
     const { deployments, now } = this.deps;
     const id = identityOf(target);
-    let row = deployments.get(id) ?? deployments.insertProvisional(id, origin, now());
-    let created = false;
-    if (row.deploymentId === null) {
-      created = await this.findOrCreate(target, row);
-      row = deployments.get(id)!;
-    } else if (row.pendingState !== null) {
-      await this.settlePending(row);
-      row = deployments.get(id)!;
-    }
-    const deploymentId = row.deploymentId!;
+    const cached = deployments.get(id) ?? deployments.insertProvisional(id, origin, now());
+    const created = cached.deploymentId === null && (await this.findOrCreate(target, cached));
+    const row = await this.settled(published(deployments.get(id), id));
+    const { deploymentId } = row;
     const sent: StatusState[] = [];
     const text = statusDescription(description);
     for (const state of planStatuses(row.state, desired)) {
@@ -71,7 +74,7 @@ export class Publisher {
       sent.push(state);
     }
     // Also after a crash mid-supersession: any success re-checks its lineage (a local query).
-    const superseded = deployments.get(id)!.state === 'success' ? await this.supersede(target, id, origin) : [];
+    const superseded = deployments.get(id)?.state === 'success' ? await this.supersede(target, id, origin) : [];
     return { deploymentId, sent, superseded, created };
   }
 
@@ -107,12 +110,14 @@ export class Publisher {
     return true;
   }
 
-  /** A crash happened between marking a status and recording it: ask GitHub whether it arrived. */
-  private async settlePending(row: DeploymentRow): Promise<void> {
-    const statuses = await this.deps.github.listStatuses({ owner: row.owner, repo: row.repo }, row.deploymentId!);
+  /** The row with nothing pending: after a crash between marking a status and recording it, GitHub says whether it arrived. */
+  private async settled(row: Published): Promise<Published> {
+    if (row.pendingState === null) return row;
+    const statuses = await this.deps.github.listStatuses({ owner: row.owner, repo: row.repo }, row.deploymentId);
     const latest = latestState(statuses);
     if (latest === row.pendingState) this.deps.deployments.setState(row, latest, row.description, this.deps.now());
     else this.deps.deployments.setPending(row, null, this.deps.now());
+    return published(this.deps.deployments.get(row), row);
   }
 
   private async sendStatus(id: Identity, deploymentId: number, body: CreateStatusBody): Promise<void> {
@@ -142,13 +147,9 @@ export class Publisher {
 
   /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely. */
   async deactivate(row: DeploymentRow, description: string): Promise<boolean> {
-    let current = row;
-    if (current.pendingState !== null) {
-      await this.settlePending(current);
-      current = this.deps.deployments.get(current)!;
-    }
+    const current = await this.settled(published(row, row));
     if (!isSupersedable(current.state)) return false;
-    await this.sendStatus(current, current.deploymentId!, { state: 'inactive', description: statusDescription(description) });
+    await this.sendStatus(current, current.deploymentId, { state: 'inactive', description: statusDescription(description) });
     return true;
   }
 
@@ -166,22 +167,19 @@ export class Publisher {
       r.origin.workload.kind === origin.workload.kind &&
       r.origin.workload.namespace === origin.workload.namespace &&
       r.origin.workload.name === origin.workload.name;
-    for (let older of this.deps.deployments.lineage(id).filter(sameWorkload)) {
-      if (older.pendingState !== null) {
-        await this.settlePending(older);
-        older = this.deps.deployments.get(older)!;
-      }
+    for (const row of this.deps.deployments.lineage(id).filter(sameWorkload)) {
+      const older = await this.settled(published(row, row));
       if (!isSupersedable(older.state)) continue;
       const description = statusDescription(`Superseded by ${id.sha.slice(0, 7)}`);
       if (older.state === 'success' && githubDeactivates) {
         this.deps.deployments.setState(older, 'inactive', `${description} (GitHub auto_inactive)`, this.deps.now());
         continue;
       }
-      await this.sendStatus(older, older.deploymentId!, {
+      await this.sendStatus(older, older.deploymentId, {
         state: 'inactive',
         description,
       });
-      out.push(older.deploymentId!);
+      out.push(older.deploymentId);
     }
     return out;
   }

@@ -28,11 +28,15 @@ export async function readWorkload(kube: KubeReader, ref: WorkloadRef): Promise<
     : { missing: `Deployment ${ref.namespace}/${owner.name} (owner of ReplicaSet ${ref.name}) not found` };
 }
 
+/** An entry of `spec.containers` with the name and image the bridge needs. */
+function isContainer(c: unknown): c is { name: string; image: string } {
+  const fields = c as { name?: unknown; image?: unknown } | null | undefined;
+  return typeof fields?.name === 'string' && typeof fields.image === 'string';
+}
+
 /** The containers of a workload's pod template (init containers never report). */
 export function templateContainers(object: K8sObject): Array<{ name: string; image: string }> {
   const podSpec = (object.spec?.template as { spec?: { containers?: unknown } } | undefined)?.spec;
-  const list = Array.isArray(podSpec?.containers) ? podSpec.containers : [];
-  return list
-    .filter((c): c is { name: string; image: string } => typeof c?.name === 'string' && typeof c?.image === 'string')
-    .map((c) => ({ name: c.name, image: c.image }));
+  const list: unknown[] = Array.isArray(podSpec?.containers) ? podSpec.containers : [];
+  return list.filter(isContainer).map((c) => ({ name: c.name, image: c.image }));
 }

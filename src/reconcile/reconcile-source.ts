@@ -1,27 +1,21 @@
 import type { Logger } from 'pino';
-import { sweepSource, type CleanupDeps } from './sweep.js';
-import { GitHubError, errorMessage, isRetryable } from '../common/errors.js';
+import { errorMessage, isRetryable } from '../common/errors.js';
 import { derivePhase, type Phase } from '../flux/phase.js';
 import type { SourceRef } from '../kube/kube-types.js';
-import { desiredFor } from '../lifecycle/desired-state.js';
-import { identityKey } from '../lifecycle/identity.js';
-import type { ReportTarget } from '../metadata/resolve-target.js';
-import type { Publisher } from './deployment-publisher.js';
-import { RefusedByGitHub } from './refusal-guard.js';
-import { resolveSource, type Candidate, type ResolveDeps } from './resolve-source.js';
 import type { Skip, SourceStore } from '../store/source-store.js';
+import { planReconcile, type PublishStep, type Recheck } from './reconcile-plan.js';
+import { RefusedByGitHub, type GuardedPublisher } from './refusal-guard.js';
+import { resolveSource, type ResolveDeps } from './resolve-source.js';
+import { sweep, type CleanupDeps } from './sweep.js';
 
 export interface ReconcileDeps extends ResolveDeps {
-  /** The publisher, behind the guard that remembers GitHub's refusals. */
-  publisher: Pick<Publisher, 'publish'>;
+  /** The publisher behind the refusal guard: every GitHub answer that retrying will not change arrives as RefusedByGitHub. */
+  publisher: Pick<GuardedPublisher, 'publish'>;
   cleanup: CleanupDeps;
-  sources: SourceStore;
+  sources: Pick<SourceStore, 'record' | 'replaceSkips'>;
   log: Logger;
   now: () => number;
 }
-
-/** Why the source should be looked at again soon without waiting for an event or the resync. */
-export type Recheck = 'rollout' | 'cleanup' | null;
 
 /** What one reconcile did. */
 export interface ReconcileOutcome {
@@ -37,52 +31,41 @@ export class RetryLater extends Error {
   override readonly name = 'RetryLater';
 }
 
+/** What publishing one target came to: statuses sent, a refusal (the workload is skipped), or an outage (retry). */
+type Published = { sent: number } | { skip: Skip } | { retry: unknown };
+
 /**
- * Reconciles one Flux source: read it, derive its phase, resolve its opted-in workloads, combine Flux's
- * word with each workload's own rollout, bring each GitHub deployment there, and end the deployments of
- * workloads that are gone. The webhook, the resync loop and re-checks all end here; an event is only a
- * trigger, the Kubernetes API is the truth.
+ * Reconciles one Flux source: reads it and its workloads, plans (`planReconcile`), then carries the
+ * plan out: publishes each target, ends the deployments of workloads that are gone, records the
+ * source's phase and skips. The webhook, the resync loop and re-checks all end here; an event is only a
+ * trigger, the Kubernetes API is the truth. Throws RetryLater after the rest is done when an outage
+ * (Kubernetes, registry, GitHub) got in the way.
  */
 export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Promise<ReconcileOutcome> {
-  const { kube, sources, log, now } = deps;
-  const obj = await kube.getFluxObject(ref);
-  if (!obj) {
-    sources.record({ ...ref, phase: 'deleted', reason: 'NotFound', message: `${ref.kind} not found`, revision: null, lastSeen: now() });
-    const waiting = await sweepSource(deps.cleanup, ref, null);
-    sources.replaceSkips(ref, [], now());
-    return { phase: null, published: 0, statusesSent: 0, skipped: 0, recheck: waiting ? 'cleanup' : null };
-  }
-  const phase = derivePhase(obj);
-  sources.record({
-    ...ref,
-    phase: phase.kind,
-    reason: phase.reason,
-    message: phase.message,
-    revision: phase.revision ?? null,
-    lastSeen: now(),
+  const { sources, log, now } = deps;
+  const obj = await deps.kube.getFluxObject(ref);
+  const phase = obj && derivePhase(obj);
+  sources.record(
+    phase
+      ? { ...ref, phase: phase.kind, reason: phase.reason, message: phase.message, revision: phase.revision ?? null, lastSeen: now() }
+      : { ...ref, phase: 'deleted', reason: 'NotFound', message: `${ref.kind} not found`, revision: null, lastSeen: now() },
+  );
+  const resolved = obj && (await resolveSource(deps, ref, obj));
+  const plan = planReconcile({
+    ref,
+    read: phase && resolved && { phase, resolved },
+    active: deps.cleanup.deployments.activeForSource(ref),
+    absenceOf: (key) => deps.cleanup.absences.get(key),
+    now: now(),
+    graceMs: deps.cleanup.graceMs,
   });
-  const resolved = await resolveSource(deps, ref, obj);
-  const { skips, retry } = resolved;
 
-  let statusesSent = 0;
-  let published = 0;
-  let rollingOut = false;
-  const seen = new Set<string>();
-  for (const w of resolved.workloads) {
-    const desired = desiredFor({ phase, rollout: w.rollout, workloadKey: w.key });
-    if (desired.state === null || w.candidates.length === 0) continue;
-    if (w.rollout.state === 'progressing') rollingOut = true;
-    for (const c of w.candidates) {
-      const key = identityKey(c.target);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      published++;
-      statusesSent += await publishOne(deps, ref, c, desired.state, desired.description, skips, retry);
-    }
-  }
-  if (phase.kind === 'not_applied') log.info({ reason: phase.reason }, 'new revision not applied; deployments keep their state');
+  const results: Published[] = [];
+  for (const step of plan.publish) results.push(await publishOne(deps, ref, step));
+  if (phase?.kind === 'not_applied') log.info({ reason: phase.reason }, 'new revision not applied; deployments keep their state');
+  await sweep(deps.cleanup, plan.cleanup);
 
-  const waiting = await sweepSource(deps.cleanup, ref, { present: resolved.present, missing: resolved.missing });
+  const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r ? [r.skip] : []))];
   for (const s of sources.replaceSkips(ref, skips, now())) {
     deps.metrics.skips.inc({ reason: s.code });
     log.warn(
@@ -90,21 +73,15 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
       'workload not reported',
     );
   }
+  const retry = [...plan.retry, ...results.flatMap((r) => ('retry' in r ? [r.retry] : []))];
   if (retry.length > 0)
     throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(retry[0])}`, { cause: retry[0] });
-  return { phase, published, statusesSent, skipped: skips.length, recheck: rollingOut ? 'rollout' : waiting ? 'cleanup' : null };
+  const statusesSent = results.reduce((n, r) => n + ('sent' in r ? r.sent : 0), 0);
+  return { phase, published: plan.publish.length, statusesSent, skipped: skips.length, recheck: plan.recheck };
 }
 
-/** Publishes one target; a refusal becomes a skip, an outage a retry. Returns the statuses sent. */
-async function publishOne(
-  deps: ReconcileDeps,
-  ref: SourceRef,
-  { target, origin }: Candidate,
-  state: Parameters<Publisher['publish']>[2],
-  description: string,
-  skips: Skip[],
-  retry: unknown[],
-): Promise<number> {
+/** Publishes one target through the guard; a refusal becomes a skip, an outage a retry. */
+async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin, state, description }: PublishStep): Promise<Published> {
   const tlog = deps.log.child({
     repo: `${target.owner}/${target.repo}`,
     environment: target.environment,
@@ -115,21 +92,12 @@ async function publishOne(
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
     for (const s of r.sent) deps.metrics.statuses.inc({ state: s });
-    return r.sent.length + r.superseded.length;
+    return { sent: r.sent.length + r.superseded.length };
   } catch (err) {
-    if (isRetryable(err)) retry.push(err);
+    if (isRetryable(err)) return { retry: err };
     // The reason stays the same while the refusal holds (its retry time is in /state's github.refusals).
-    else if (err instanceof RefusedByGitHub) skips.push({ ...origin, source: ref, code: err.refusal.code, reason: err.refusal.reason });
-    else skips.push({ ...origin, source: ref, code: 'github_rejected', reason: githubSkipReason(err, target) });
-    return 0;
+    if (err instanceof RefusedByGitHub) return { skip: { ...origin, source: ref, code: err.refusal.code, reason: err.refusal.reason } };
+    // Not a GitHub answer (the guard made every final one a refusal): a local failure, skipped with its message.
+    return { skip: { ...origin, source: ref, code: 'github_rejected', reason: `GitHub: ${errorMessage(err)}` } };
   }
-}
-
-function githubSkipReason(err: unknown, t: ReportTarget): string {
-  const where = `${t.owner}/${t.repo}`;
-  if (err instanceof GitHubError && err.status === 404)
-    return `GitHub: ${where} not found, or the token cannot see it (give it access to the repository)`;
-  if (err instanceof GitHubError && err.status === 422)
-    return `GitHub refused the deployment of ${t.sha} to ${where}: ${err.message} (is the commit pushed to ${where}?)`;
-  return `GitHub: ${errorMessage(err)}`;
 }

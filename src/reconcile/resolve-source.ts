@@ -67,29 +67,31 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
       out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason: read.missing });
       continue;
     }
-    const resolved = await resolveWorkload(deps, ref, read.workload, out.retry);
-    out.present.add(resolved.key);
-    out.workloads.push(resolved);
-    out.skips.push(...resolved.skips);
+    const { workload, retry } = await resolveWorkload(deps, ref, read.workload);
+    out.present.add(workload.key);
+    out.workloads.push(workload);
+    out.skips.push(...workload.skips);
+    out.retry.push(...retry);
   }
   return out;
 }
 
-async function resolveWorkload(deps: ResolveDeps, ref: SourceRef, w: ReadWorkload, retry: unknown[]): Promise<ResolvedWorkload> {
+/** One workload resolved, and the transient failures met on the way (its containers are skipped meanwhile). */
+async function resolveWorkload(
+  deps: ResolveDeps,
+  ref: SourceRef,
+  w: ReadWorkload,
+): Promise<{ workload: ResolvedWorkload; retry: unknown[] }> {
   const meta = w.object.metadata;
   const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
-  const resolved: ResolvedWorkload = {
-    key: keyOf(workload),
-    optedIn: false,
-    rollout: rolloutOf(w.kind, w.object),
-    candidates: [],
-    skips: [],
-  };
+  const key = keyOf(workload);
+  const rollout = rolloutOf(w.kind, w.object);
   const annotations = bridgeAnnotations(w.object);
-  if (!isOptedIn(annotations)) return resolved;
-  resolved.optedIn = true;
+  if (!isOptedIn(annotations)) return { workload: { key, optedIn: false, rollout, candidates: [], skips: [] }, retry: [] };
   const info = { ...workload, annotations, containers: templateContainers(w.object) };
+  const candidates: Candidate[] = [];
   const failed: Skip[] = [];
+  const retry: unknown[] = [];
   const images = deps.images.forWorkload(w.object, deps.kube);
   const labelsNeeded = needsLabels(annotations);
   for (const container of reportedContainers(annotations, info.containers)) {
@@ -108,10 +110,9 @@ async function resolveWorkload(deps: ResolveDeps, ref: SourceRef, w: ReadWorkloa
     }
     const r = resolveTarget(ref, info, container, facts, deps.defaults);
     if ('target' in r)
-      resolved.candidates.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
+      candidates.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
     else failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
   }
   // A sidecar without usable metadata is dropped silently when another container reported.
-  if (resolved.candidates.length === 0) resolved.skips = failed;
-  return resolved;
+  return { workload: { key, optedIn: true, rollout, candidates, skips: candidates.length === 0 ? failed : [] }, retry };
 }

@@ -18,8 +18,11 @@ export function retryDelay(attempts: number, random: () => number = Math.random)
 
 export interface WorkerOptions {
   queue: QueueStore;
-  /** Runs one source; throws to retry it later. Returns how many GitHub statuses it sent. */
-  run: (item: QueueItem) => Promise<number | void>;
+  /**
+   * Runs one source; throws to retry it later (with backoff). Resolves to the delay in ms after which
+   * the source runs again on its own (a rollout re-check, a cleanup grace), or undefined for none.
+   */
+  run: (item: QueueItem) => Promise<number | undefined>;
   concurrency: number;
   log: Logger;
   now: () => number;
@@ -130,7 +133,7 @@ export class Worker {
       record = () => {
         this.o.queue.complete(item, this.o.now());
         // Still rolling out, or a cleanup waiting for its confirming read: look again on our own.
-        if (typeof recheckInMs === 'number') this.o.queue.schedule(item, this.o.now() + recheckInMs);
+        if (recheckInMs !== undefined) this.o.queue.schedule(item, this.o.now() + recheckInMs);
       };
     } catch (err) {
       // Failed during a pause (a rate limit, rejected credentials): due again when the pause ends, not before.

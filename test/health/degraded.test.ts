@@ -9,7 +9,7 @@ import { withHealth } from '../../src/health/kube-health.js';
 import type { KubeReader } from '../../src/kube/kube-types.js';
 import { createMetrics } from '../../src/common/metrics.js';
 
-t.test('each failing dependency is named with its last error; nothing when all answer', async (t) => {
+t.test('each failing dependency is named with its last error; nothing when all answer', (t) => {
   t.same(degradedDependencies({ kube: null, github: undefined, skips: [] }), []);
   t.same(
     degradedDependencies({
@@ -29,16 +29,18 @@ t.test('each failing dependency is named with its last error; nothing when all a
       'registry failing for 3 workload container(s): ghcr.io is unreachable (ECONNREFUSED); quay.io did not answer within 10000 ms',
     ],
   );
+  t.end();
 });
 
-t.test('registry reasons beyond three are counted, not listed', async (t) => {
+t.test('registry reasons beyond three are counted, not listed', (t) => {
   const skips = ['a', 'b', 'c', 'd', 'e'].map((h) => ({ code: 'registry_timeout', reason: `${h}.example did not answer` }));
   t.same(degradedDependencies({ kube: null, github: undefined, skips }), [
     'registry failing for 5 workload container(s): a.example did not answer; b.example did not answer; c.example did not answer (+2 more)',
   ]);
+  t.end();
 });
 
-t.test('GitHub: a failure is shown from its first occurrence until a request or credential check succeeds', async (t) => {
+t.test('GitHub: a failure is shown from its first occurrence until a request or credential check succeeds', (t) => {
   const clock = { now: Date.parse('2025-01-01T00:00:00Z') };
   const health = new GitHubHealth({ auth: 'token', now: () => clock.now });
   t.equal(health.outage(), undefined);
@@ -53,6 +55,7 @@ t.test('GitHub: a failure is shown from its first occurrence until a request or 
   t.match(health.outage(), /^GitHub failing since 2025-01-01T00:00:05.000Z: GET \/rate_limit: 502/);
   health.credentialsOk();
   t.equal(health.outage(), undefined, 'a passing credential check is an answer too');
+  t.end();
 });
 
 t.test('GitHub refusing, then hanging: the errors name the cause, the health shows it until an answer', async (t) => {
@@ -119,12 +122,12 @@ t.test('Kubernetes: a request that hung through the outage and fails after a lat
     });
   const inner: KubeReader = {
     getFluxObject: held,
-    listFluxObjects: async () => [],
-    getWorkload: async () => null,
-    listWorkloads: async () => [],
-    getSecret: async () => null,
-    getServiceAccountPullSecrets: async () => null,
-    listPods: async () => [],
+    listFluxObjects: () => Promise.resolve([]),
+    getWorkload: () => Promise.resolve(null),
+    listWorkloads: () => Promise.resolve([]),
+    getSecret: () => Promise.resolve(null),
+    getServiceAccountPullSecrets: () => Promise.resolve(null),
+    listPods: () => Promise.resolve([]),
   };
   const kube = withHealth(inner, () => clock.now);
   const ref = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'web' };

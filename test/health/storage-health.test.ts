@@ -4,7 +4,7 @@ import { StorageHealth, storageErrorCode, type StorageProblem } from '../../src/
 
 const sqlite = (code: string, message: string) => new Database.SqliteError(message, code);
 
-t.test('storage failures are told from statement bugs by their SQLite code', async (t) => {
+t.test('storage failures are told from statement bugs by their SQLite code', (t) => {
   t.equal(storageErrorCode(sqlite('SQLITE_FULL', 'database or disk is full')), 'SQLITE_FULL');
   t.equal(storageErrorCode(sqlite('SQLITE_IOERR_WRITE', 'disk I/O error')), 'SQLITE_IOERR_WRITE');
   t.equal(storageErrorCode(sqlite('SQLITE_READONLY_DBMOVED', 'attempt to write a readonly database')), 'SQLITE_READONLY_DBMOVED');
@@ -18,6 +18,7 @@ t.test('storage failures are told from statement bugs by their SQLite code', asy
   t.equal(storageErrorCode(new Error('boom')), undefined);
   t.equal(storageErrorCode(null), undefined);
   t.equal(storageErrorCode('SQLITE_FULL'), undefined);
+  t.end();
 });
 
 function tracker(probe: () => void = () => undefined) {
@@ -39,7 +40,7 @@ function tracker(probe: () => void = () => undefined) {
   return { health, clock, changes, failures, probes: () => probes };
 }
 
-t.test("a failed write: one reason naming the file, the cause, SQLite's error and since when; one change per transition", async (t) => {
+t.test("a failed write: one reason naming the file, the cause, SQLite's error and since when; one change per transition", (t) => {
   const { health, clock, changes, failures } = tracker();
   t.equal(health.reason(), undefined);
   t.same(health.snapshot(), { path: '/data/bridge.db', writable: true, problem: null });
@@ -70,9 +71,10 @@ t.test("a failed write: one reason naming the file, the cause, SQLite's error an
   t.equal(changes.length, 2);
   t.match(changes[1], [null, { failures: 2 }]);
   t.equal(health.reason(), undefined);
+  t.end();
 });
 
-t.test('readiness probes only while failing; the probe clears it or keeps it failing', async (t) => {
+t.test('readiness probes only while failing; the probe clears it or keeps it failing', (t) => {
   let broken = true;
   const { health, changes, probes } = tracker(() => {
     if (broken) throw sqlite('SQLITE_FULL', 'database or disk is full');
@@ -89,4 +91,5 @@ t.test('readiness probes only while failing; the probe clears it or keeps it fai
   t.equal(changes.length, 2);
   t.equal(health.check(), undefined);
   t.equal(probes(), 2);
+  t.end();
 });

@@ -156,11 +156,12 @@ const rows: Row[] = [
   ],
 ];
 
-t.test('desiredFor: the whole table', async (t) => {
+t.test('desiredFor: the whole table', (t) => {
   for (const [name, p, rollout, workloadKey, want] of rows) t.same(desiredFor({ phase: p, rollout, workloadKey }), want, name);
+  t.end();
 });
 
-t.test('desiredFor: one stuck service among three', async (t) => {
+t.test('desiredFor: one stuck service among three', (t) => {
   const message = "health check failed after 10m0s: timeout waiting for: [Deployment/shop/cart status: 'InProgress']";
   const p = phase('failure', 'HealthCheckFailed', message);
   const workloads: Array<[string, Rollout]> = [
@@ -170,9 +171,10 @@ t.test('desiredFor: one stuck service among three', async (t) => {
   ];
   const states = workloads.map(([workloadKey, rollout]) => desiredFor({ phase: p, rollout, workloadKey }).state);
   t.same(states, ['failure', 'success', 'success']);
+  t.end();
 });
 
-t.test('desiredFor: descriptions fit GitHub and keep the named workload visible', async (t) => {
+t.test('desiredFor: descriptions fit GitHub and keep the named workload visible', (t) => {
   const many = Array.from({ length: 8 }, (_, i) => `Deployment/apps/service-${i} status: 'InProgress'`);
   const p = phase('failure', 'HealthCheckFailed', `health check failed after 5m0s: timeout waiting for: [${many.join(', ')}]`);
   const d = desiredFor({ phase: p, rollout: rolling, workloadKey: 'Deployment/apps/service-7' });
@@ -187,4 +189,5 @@ t.test('desiredFor: descriptions fit GitHub and keep the named workload visible'
 
   const bare = desiredFor({ phase: phase('failure', 'Stalled', ''), rollout: complete, workloadKey: WEB });
   t.equal(bare.description, 'Stalled', 'a reason without a message');
+  t.end();
 });

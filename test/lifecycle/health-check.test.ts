@@ -51,6 +51,7 @@ const rows: Array<[name: string, message: string, want: string[]]> = [
   ['dependency not ready', "dependency 'flux-system/infra' is not ready", []],
 ];
 
-t.test('namedObjects', async (t) => {
+t.test('namedObjects', (t) => {
   for (const [name, message, want] of rows) t.same([...namedObjects(message)], want, name);
+  t.end();
 });

@@ -34,7 +34,7 @@ const target = (p: Record<string, unknown> = payload): ReportTarget => ({
 });
 const without = (o: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
-t.test('identityKey', async (t) => {
+t.test('identityKey', (t) => {
   const base = { owner: 'stefanprodan', repo: 'podinfo', environment: 'production', sha: SHA, deploymentName: 'podinfo' };
   t.equal(identityKey(base), `stefanprodan|podinfo|production|${SHA}|podinfo`);
   t.equal(
@@ -50,9 +50,10 @@ t.test('identityKey', async (t) => {
   ];
   for (const [name, change] of differs) t.not(identityKey({ ...base, ...change }), identityKey(base), `${name} is part of the key`);
   t.equal(identityKey(target()), identityKey(base), 'works on a whole target');
+  t.end();
 });
 
-t.test('payloadMatches', async (t) => {
+t.test('payloadMatches', (t) => {
   const legacy = without(payload, 'sourceNamespace');
   legacy.namespace = 'flux-system';
   const rows: Array<[string, unknown, boolean]> = [
@@ -87,11 +88,13 @@ t.test('payloadMatches', async (t) => {
     ['empty object (deployment made by someone else)', {}, false],
   ];
   for (const [name, existing, want] of rows) t.equal(payloadMatches(existing, target()), want, name);
+  t.end();
 });
 
-t.test('payloadMatches: HelmRelease target', async (t) => {
+t.test('payloadMatches: HelmRelease target', (t) => {
   const hp = { ...without(payload, 'kustomization'), helmRelease: 'podinfo' };
   t.equal(payloadMatches({ ...hp }, target(hp)), true);
   t.equal(payloadMatches({ ...hp, kustomization: 'podinfo' }, target(hp)), false, 'a stray kustomization key is a different identity');
   t.equal(payloadMatches(payload, target(hp)), false);
+  t.end();
 });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { needsRecheck, RECHECK_INITIAL_MS, RECHECK_MAX_MS, recheckDelay } from '../../src/lifecycle/recheck-delay.js';
 import type { Rollout } from '../../src/lifecycle/rollout.js';
 
-t.test('recheckDelay: a few seconds, doubling, capped at a minute', async (t) => {
+t.test('recheckDelay: a few seconds, doubling, capped at a minute', (t) => {
   const rows: Array<[attempt: number, ms: number]> = [
     [0, 5_000],
     [1, 10_000],
@@ -20,9 +20,10 @@ t.test('recheckDelay: a few seconds, doubling, capped at a minute', async (t) =>
   for (const [attempt, ms] of rows) t.equal(recheckDelay(attempt), ms, `attempt ${attempt}`);
   t.equal(RECHECK_INITIAL_MS, 5_000);
   t.equal(RECHECK_MAX_MS, 60_000);
+  t.end();
 });
 
-t.test('recheckDelay never shrinks and stays within bounds', async (t) => {
+t.test('recheckDelay never shrinks and stays within bounds', (t) => {
   let prev = 0;
   for (let a = 0; a < 100; a++) {
     const d = recheckDelay(a);
@@ -30,9 +31,10 @@ t.test('recheckDelay never shrinks and stays within bounds', async (t) => {
     prev = d;
   }
   t.pass('monotonic and bounded over 100 attempts');
+  t.end();
 });
 
-t.test('needsRecheck: while any workload is still rolling out', async (t) => {
+t.test('needsRecheck: while any workload is still rolling out', (t) => {
   const done: Rollout = { state: 'complete', description: 'rollout complete: 1 replica available' };
   const rolling: Rollout = { state: 'progressing', description: '1/3 replicas updated' };
   const failed: Rollout = { state: 'failed', description: 'progress deadline exceeded' };
@@ -41,4 +43,5 @@ t.test('needsRecheck: while any workload is still rolling out', async (t) => {
   t.equal(needsRecheck([done, failed]), false, 'a failed rollout waits for the next change, not a re-check');
   t.equal(needsRecheck([done, rolling, failed]), true, 'one still rolling out');
   t.equal(needsRecheck(new Set([rolling])), true, 'any iterable');
+  t.end();
 });

@@ -204,13 +204,15 @@ for (const [group, rows] of [
   ['StatefulSet', statefulSetRows],
   ['DaemonSet', daemonSetRows],
 ] as const) {
-  t.test(`rolloutOf: ${group}`, async (t) => {
+  t.test(`rolloutOf: ${group}`, (t) => {
     for (const [name, kind, obj, want] of rows) t.same(rolloutOf(kind, obj), want, name);
+    t.end();
   });
 }
 
-t.test('descriptions are short', async (t) => {
+t.test('descriptions are short', (t) => {
   for (const [name, kind, obj] of [...deploymentRows, ...statefulSetRows, ...daemonSetRows]) {
     t.ok(rolloutOf(kind, obj).description.length <= 60, `${name}: fits a status line`);
   }
+  t.end();
 });

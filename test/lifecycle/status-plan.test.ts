@@ -21,16 +21,17 @@ const TABLE: Record<string, Record<DesiredState, StatusState[]>> = {
 const CURRENT: Array<StatusState | null> = [null, 'queued', 'in_progress', 'success', 'failure', 'inactive', 'error'];
 const DESIRED: DesiredState[] = ['in_progress', 'success', 'failure'];
 
-t.test('planStatuses: the whole table', async (t) => {
+t.test('planStatuses: the whole table', (t) => {
   t.same(Object.keys(TABLE).sort(), CURRENT.map(String).sort(), 'table covers every status state');
   for (const current of CURRENT) {
     for (const desired of DESIRED) {
       t.same(planStatuses(current, desired), TABLE[String(current)]![desired], `${current} → ${desired}`);
     }
   }
+  t.end();
 });
 
-t.test('planStatuses: invariants', async (t) => {
+t.test('planStatuses: invariants', (t) => {
   for (const current of CURRENT) {
     for (const desired of DESIRED) {
       const plan = planStatuses(current, desired);
@@ -45,9 +46,10 @@ t.test('planStatuses: invariants', async (t) => {
       if (current === 'success') t.same(plan, [], `${name}: success is final`);
     }
   }
+  t.end();
 });
 
-t.test('planStatuses: a lifecycle walked step by step', async (t) => {
+t.test('planStatuses: a lifecycle walked step by step', (t) => {
   const walk = (steps: DesiredState[]) => {
     let current: StatusState | null = null;
     const sent: StatusState[] = [];
@@ -70,9 +72,10 @@ t.test('planStatuses: a lifecycle walked step by step', async (t) => {
   );
   t.same(walk(['success']), ['success'], 'catch-up: terminal only');
   t.same(walk(['failure', 'failure']), ['failure'], 'catch-up failure once');
+  t.end();
 });
 
-t.test('isSupersedable', async (t) => {
+t.test('isSupersedable', (t) => {
   const rows: Array<[StatusState | null, boolean]> = [
     ['success', true],
     ['queued', true],
@@ -83,9 +86,10 @@ t.test('isSupersedable', async (t) => {
     [null, false],
   ];
   for (const [state, want] of rows) t.equal(isSupersedable(state), want, String(state));
+  t.end();
 });
 
-t.test('statusDescription', async (t) => {
+t.test('statusDescription', (t) => {
   t.equal(MAX_DESCRIPTION_CHARS, 140);
   const long = 'Health check failed after 5m0s: timeout waiting for: [Deployment/apps/podinfo status: InProgress] '.repeat(3);
   const rows: Array<[string, string, string]> = [
@@ -107,13 +111,15 @@ t.test('statusDescription', async (t) => {
   t.equal(cut.length, 140, 'long text is 140 characters');
   t.ok(cut.endsWith('…'));
   t.notMatch(cut, /\s{2}/);
+  t.end();
 });
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-t.test('statusDescription never splits a character in two', async (t) => {
+t.test('statusDescription never splits a character in two', (t) => {
   const text = `${'x'.repeat(138)}🚀 deployed`;
   const cut = statusDescription(text);
   t.notMatch(cut, LONE_SURROGATE, 'no lone surrogate in what GitHub receives');
-  t.ok([...cut].length <= MAX_DESCRIPTION_CHARS);
+  t.ok(Array.from(cut).length <= MAX_DESCRIPTION_CHARS);
+  t.end();
 });

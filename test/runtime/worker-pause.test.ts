@@ -26,8 +26,9 @@ t.test('while GitHub work is paused nothing starts; the queue keeps the source; 
     log,
     now: () => clock.now,
     pausedUntil: () => paused,
-    run: async (item) => {
+    run: (item) => {
       ran.push(item);
+      return Promise.resolve(undefined);
     },
   });
   t.teardown(() => worker.stop(100));
@@ -56,9 +57,9 @@ t.test('a failure during a pause is due again at the pause end, not after the us
     log,
     now: () => clock.now,
     pausedUntil: () => paused,
-    run: async () => {
+    run: () => {
       paused = clock.now + 42 * 60_000;
-      throw new Error('GitHub rate limit');
+      return Promise.reject(new Error('GitHub rate limit'));
     },
   });
   t.teardown(() => worker.stop(100));

@@ -52,8 +52,9 @@ t.test('claiming fails: no crash, the worker looks again a second later and then
     log,
     now: Date.now,
     storage,
-    run: async (item) => {
+    run: (item) => {
       ran.push(item);
+      return Promise.resolve(undefined);
     },
   });
   t.teardown(() => worker.stop(100));
@@ -92,9 +93,10 @@ t.test('the outcome cannot be recorded: the row stays active, the source runs ag
     log,
     now: Date.now,
     storage,
-    run: async () => {
+    run: () => {
       runs++;
       if (runs === 1) broken = true;
+      return Promise.resolve(undefined);
     },
   });
   t.teardown(() => worker.stop(100));
@@ -111,16 +113,17 @@ t.test('the outcome cannot be recorded: the row stays active, the source runs ag
   t.equal(storage.events.at(-1), 'ok');
 });
 
-t.test('an error that is not about storage still surfaces (a bug is not retried forever)', async (t) => {
+t.test('an error that is not about storage still surfaces (a bug is not retried forever)', (t) => {
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
   const queue = new QueueStore(db);
   queue.claim = () => {
     throw new Error('bug');
   };
-  const worker = new Worker({ queue, concurrency: 1, log, now: Date.now, storage: recorder(), run: async () => undefined });
+  const worker = new Worker({ queue, concurrency: 1, log, now: Date.now, storage: recorder(), run: () => Promise.resolve(undefined) });
   t.teardown(() => worker.stop(100));
   t.throws(() => worker.start(), { message: 'bug' });
+  t.end();
 });
 
 t.test('a resync pass that cannot write the queue is logged; the loop goes on', async (t) => {
@@ -135,11 +138,11 @@ t.test('a resync pass that cannot write the queue is logged; the loop goes on', 
     { level: 'warn' },
     {
       write: (line: string) => {
-        warnings.push(JSON.parse(line).msg);
+        warnings.push((JSON.parse(line) as { msg: string }).msg);
       },
     },
   );
-  const kube = { listFluxObjects: async () => [] } as unknown as KubeReader;
+  const kube = { listFluxObjects: () => Promise.resolve([]) } as unknown as KubeReader;
   const resync = new Resync({
     kube,
     queue,

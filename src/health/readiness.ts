@@ -1,0 +1,91 @@
+/**
+ * /readyz: the bridge is ready while its database takes writes, the Kubernetes API answered recently
+ * and GitHub accepts its credentials. Other failing dependencies only make it `degraded` (the queue
+ * retries them), see degraded.ts.
+ */
+import { errorMessage } from '../common/errors.js';
+import type { GitHubHealth } from '../github/github-health.js';
+import type { Readiness } from '../http/status-routes.js';
+import type { Db } from '../store/database.js';
+import type { Skip } from '../store/source-store.js';
+import { degradedDependencies } from './degraded.js';
+import type { KubeHealth } from './kube-health.js';
+import type { StorageHealth } from './storage-health.js';
+
+/** The least time the Kubernetes API may stay silent before the bridge is unready (one failed resync pass is tolerated). */
+const KUBE_SILENCE_MIN_MS = 60_000;
+/** Resync intervals the Kubernetes API may stay silent, when longer than the minimum. */
+const KUBE_SILENCE_RESYNCS = 2;
+
+/** How long the Kubernetes API may stay silent before the bridge is unready: two resync intervals, at least a minute. */
+export function kubeSilenceMs(resyncIntervalMs: number): number {
+  return Math.max(KUBE_SILENCE_MIN_MS, KUBE_SILENCE_RESYNCS * resyncIntervalMs);
+}
+
+/** What readiness is decided from, each read once. */
+export interface ReadinessFacts {
+  now: number;
+  /** Why the database cannot be written (StorageHealth.check()), or undefined. */
+  storage: string | undefined;
+  /** Why a write lock could not be taken, or undefined. */
+  writeLock: string | undefined;
+  kube: KubeHealth;
+  /** See kubeSilenceMs. */
+  kubeSilenceMs: number;
+  /** Why GitHub work cannot go on (GitHubHealth.readinessProblem(): rejected credentials), or undefined. */
+  githubProblem: string | undefined;
+  /** Why GitHub work is failing now (GitHubHealth.outage()), or undefined: degraded, not unready. */
+  githubOutage: string | undefined;
+  skips: ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
+}
+
+/** Ready or not, every reason why not, and what is degraded. Pure. */
+export function readinessOf(f: ReadinessFacts): Readiness {
+  const reasons: string[] = [];
+  if (f.storage !== undefined) reasons.push(f.storage);
+  if (f.writeLock !== undefined) reasons.push(`database: ${f.writeLock}`);
+  const k = f.kube;
+  const kubeStale = k.lastOk === null || f.now - k.lastOk > f.kubeSilenceMs;
+  if (kubeStale) {
+    reasons.push(`Kubernetes API has not answered${k.lastOk === null ? ' yet' : ' recently'}${k.lastError ? `: ${k.lastError}` : ''}`);
+  }
+  if (f.githubProblem !== undefined) reasons.push(f.githubProblem);
+  const degraded = degradedDependencies({ kube: kubeStale ? null : k.lastError, github: f.githubOutage, skips: f.skips });
+  return { ready: reasons.length === 0, reasons, degraded };
+}
+
+/** Where readiness reads its facts. */
+export interface ReadinessSources {
+  storage: Pick<StorageHealth, 'check'>;
+  db: Pick<Db, 'exec'>;
+  kube: () => KubeHealth;
+  github: Pick<GitHubHealth, 'readinessProblem' | 'outage'>;
+  skips: () => ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
+  resyncIntervalMs: number;
+  now: () => number;
+}
+
+/** The readiness check /readyz and /state run: reads the facts (the storage probe first), then decides. */
+export function createReadiness(s: ReadinessSources): () => Readiness {
+  const silenceMs = kubeSilenceMs(s.resyncIntervalMs);
+  return () => {
+    const storage = s.storage.check();
+    let writeLock: string | undefined;
+    try {
+      // Writable, not just open: a write lock taken and released (fails on a read-only or locked database).
+      s.db.exec('BEGIN IMMEDIATE; ROLLBACK');
+    } catch (err) {
+      writeLock = errorMessage(err);
+    }
+    return readinessOf({
+      now: s.now(),
+      storage,
+      writeLock,
+      kube: s.kube(),
+      kubeSilenceMs: silenceMs,
+      githubProblem: s.github.readinessProblem(),
+      githubOutage: s.github.outage(),
+      skips: s.skips(),
+    });
+  };
+}
