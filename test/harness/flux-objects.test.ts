@@ -53,6 +53,7 @@ t.test('kustomization: inventory ids, revisions and conditions like kustomize-co
   t.match(cond(failing, 'Reconciling'), { status: 'True', reason: 'Progressing' });
   t.match(cond(failing, 'Stalled'), { status: 'True', reason: 'BuildFailed' });
   t.equal(kustomization({ name: 'x', inventory: null }).status?.inventory, undefined);
+  t.end();
 });
 
 t.test('helmRelease: install vs upgrade, failures, history', (t) => {
@@ -90,6 +91,7 @@ t.test('helmRelease: install vs upgrade, failures, history', (t) => {
       [1, 'superseded'],
     ],
   );
+  t.end();
 });
 
 t.test('workloads: defaulted specs and rollout status', (t) => {
@@ -123,4 +125,5 @@ t.test('workloads: defaulted specs and rollout status', (t) => {
   );
   t.equal(daemonSet({ namespace: 'kube-system', name: 'agent', containers }).status?.numberReady, 3);
   t.same(namespace('apps').metadata.labels, { 'kubernetes.io/metadata.name': 'apps' });
+  t.end();
 });

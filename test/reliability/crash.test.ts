@@ -337,13 +337,17 @@ t.test('SIGKILL at each step of the create protocol, restart on the same databas
       figures.set(point.title, await play(t, point));
     });
   }
+  t.end();
 });
 
 t.test('recovery cost per crash point (GitHub calls beyond a run without a crash)', (t) => {
   const base = figures.get('baseline');
   t.ok(base, 'the baseline ran');
   t.equal(figures.size, POINTS.length + 1, 'every crash point ran');
-  if (!base) return;
+  if (!base) {
+    t.end();
+    return;
+  }
   t.comment(`baseline: ${base.reads} reads, ${base.posts} POSTs, ${base.applied} applied writes`);
   for (const point of POINTS) {
     const f = figures.get(point.title);
@@ -353,4 +357,5 @@ t.test('recovery cost per crash point (GitHub calls beyond a run without a crash
     );
     t.equal(f.applied, base.applied, `${point.title}: no extra applied write`);
   }
+  t.end();
 });
