@@ -90,6 +90,7 @@ t.test('bridgeAnnotations', (t) => {
     { 'auto-report': 'true' },
     'pod template only',
   );
+  // Objects arrive as untyped JSON: a number where the type says string.
   t.same(
     bridgeAnnotations({ metadata: { name: 'x', annotations: { [`${P}team`]: 7 as unknown as string } } }),
     {},
