@@ -4,6 +4,7 @@ import { loadavg } from 'node:os';
 import type { BridgeProcess } from '../test/harness/bridge-process.js';
 import { OPT_IN, finishRollout } from '../test/e2e/scenario.js';
 import { deployment } from '../test/harness/flux-objects.js';
+import { queueIdle } from '../test/harness/state-body.js';
 import type { World } from '../test/harness/world.js';
 
 /** Annotations naming repository and commit, so the bridge never asks a registry. */
@@ -29,12 +30,10 @@ export async function settled(bridge: BridgeProcess, timeoutMs = 600_000): Promi
   await bridge.waitFor(
     'queue drained',
     async () => {
-      const res = await fetch(`${bridge.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
-      const text = await res.text();
+      const text = await bridge.metrics();
       const depth = (state: string) => Number(new RegExp(`queue_depth\\{state="${state}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
       if (depth('pending') !== 0 || depth('active') !== 0) return false;
-      const s = (await bridge.get('/state')).body as { queue: { pending: number; active: number; running: number } };
-      return s.queue.pending + s.queue.active + s.queue.running === 0;
+      return queueIdle(await bridge.state());
     },
     timeoutMs,
   );

@@ -55,7 +55,7 @@ async function bridgeApp(dir: string) {
   };
 }
 
-async function bareApp() {
+function bareApp() {
   const app = Fastify();
   app.post('/webhook', async (_req, reply) => reply.code(202).send({ status: 'queued' }));
   return { app, close: () => app.close() };
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       const bu = await b.app.listen({ host: '127.0.0.1', port: 0 });
       const rb = await load(bu, requests);
       await b.close();
-      const f = await bareApp();
+      const f = bareApp();
       const fu = await f.app.listen({ host: '127.0.0.1', port: 0 });
       const rf = await load(fu, requests);
       await f.close();

@@ -12,7 +12,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { signBody } from '../src/http/hmac.js';
-import { fluxEvent } from '../test/harness/bridge-process.js';
+import { fluxEvent, type BridgeProcess } from '../test/harness/bridge-process.js';
 import { WEBHOOK_KEY, startWorld } from '../test/harness/world.js';
 import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
 import { load, putAnnotatedDeployment, rssMiB, say, settled, tally } from './common.js';
@@ -79,8 +79,8 @@ function dbBytes(path: string): string {
 }
 
 /** `heap used/total MiB` from the bridge's default process metrics. */
-async function heap(bridge: { get(path: string): Promise<{ body: unknown }> }): Promise<string> {
-  const text = (await bridge.get('/metrics')).body as string;
+async function heap(bridge: BridgeProcess): Promise<string> {
+  const text = await bridge.metrics();
   const mib = (name: string) =>
     (Number(new RegExp(`^gdb_process_nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(text)?.[1]) / 2 ** 20).toFixed(1);
   return `heap ${mib('used')}/${mib('total')} MiB`;
@@ -136,8 +136,8 @@ async function main(): Promise<void> {
     const peakTracking = peak;
     await pause(5000);
     const tracked = rssMiB(pid);
-    const state = (await bridge.get('/state')).body as { skipped?: unknown[] };
-    const cached = [...((await bridge.get('/metrics')).body as string).matchAll(/^gdb_deployments\{state="(\w+)"\} (\d+)/gm)]
+    const state = (await bridge.state()) as { skipped?: unknown[] };
+    const cached = [...(await bridge.metrics()).matchAll(/^gdb_deployments\{state="(\w+)"\} (\d+)/gm)]
       .map((m) => `${m[1]} ${m[2]}`)
       .join(', ');
     say(
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     const later = rssMiB(pid);
     const heapLater = await heap(bridge);
-    const metrics = (await bridge.get('/metrics')).body as string;
+    const metrics = await bridge.metrics();
     const reconciles = [...metrics.matchAll(/^gdb_reconciles_total\{outcome="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
     say(
       `  after ${EVENTS} events round-robin over the ${sources} Kustomizations (sent in ${(sendMs / 1000).toFixed(1)} s, ${(EVENTS / (sendMs / 1000)).toFixed(0)}/s, answers ${answers(codes)}): ` +

@@ -21,7 +21,6 @@ const PER_SOURCE = 10;
 const WRITES_PER_MINUTE = Number(process.env.WRITES_PER_MINUTE ?? 80);
 /** How long the workloads roll out (progressing) before they finish and Flux reports Ready. */
 const ROLLOUT_S = Number(process.env.ROLLOUT_S ?? 60);
-const POLL_MS = 500;
 const PAUSE_MSG = 'GitHub rate limit: pausing GitHub work';
 
 const repoOf = (i: number) => `r-${i}`;

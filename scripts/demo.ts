@@ -119,10 +119,10 @@ async function main(): Promise<void> {
     printGitHub(world);
     if (world.github.violations.length > 0)
       throw new Error(`the bridge sent ${world.github.violations.length} request(s) GitHub's schema rejects`);
-    const state = (await bridge.get('/state')).body as { deployments: Array<Record<string, unknown>> };
+    const state = await bridge.state();
     say(`GET ${bridge.url}/state → deployments:`);
     for (const d of state.deployments)
-      process.stdout.write(`  ${d.owner}/${d.repo} ${d.environment} ${String(d.sha).slice(0, 7)} #${d.deploymentId} ${d.state}\n`);
+      process.stdout.write(`  ${d.owner}/${d.repo} ${d.environment} ${d.sha.slice(0, 7)} #${String(d.deploymentId)} ${d.state}\n`);
     say("Demo succeeded: two rollouts reported, the older one superseded, every request valid against GitHub's schema");
     if (serve) {
       say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C to stop)`);

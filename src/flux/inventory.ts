@@ -1,3 +1,5 @@
+import { isRecord } from '../common/json.js';
+
 /** One object from a Flux `.status.inventory.entries[].id`: `<namespace>_<name>_<group>_<Kind>`. */
 export interface InventoryRef {
   namespace: string;
@@ -26,12 +28,12 @@ export function parseInventoryId(id: string): InventoryRef | undefined {
  * a missing inventory (HelmRelease before Flux 2.8) yields nothing.
  */
 export function workloadsFromInventory(status: Record<string, unknown> | undefined): WorkloadRef[] {
-  const inventory = status?.inventory as { entries?: unknown } | undefined;
-  const entries = Array.isArray(inventory?.entries) ? inventory.entries : [];
+  const inventory = status?.inventory;
+  const entries: unknown[] = isRecord(inventory) && Array.isArray(inventory.entries) ? inventory.entries : [];
   const seen = new Set<string>();
   const out: WorkloadRef[] = [];
   for (const entry of entries) {
-    const id = (entry as { id?: unknown })?.id;
+    const id = isRecord(entry) ? entry.id : undefined;
     if (typeof id !== 'string') continue;
     const ref = parseInventoryId(id);
     if (!ref || ref.group !== 'apps' || !ref.namespace || !WORKLOAD_KINDS.has(ref.kind)) continue;

@@ -1,3 +1,4 @@
+import { isRecord } from '../common/json.js';
 import type { Condition, K8sObject } from '../kube/kube-types.js';
 
 /**
@@ -37,17 +38,17 @@ const WAITING_REASONS = new Set(['DependencyNotReady', 'HealthCheckCanceled', 'P
 
 function condition(obj: K8sObject, type: string): Condition | undefined {
   const list = obj.status?.conditions;
-  return Array.isArray(list) ? (list as Condition[]).find((c) => c?.type === type) : undefined;
+  return Array.isArray(list) ? (list as unknown[]).find((c): c is Condition => isRecord(c) && c.type === type) : undefined;
 }
 
 function revisionOf(obj: K8sObject): string | undefined {
   const s = obj.status ?? {};
   for (const key of ['lastAttemptedRevision', 'lastAppliedRevision', 'lastAttemptedConfigDigest']) {
-    if (typeof s[key] === 'string' && s[key]) return s[key] as string;
+    if (typeof s[key] === 'string' && s[key]) return s[key];
   }
-  const history = s.history;
-  if (Array.isArray(history) && history[0] && typeof history[0].chartVersion === 'string') {
-    return `${history[0].chartName ?? 'chart'}@${history[0].chartVersion}`;
+  const latest: unknown = Array.isArray(s.history) ? s.history[0] : undefined;
+  if (isRecord(latest) && typeof latest.chartVersion === 'string') {
+    return `${typeof latest.chartName === 'string' ? latest.chartName : 'chart'}@${latest.chartVersion}`;
   }
   return undefined;
 }

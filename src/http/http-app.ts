@@ -14,8 +14,10 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 
 /** Builds the HTTP application from its dependencies; no I/O of its own, so tests use `inject()`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  // Widened to Fastify's logger type so the instance is a plain FastifyInstance, not one typed by pino's logger.
+  const loggerInstance: FastifyBaseLogger = deps.log;
   const app: FastifyInstance = Fastify({
-    loggerInstance: deps.log as FastifyBaseLogger,
+    loggerInstance,
     bodyLimit: WEBHOOK_BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
     // Node checks those deadlines every connectionsCheckingInterval (30 s by default); headers get the same bound.
@@ -24,7 +26,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   });
   await app.register(rateLimit, { global: false });
-  await app.register(async (scope) => webhookRoutes(scope, deps));
-  await app.register(async (scope) => statusRoutes(scope, deps));
+  // Each in its own scope: the webhook replaces the content-type parsers of its routes only.
+  await app.register((scope, _opts, done) => {
+    webhookRoutes(scope, deps);
+    done();
+  });
+  await app.register((scope, _opts, done) => {
+    statusRoutes(scope, deps);
+    done();
+  });
   return app;
 }

@@ -54,15 +54,15 @@ function githubState(g: NonNullable<StatusDeps['github']>) {
 }
 
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
-export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Promise<void> {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
+  app.get('/healthz', () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_req, reply) => {
+  app.get('/readyz', (_req, reply) => {
     const r = deps.readiness();
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
-  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', async (req, reply) => {
+  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', (req, reply) => {
     if (deps.stateToken !== undefined && !bearerMatches(req.headers.authorization, deps.stateToken)) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }

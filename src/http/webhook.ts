@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import { parseFluxEvent, reportableKind } from '../flux/flux-event.js';
 import type { Metrics } from '../common/metrics.js';
@@ -36,7 +36,7 @@ export interface WebhookDeps {
  * `POST /webhook`: verify the HMAC over the raw bytes, then parse and validate the Flux event, then
  * record its source durably before answering 202. Never waits for Kubernetes or GitHub.
  */
-export async function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): Promise<void> {
+export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): void {
   // Only JSON, as raw bytes: the HMAC is over the exact body. Anything else is 415.
   app.removeAllContentTypeParsers();
   const batch = new EnqueueBatcher(deps.queue);
@@ -46,9 +46,10 @@ export async function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): Pr
 
   // Requests the handler answered count themselves; the ones Fastify or the rate limiter refused count here.
   const handled = new WeakSet<object>();
-  const countRefused = async (req: object, reply: { statusCode: number }) => {
+  const countRefused: onResponseHookHandler = (req, reply, done) => {
     if (!handled.has(req))
       deps.metrics.events.inc({ kind: 'unknown', result: REFUSED_BEFORE_HANDLER[reply.statusCode] ?? `http_${reply.statusCode}` });
+    done();
   };
   app.post(
     '/webhook',

@@ -6,15 +6,15 @@
  * anonymous, with one log line.
  */
 import { KubeError, errorMessage } from '../common/errors.js';
+import { isRecord } from '../common/json.js';
 import type { KubeReader, SecretView } from '../kube/kube-types.js';
 import { parseDockerConfigJson, parseDockercfg, type KeyringEntry, type ParsedKeyring } from '../oci/docker-config.js';
 
 /** Logs a warning once per key (per process), so a steady problem is not repeated every resync. */
 export type WarnOnce = (key: string, fields: Record<string, unknown>, message: string) => void;
 
-/** The parts of a pod spec that name credentials. */
-interface PodSpecCredentials {
-  imagePullSecrets?: Array<{ name?: string }>;
+/** The parts of a pod spec that name its service account. */
+interface PodSpecAccount {
   serviceAccountName?: string;
   serviceAccount?: string;
 }
@@ -24,14 +24,16 @@ const DOCKERCFG = 'kubernetes.io/dockercfg';
 
 /** The Secret names a pod template gives itself, in order, without duplicates. */
 export function templatePullSecretNames(podSpec: unknown): string[] {
-  const list = (podSpec as PodSpecCredentials | undefined)?.imagePullSecrets;
-  const names = Array.isArray(list) ? list.map((r) => r?.name).filter((n): n is string => typeof n === 'string' && n !== '') : [];
+  const list = isRecord(podSpec) ? podSpec.imagePullSecrets : undefined;
+  const names = Array.isArray(list)
+    ? list.flatMap((ref: unknown) => (isRecord(ref) && typeof ref.name === 'string' && ref.name !== '' ? [ref.name] : []))
+    : [];
   return [...new Set(names)];
 }
 
 /** The service account the pods run as (`default` when the template names none). */
 export function serviceAccountOf(podSpec: unknown): string {
-  const s = podSpec as PodSpecCredentials | undefined;
+  const s = podSpec as PodSpecAccount | undefined;
   return s?.serviceAccountName || s?.serviceAccount || 'default';
 }
 

@@ -37,9 +37,10 @@ function podView(p: V1Pod): PodView | undefined {
     name,
     createdAt: millis(p.metadata?.creationTimestamp),
     labels: { ...p.metadata?.labels },
-    terminating: p.metadata?.deletionTimestamp !== undefined && p.metadata.deletionTimestamp !== null,
+    // The client passes a JSON null through although it types the field Date | undefined.
+    terminating: p.metadata?.deletionTimestamp != null,
     containers: (p.spec?.containers ?? []).map((c) => ({ name: c.name, image: c.image ?? '' })),
-    containerStatuses: (p.status?.containerStatuses ?? []).map((s) => ({ name: s.name, imageID: s.imageID ?? '' })),
+    containerStatuses: (p.status?.containerStatuses ?? []).map((s) => ({ name: s.name, imageID: s.imageID })),
   };
 }
 
@@ -65,7 +66,7 @@ export function coreReads(api: CoreV1Api, call: KubeCall) {
       let cont: string | undefined;
       for (let page = 0; page < MAX_POD_PAGES; page++) {
         const list = await call(what, (o) => api.listNamespacedPod({ namespace, labelSelector, limit: POD_PAGE_SIZE, _continue: cont }, o));
-        for (const p of list.items ?? []) {
+        for (const p of list.items) {
           const v = podView(p);
           if (v !== undefined) out.push(v);
         }

@@ -8,7 +8,14 @@ export interface LabelSelector {
   matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
 }
 
-type Term = (labels: Readonly<Record<string, string>>) => boolean;
+type Labels = Readonly<Record<string, string>>;
+type Term = (labels: Labels) => boolean;
+
+/** Whether the pod has the label and its value is one of `values` (own keys only: `constructor` is no label). */
+function valueIn(labels: Labels, key: string, values: readonly string[]): boolean {
+  const value = Object.hasOwn(labels, key) ? labels[key] : undefined;
+  return value !== undefined && values.includes(value);
+}
 
 /**
  * The selector's terms as query strings with their local meaning; undefined when it selects nothing
@@ -24,10 +31,9 @@ function terms(selector: unknown): Array<{ query: string; test: Term }> | undefi
   }
   for (const e of Array.isArray(s.matchExpressions) ? s.matchExpressions : []) {
     const values = e.values ?? [];
-    const has = (l: Readonly<Record<string, string>>) => Object.hasOwn(l, e.key);
-    if (e.operator === 'In') out.push({ query: `${e.key} in (${values.join(',')})`, test: (l) => has(l) && values.includes(l[e.key]!) });
-    else if (e.operator === 'NotIn')
-      out.push({ query: `${e.key} notin (${values.join(',')})`, test: (l) => !has(l) || !values.includes(l[e.key]!) });
+    const has = (l: Labels) => Object.hasOwn(l, e.key);
+    if (e.operator === 'In') out.push({ query: `${e.key} in (${values.join(',')})`, test: (l) => valueIn(l, e.key, values) });
+    else if (e.operator === 'NotIn') out.push({ query: `${e.key} notin (${values.join(',')})`, test: (l) => !valueIn(l, e.key, values) });
     else if (e.operator === 'Exists') out.push({ query: e.key, test: has });
     else if (e.operator === 'DoesNotExist') out.push({ query: `!${e.key}`, test: (l) => !has(l) });
     else return undefined;

@@ -3,15 +3,16 @@
  * characters (including none); everything else matches itself. Case-sensitive, whole value.
  */
 export function matchesPattern(pattern: string, value: string): boolean {
-  const parts = pattern.split('*');
-  const first = parts[0]!;
-  if (parts.length === 1) return value === pattern;
-  const last = parts[parts.length - 1]!;
+  const head = pattern.indexOf('*');
+  if (head < 0) return value === pattern;
+  const tail = pattern.lastIndexOf('*');
+  const first = pattern.slice(0, head);
+  const last = pattern.slice(tail + 1);
   if (value.length < first.length + last.length || !value.startsWith(first) || !value.endsWith(last)) return false;
   // The middle literals, in order, leftmost first, between the anchored head and tail.
   let at = first.length;
   const end = value.length - last.length;
-  for (const part of parts.slice(1, -1)) {
+  for (const part of head === tail ? [] : pattern.slice(head + 1, tail).split('*')) {
     const i = value.indexOf(part, at);
     if (i < 0 || i + part.length > end) return false;
     at = i + part.length;

@@ -89,7 +89,9 @@ const nonBlank = (a: Record<string, string>) =>
 
 /** The bridge's annotations of a workload; the pod template's fill in keys the workload lacks. */
 export function bridgeAnnotations(workload: K8sObject): Record<string, string> {
-  const template = (workload.spec?.template as K8sObject | undefined)?.metadata?.annotations ?? {};
+  // A pod template's metadata is optional, unlike an object's.
+  const template =
+    (workload.spec?.template as { metadata?: { annotations?: Record<string, string> } } | undefined)?.metadata?.annotations ?? {};
   const own = workload.metadata.annotations ?? {};
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...template, ...nonBlank(own) })) {

@@ -15,7 +15,7 @@ const TOKEN_CHAR = /[!#$%&'*+.^_`|~0-9A-Za-z-]/;
 
 function readToken(text: string, start: number): [string, number] {
   let i = start;
-  while (i < text.length && TOKEN_CHAR.test(text[i]!)) i++;
+  while (i < text.length && TOKEN_CHAR.test(text.charAt(i))) i++;
   return [text.slice(start, i), i];
 }
 
@@ -24,7 +24,7 @@ function readQuoted(text: string, start: number): [string, number] {
   let i = start + 1;
   while (i < text.length && text[i] !== '"') {
     if (text[i] === '\\' && i + 1 < text.length) i++;
-    value += text[i];
+    value += text.charAt(i);
     i++;
   }
   return [value, i + 1];
@@ -32,7 +32,7 @@ function readQuoted(text: string, start: number): [string, number] {
 
 function skip(text: string, start: number, chars: string): number {
   let i = start;
-  while (i < text.length && chars.includes(text[i]!)) i++;
+  while (i < text.length && chars.includes(text.charAt(i))) i++;
   return i;
 }
 

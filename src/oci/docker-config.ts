@@ -5,6 +5,7 @@
  * (`https://index.docker.io/v1/`, `docker.io`, `index.docker.io`, `registry-1.docker.io`), a path
  * in the key as a repository prefix, `*` wildcards per DNS label, the most specific key first.
  */
+import { isRecord } from '../common/json.js';
 import type { Credentials } from './registry-auth.js';
 
 /** One credential entry and where it applies. */
@@ -29,10 +30,6 @@ const DOCKER_HUB_NAMES = new Set(['docker.io', 'index.docker.io', 'registry-1.do
 /** Path parts that name the registry API version, not a repository (`https://index.docker.io/v1/`). */
 const API_PATHS = new Set(['v1', 'v2']);
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** Splits a credentials key into host pattern and repository prefix; undefined when it names no host. */
 export function parseKeyringKey(key: string): { host: string; path: string } | undefined {
   const schemeless = key.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
@@ -41,8 +38,8 @@ export function parseKeyringKey(key: string): { host: string; path: string } | u
   const parts = (slash < 0 ? '' : schemeless.slice(slash + 1)).split('/').filter((p) => p !== '');
   if (host === '' || /[\s@?#]/.test(host)) return undefined;
   if (DOCKER_HUB_NAMES.has(host)) host = 'docker.io';
-  if (parts.length === 1 && API_PATHS.has(parts[0]!)) parts.length = 0;
-  return { host, path: parts.join('/') };
+  const path = parts.join('/');
+  return { host, path: API_PATHS.has(path) ? '' : path };
 }
 
 function decodeAuth(auth: string): Credentials | undefined {
@@ -112,31 +109,30 @@ export function parseDockercfg(text: string, what: string): ParsedKeyring {
   return out;
 }
 
-/** `*` matches any run of characters inside one DNS label. */
-function labelMatches(pattern: string, label: string): boolean {
-  if (!pattern.includes('*')) return pattern === label;
+/** `*` matches any run of characters inside one DNS label, so a match has as many labels as the pattern. */
+function nameMatches(pattern: string, name: string): boolean {
+  if (!pattern.includes('*')) return pattern === name;
   const re = new RegExp(
     `^${pattern
       .split('*')
       .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('[^.]*')}$`,
   );
-  return re.test(label);
+  return re.test(name);
 }
 
 function hostMatches(pattern: string, host: string): boolean {
   if (pattern === host) return true;
-  const [pName, pPort = ''] = splitPort(pattern);
-  const [hName, hPort = ''] = splitPort(host);
-  if (pPort !== hPort) return false;
-  const pLabels = pName.split('.');
-  const hLabels = hName.split('.');
-  return pLabels.length === hLabels.length && pLabels.every((p, i) => labelMatches(p, hLabels[i]!));
+  const [pName, pPort] = splitPort(pattern);
+  const [hName, hPort] = splitPort(host);
+  return pPort === hPort && nameMatches(pName, hName);
 }
 
-function splitPort(host: string): [string, string?] {
-  const m = /^(.*?)(?::(\d+))?$/.exec(host)!;
-  return m[2] === undefined ? [m[1]!] : [m[1]!, m[2]];
+/** `host[:port]` as name and port ('' when there is none). */
+function splitPort(host: string): [string, string] {
+  const colon = host.lastIndexOf(':');
+  const port = host.slice(colon + 1);
+  return colon >= 0 && /^\d+$/.test(port) ? [host.slice(0, colon), port] : [host, ''];
 }
 
 function pathMatches(prefix: string, repository: string): boolean {

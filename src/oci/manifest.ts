@@ -3,6 +3,7 @@
  * OCI and Docker v2 media types, rejects schema1, and extracts `config.Labels`.
  */
 import { RegistryError } from '../common/errors.js';
+import { isRecord } from '../common/json.js';
 import type { IndexEntry } from './platform.js';
 
 /** Media types the client understands. */
@@ -40,17 +41,14 @@ function parseJson(body: Uint8Array, what: string): Record<string, unknown> {
   } catch (err) {
     throw invalid(`${what} is not valid JSON`, err);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`${what} is not a JSON object`);
-  return value as Record<string, unknown>;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isRecord(value)) throw invalid(`${what} is not a JSON object`);
+  return value;
 }
 
 /** Media type without parameters, lowercased; '' when absent. */
 function bareType(value: string | null | undefined): string {
-  return (value ?? '').split(';')[0]!.trim().toLowerCase();
+  const [bare = ''] = (value ?? '').split(';');
+  return bare.trim().toLowerCase();
 }
 
 /**

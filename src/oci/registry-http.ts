@@ -72,7 +72,8 @@ async function readBody(res: Response, maxBytes: number, url: URL): Promise<Uint
     await res.body.cancel();
     throw new RegistryError('invalid', `${url.host} sent ${declared} bytes for ${url.pathname}, more than the ${maxBytes} allowed`);
   }
-  const reader = res.body.getReader();
+  // fetch bodies are byte streams; undici types them as ReadableStream<any>.
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

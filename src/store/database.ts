@@ -85,10 +85,10 @@ function migrate(db: Db): void {
   if (current > MIGRATIONS.length) {
     throw new Error(`database schema version ${current} is newer than this bridge knows (${MIGRATIONS.length}): upgrade the bridge`);
   }
-  for (let v = current; v < MIGRATIONS.length; v++) {
+  for (const [i, migration] of MIGRATIONS.slice(current).entries()) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
+      db.exec(migration);
+      db.pragma(`user_version = ${current + i + 1}`);
     })();
   }
 }

@@ -52,6 +52,12 @@ interface Raw {
   updated_at: number;
 }
 
+/** One line of `countsByState`. */
+interface StateCount {
+  state: string;
+  count: number;
+}
+
 const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
 
 const KEY = `owner = @owner AND repo = @repo AND environment = @environment AND sha = @sha AND deployment_name = @deploymentName`;
@@ -115,7 +121,10 @@ export class DeploymentStore {
         image: origin.image,
         now,
       });
-    return this.get(id)!;
+    const row = this.get(id);
+    if (row === undefined)
+      throw new Error(`deployment row ${id.owner}/${id.repo} ${id.environment} ${id.sha} missing right after its insert`);
+    return row;
   }
 
   /** Persists the GitHub deployment id (and its last known status, when adopted after a crash). */
@@ -192,7 +201,10 @@ export class DeploymentStore {
     ).map(toRow);
   }
 
-  countsByState(): Array<{ state: string; count: number }> {
-    return this.db.prepare(`SELECT COALESCE(state, 'provisional') AS state, COUNT(*) AS count FROM deployments GROUP BY 1`).all() as never;
+  /** Rows per state (`provisional` for rows without a GitHub deployment), for /metrics. */
+  countsByState(): StateCount[] {
+    return this.db
+      .prepare(`SELECT COALESCE(state, 'provisional') AS state, COUNT(*) AS count FROM deployments GROUP BY 1`)
+      .all() as StateCount[];
   }
 }

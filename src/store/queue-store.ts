@@ -9,6 +9,14 @@ export interface QueueItem extends SourceRef {
   viaResync: boolean;
 }
 
+/** A queue row with its retry state, as /state lists it. */
+interface QueueListing extends SourceRef {
+  state: string;
+  attempts: number;
+  notBefore: number;
+  lastError: string | null;
+}
+
 interface Row {
   kind: SourceRef['kind'];
   namespace: string;
@@ -133,12 +141,12 @@ export class QueueStore {
   }
 
   /** Rows with their retry state, for /state. */
-  list(limit = 200): Array<SourceRef & { state: string; attempts: number; notBefore: number; lastError: string | null }> {
+  list(limit = 200): QueueListing[] {
     return this.db
       .prepare(
         `SELECT kind, namespace, name, state, attempts, not_before AS notBefore, last_error AS lastError
       FROM queue ORDER BY not_before LIMIT ?`,
       )
-      .all(limit) as never;
+      .all(limit) as QueueListing[];
   }
 }

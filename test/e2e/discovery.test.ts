@@ -3,12 +3,7 @@ import { fluxEvent } from '../harness/bridge-process.js';
 import { deployment, helmRelease, kustomization, replicaSet } from '../harness/flux-objects.js';
 import { pushImage } from '../harness/push-image.js';
 import { startWorld } from '../harness/world.js';
-import { OPT_IN, READY, pushAppImage, putDeployment, putKustomization, sha } from './scenario.js';
-
-const idle = async (bridge: { get(p: string): Promise<{ body: any }> }) => {
-  const s = (await bridge.get('/state')).body;
-  return s.sources.length > 0 && s.queue.pending + s.queue.active + s.queue.running === 0 && s;
-};
+import { OPT_IN, READY, idle, pushAppImage, putDeployment, putKustomization, sha } from './scenario.js';
 
 t.test('opt-out, missing labels and annotation-only workloads in one source', async (t) => {
   const world = await startWorld({ registry: true });
@@ -31,7 +26,7 @@ t.test('opt-out, missing labels and annotation-only workloads in one source', as
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'apps'));
   const state = await bridge.waitFor('reconciled', () => idle(bridge));
 
-  t.same(state.deployments.map((d: { repo: string }) => d.repo).sort(), ['annotated', 'web']);
+  t.same(state.deployments.map((d) => d.repo).sort(), ['annotated', 'web']);
   t.equal(state.skipped.length, 1, 'only the opted-in workload without labels is listed');
   t.match(state.skipped[0], {
     workload: 'Deployment/apps/bare',
@@ -41,7 +36,7 @@ t.test('opt-out, missing labels and annotation-only workloads in one source', as
   const annotated = world.github.deployments('acme', 'annotated')[0]!;
   t.match(annotated, { environment: 'production', production_environment: true });
   t.same(world.github.deployments('acme', 'legacy'), []);
-  const metrics = (await bridge.get('/metrics')).body as string;
+  const metrics = await bridge.metrics();
   t.match(metrics, /gdb_skips_total\{reason="no_repository"\} 1\n/, 'counted once, however often the source is reconciled');
   t.match(metrics, /gdb_skipped_workloads\{reason="no_repository"\} 1\n/);
   t.notMatch(metrics, /not_opted_in/, 'opted-out workloads are not skips');

@@ -6,7 +6,7 @@ import t from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
 import { fluxEvent } from '../harness/bridge-process.js';
 import { APP_INSTALLATION_ID, startWorld, type World } from '../harness/world.js';
-import { OPT_IN, READY, putDeployment, putKustomization, sha } from './scenario.js';
+import { OPT_IN, READY, idle, putDeployment, putKustomization, sha } from './scenario.js';
 
 const annotated = (repository: string, commit: string) => ({
   ...OPT_IN,
@@ -29,10 +29,6 @@ function finishRollout(world: World, name: string): void {
     unavailableReplicas: 0,
   });
 }
-const idle = async (bridge: { get(p: string): Promise<{ body: any }> }) => {
-  const s = (await bridge.get('/state')).body;
-  return s.sources.length > 0 && s.queue.pending + s.queue.active + s.queue.running === 0 && s;
-};
 
 t.test(
   'GitHub App on Enterprise Server: JWT, installation looked up once (kept across a restart), installation tokens, skips with reasons',
@@ -43,7 +39,7 @@ t.test(
     t.equal(world.env().GITHUB_TOKEN, undefined, 'no token: App credentials only');
     let bridge = await world.bridge();
     const ready = await bridge.waitFor('ready', async () => {
-      const r = await bridge.get('/readyz');
+      const r = await bridge.readyz();
       return r.status === 200 && r.body;
     });
     t.same(ready, { ready: true, reasons: [], degraded: [] });
@@ -87,11 +83,11 @@ t.test(
       refusals: [{ key: 'repo:globex/api', code: 'github_not_installed', waiting: true }],
     });
     t.ok(
-      state.github.budgets.some((b: { scope: string }) => b.scope === `installation ${APP_INSTALLATION_ID}`),
+      state.github.budgets.some((b) => b.scope === `installation ${APP_INSTALLATION_ID}`),
       'the installation budget is shown',
     );
     t.same(world.github.violations, []);
-    const metrics = (await bridge.get('/metrics')).body as string;
+    const metrics = await bridge.metrics();
     t.match(
       metrics,
       /gdb_github_requests_total\{endpoint="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/,
@@ -126,16 +122,16 @@ t.test('a wrong App key: not ready with the reason; nothing written', async (t) 
   putKustomization(world, 'web', ['web'], READY);
   const bridge = await world.bridge({ GITHUB_APP_PRIVATE_KEY: wrong });
   const r = await bridge.waitFor('not ready', async () => {
-    const x = await bridge.get('/readyz');
-    return x.status === 503 && x.body.reasons.some((s: string) => s.startsWith('GitHub')) && x.body;
+    const x = await bridge.readyz();
+    return x.status === 503 && x.body.reasons.some((s) => s.startsWith('GitHub')) && x.body;
   });
   t.match(
-    r.reasons.filter((s: string) => s.startsWith('GitHub')),
+    r.reasons.filter((s) => s.startsWith('GitHub')),
     [/^GitHub credentials rejected: 401 A JSON web token could not be decoded \(next check /],
   );
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
   const state = await bridge.waitFor('queued, paused', async () => {
-    const s = (await bridge.get('/state')).body;
+    const s = await bridge.state();
     return s.sources.length + s.queue.pending > 0 && s;
   });
   t.match(state.github, { credentials: { state: 'rejected' }, paused: { kind: 'credentials' } });

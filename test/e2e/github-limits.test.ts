@@ -30,8 +30,8 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
 
   const state = await bridge.waitFor('paused', async () => {
-    const s = (await bridge.get('/state')).body;
-    return s.github?.paused && s;
+    const s = await bridge.state();
+    return s.github.paused !== null && s;
   });
   const until = (reset + 1) * 1000;
   t.match(state.github.paused, {
@@ -45,10 +45,10 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
     'the source waits in the queue for the reset',
   );
   t.ok(
-    state.github.budgets.some((b: { scope: string; remaining: number }) => b.scope === 'token' && b.remaining === 0),
+    state.github.budgets.some((b) => b.scope === 'token' && b.remaining === 0),
     'the spent budget is shown',
   );
-  const metrics = (await bridge.get('/metrics')).body as string;
+  const metrics = await bridge.metrics();
   t.equal(metric(metrics, 'gdb_github_paused_until_seconds'), reset + 1);
   t.equal(metric(metrics, 'gdb_github_pauses_total{kind="primary"}'), 1);
   t.equal(metric(metrics, 'gdb_github_rate_limit_remaining{scope="token",resource="core"}'), 0);
@@ -79,7 +79,7 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
     [],
     'no GitHub request between the refusal and the reset',
   );
-  const after = (await bridge.get('/state')).body;
+  const after = await bridge.state();
   t.equal(after.github.paused, null, 'the pause is over');
   t.same(world.github.violations, []);
 });
@@ -95,16 +95,16 @@ t.test('a rejected token: not ready with the reason, the work kept', async (t) =
   putKustomization(world, 'web', ['web'], READY);
   const bridge = await world.bridge({ GITHUB_TOKEN: 'ghp_revoked' });
   const r = await bridge.waitFor('not ready', async () => {
-    const x = await bridge.get('/readyz');
-    return x.status === 503 && x.body.reasons.some((s: string) => s.startsWith('GitHub')) && x.body;
+    const x = await bridge.readyz();
+    return x.status === 503 && x.body.reasons.some((s) => s.startsWith('GitHub')) && x.body;
   });
   t.match(
-    r.reasons.filter((s: string) => s.startsWith('GitHub')),
+    r.reasons.filter((s) => s.startsWith('GitHub')),
     [/^GitHub credentials rejected: 401 Bad credentials \(next check /],
   );
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
   const state = await bridge.waitFor('queued', async () => {
-    const s = (await bridge.get('/state')).body;
+    const s = await bridge.state();
     return s.queue.pending === 1 && s;
   });
   t.same(state.skipped, [], 'not skipped: the work waits for working credentials');
@@ -114,6 +114,6 @@ t.test('a rejected token: not ready with the reason, the work kept', async (t) =
     ['GET /rate_limit 401'],
     'only the check',
   );
-  const metrics = (await bridge.get('/metrics')).body as string;
+  const metrics = await bridge.metrics();
   t.equal(metric(metrics, 'gdb_github_credentials_ok'), 0);
 });

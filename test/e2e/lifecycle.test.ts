@@ -1,5 +1,6 @@
 import t from 'tap';
 import { fluxEvent } from '../harness/bridge-process.js';
+import { queueIdle } from '../harness/state-body.js';
 import { startWorld } from '../harness/world.js';
 import { HEALTH_FAILED, OPT_IN, PROGRESSING, READY, pushAppImage, putDeployment, putKustomization, sha } from './scenario.js';
 
@@ -48,8 +49,8 @@ t.test('happy path: in progress then success, one deployment with the full paylo
       slackChannel: '#deploys',
     },
   });
-  t.match((first!.payload as Record<string, unknown>).controllerVersion, /^\d+\.\d+\.\d+/);
-  t.match((first!.payload as Record<string, unknown>).digest, /^sha256:[0-9a-f]{64}$/);
+  t.match(first!.payload.controllerVersion, /^\d+\.\d+\.\d+/);
+  t.match(first!.payload.digest, /^sha256:[0-9a-f]{64}$/);
 
   putKustomization(world, 'web', ['web'], READY);
   t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' }))).status, 202);
@@ -64,15 +65,15 @@ t.test('happy path: in progress then success, one deployment with the full paylo
   t.same(world.github.violations, [], 'every request matched the GitHub OpenAPI schema');
 
   const state = await bridge.waitFor('state settled', async () => {
-    const s = (await bridge.get('/state')).body;
-    return s.queue.pending + s.queue.active + s.queue.running === 0 && s;
+    const s = await bridge.state();
+    return queueIdle(s) && s;
   });
   t.match(state.deployments, [
     { owner: 'acme', repo: 'web', environment: 'staging', sha: commit, deploymentName: 'web', deploymentId: done!.id, state: 'success' },
   ]);
   t.same(state.skipped, []);
   t.match(state.queue, { pending: 0, active: 0 });
-  t.equal((await bridge.get('/readyz')).status, 200);
+  t.equal((await bridge.readyz()).status, 200);
 });
 
 t.test('catch-up, duplicate events cost nothing, and a failed commit can still succeed', async (t) => {
@@ -96,7 +97,7 @@ t.test('catch-up, duplicate events cost nothing, and a failed commit can still s
   for (let i = 0; i < 10; i++)
     t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'api', { reason: 'ReconciliationSucceeded' }))).status, 202);
   await bridge.waitFor('queue drained', async () => {
-    const s = (await bridge.get('/state')).body;
+    const s = await bridge.state();
     return s.queue.pending === 0 && s.queue.active === 0 && s.queue.running === 0;
   });
   const reconciles = bridge.logs.filter((l) => l.msg === 'deployment status sent').length;
@@ -140,11 +141,11 @@ t.test('a new commit supersedes the previous one', async (t) => {
   t.same(states(db!), ['in_progress', 'success']);
   t.equal(world.github.writes().length, 2 + 1 + 2, 'two creates and three statuses: nothing more');
   const state = await bridge.waitFor('cache settled', async () => {
-    const s = (await bridge.get('/state')).body;
-    return s.queue.pending + s.queue.active + s.queue.running === 0 && s;
+    const s = await bridge.state();
+    return queueIdle(s) && s;
   });
   t.same(
-    state.deployments.map((d: { sha: string; state: string }) => `${d.sha.slice(0, 7)}:${d.state}`).sort(),
+    state.deployments.map((d) => `${d.sha.slice(0, 7)}:${d.state}`).sort(),
     [`${a.slice(0, 7)}:inactive`, `${b.slice(0, 7)}:success`].sort(),
   );
   t.same(world.github.violations, []);

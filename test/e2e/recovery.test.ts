@@ -61,10 +61,10 @@ t.test('an existing deployment from an earlier install (legacy payload, fresh da
   const bridge = await world.bridge();
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
   const state = await bridge.waitFor('adopted', async () => {
-    const s = (await bridge.get('/state')).body;
+    const s = await bridge.state();
     return s.deployments[0]?.state === 'success' && s.queue.pending + s.queue.running === 0 && s;
   });
-  t.equal(state.deployments[0].deploymentId, (old.data as { id: number }).id);
+  t.equal(state.deployments[0]!.deploymentId, (old.data as { id: number }).id);
   t.equal(world.github.writes().length, before, 'no create and no repeated success');
 });
 
@@ -78,7 +78,7 @@ t.test('queued work survives a crash; a restart finishes the lifecycle on the sa
   await bridge.waitFor('in progress', () =>
     clientStates(world.github.deployments('acme', 'web')[0] ?? { statuses: [] }).includes('in_progress'),
   );
-  await bridge.waitFor('idle', async () => (await bridge.get('/state')).body.queue.running === 0);
+  await bridge.waitFor('idle', async () => (await bridge.state()).queue.running === 0);
 
   // The next event is accepted, but the Kubernetes API hangs, and the process is killed mid-work.
   world.kube.inject({ path: /kustomizations\/web/, hang: true });
@@ -116,7 +116,7 @@ t.test('Kubernetes and GitHub outages: the source retries with backoff and nothi
     bridge.logs.some((l) => l.msg === 'reconcile failed; will retry'),
     'the failure was logged',
   );
-  const metrics = (await bridge.get('/metrics')).body as string;
+  const metrics = await bridge.metrics();
   t.match(metrics, /gdb_reconciles_total\{outcome="error"\} [1-9]/);
   t.match(
     metrics,

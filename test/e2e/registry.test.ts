@@ -4,19 +4,15 @@
  * an outage retried with backoff, and the steady state counted request by request.
  */
 import t from 'tap';
-import { fluxEvent, type BridgeProcess } from '../harness/bridge-process.js';
+import { fluxEvent } from '../harness/bridge-process.js';
 import { podsFor, pullSecret } from '../harness/core-objects.js';
 import { deployment } from '../harness/flux-objects.js';
 import { pushImage } from '../harness/push-image.js';
 import { startRegistry } from '../harness/registry.js';
 import { startWorld, type World } from '../harness/world.js';
 import { startRegistryProxy } from '../oci/registry-proxy.js';
-import { OPT_IN, READY, putKustomization, sha } from './scenario.js';
+import { OPT_IN, READY, idle, putKustomization, sha } from './scenario.js';
 
-const idle = async (bridge: BridgeProcess) => {
-  const s = (await bridge.get('/state')).body;
-  return s.sources.length > 0 && s.queue.pending + s.queue.active + s.queue.running === 0 && s;
-};
 const appLabels = (app: string, commit: string) => ({
   'org.opencontainers.image.source': `https://github.com/acme/${app}`,
   'org.opencontainers.image.revision': commit,
@@ -72,7 +68,7 @@ t.test('private image via imagePullSecret, with the digest its pods run; a denie
       reason: `${locked.host} denied pull of acme/hidden: add an imagePullSecret or REGISTRY_AUTH_FILE`,
     },
   ]);
-  const metrics = (await bridge.get('/metrics')).body as string;
+  const metrics = await bridge.metrics();
   t.match(metrics, /gdb_skipped_workloads\{reason="registry_denied"\} 1\n/);
   t.match(metrics, /gdb_skips_total\{reason="registry_denied"\} 1\n/, 'counted once, however often the source is reconciled');
   t.match(metrics, /gdb_registry_lookups_total\{outcome="denied"\} [1-9]/);
@@ -105,7 +101,7 @@ t.test('a registry outage is a skip that retries with backoff, then reports', as
   const bridge = await world.bridge({ REGISTRY_INSECURE_HOSTS: proxy.host });
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
   const failed = await bridge.waitFor('skip and retry', async () => {
-    const s = (await bridge.get('/state')).body;
+    const s = await bridge.state();
     return s.skipped.length === 1 && s.queue.items.some((i: { attempts: number }) => i.attempts >= 1) && s;
   });
   t.match(failed.skipped[0], { code: 'registry_unavailable', reason: `${proxy.host} answered HTTP 503 for ${proxy.host}/acme/web:1.0.0` });
@@ -187,9 +183,9 @@ t.test('steady state: resyncs with nothing changed, and a restart, make no regis
   const restarted = resyncReads(world);
   await bridge.waitFor('a resync after the restart', async () => resyncReads(world) >= restarted + 1 && idle(bridge), 30_000);
   t.strictSame(methods(afterFirst), [], 'after a restart: still no registry request (the cache is on disk)');
-  const metrics = (await bridge.get('/metrics')).body as string;
+  const metrics = await bridge.metrics();
   t.notMatch(metrics, /gdb_registry_http_requests_total\{/, 'and the bridge counted none');
   t.match(metrics, /gdb_registry_cache_lookups_total\{cache="digest",result="hit"\} [1-9]/, 'cache hits are counted');
-  t.match((await bridge.get('/state')).body.registryCache, { digests: 3, tags: 1 }, '/state shows what the cache holds');
+  t.match((await bridge.state()).registryCache, { digests: 3, tags: 1 }, '/state shows what the cache holds');
   t.equal(world.github.deployments('acme', 'tagged').length, 1);
 });

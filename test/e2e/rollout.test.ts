@@ -130,7 +130,7 @@ t.test('monorepo siblings keep their own lineage; a sidecar without labels is dr
   await bridge.waitFor('api 1 inactive', () => trail(world, 'mono', a1).includes('inactive'), 30_000);
   t.same(trail(world, 'mono', w1), ['success'], 'the sibling stays live: auto_inactive was false');
   t.same(trail(world, 'mono', a2), ['success']);
-  const state = (await bridge.get('/state')).body;
+  const state = await bridge.state();
   t.same(state.skipped, [], 'the envoy sidecar without labels is not listed as skipped');
 });
 
@@ -163,11 +163,11 @@ t.test('two workloads of one repository without deployment-name settle: no write
     30_000,
   );
   const writes = world.github.writes().length;
-  const reads = new Set<string>();
+  const reads = new Set<string | null>();
   await bridge.waitFor(
     'five more reconciles',
     async () => {
-      reads.add((await bridge.get('/state')).body.sources[0].lastSeen);
+      reads.add((await bridge.state()).sources[0]!.lastSeen);
       return reads.size > 5;
     },
     30_000,

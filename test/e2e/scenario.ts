@@ -1,8 +1,10 @@
 /** Shared set-up of the end-to-end tests: an app image in the real registry and its Flux objects. */
+import type { BridgeProcess } from '../harness/bridge-process.js';
 import { commitOf } from '../harness/kube-meta.js';
 import { deployment, kustomization, type ConditionSpec } from '../harness/flux-objects.js';
 import { pushImage } from '../harness/push-image.js';
 import { finishRollout as finishDeploymentRollout } from '../harness/rollouts.js';
+import { queueIdle, type StateBody } from '../harness/state-body.js';
 import type { World } from '../harness/world.js';
 
 export const OPT_IN = { 'github-deployment-bridge.io/auto-report': 'true' };
@@ -67,4 +69,10 @@ export function putDeployment(world: World, name: string, image: string, annotat
 /** Marks a Deployment `apps/<name>` rolled out for its current generation. */
 export function finishRollout(world: World, name: string): void {
   finishDeploymentRollout(world.kube, 'apps', name);
+}
+
+/** The bridge's /state once it has seen a source and its queue is idle; false before (a `waitFor` check). */
+export async function idle(bridge: BridgeProcess): Promise<StateBody | false> {
+  const s = await bridge.state();
+  return s.sources.length > 0 && queueIdle(s) && s;
 }

@@ -36,7 +36,7 @@ t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usab
   t.ok(bridge.logs.some((l) => l.msg === 'stopped'));
   const again = await world.bridge();
   const ready = await again.waitFor('ready', async () => {
-    const r = await again.get('/readyz');
+    const r = await again.readyz();
     return r.status === 200 && r.body;
   });
   t.same(ready, { ready: true, reasons: [], degraded: [] }, 'ready again on the same database once the Kubernetes API answered');
@@ -72,7 +72,7 @@ t.test('DRY_RUN: everything but GitHub writes, which are logged', async (t) => {
     world.github.requests.some((r) => r.method === 'GET' && r.path.endsWith('/deployments')),
     'reads still go to GitHub',
   );
-  const state = (await bridge.get('/state')).body;
+  const state = await bridge.state();
   t.match(state.deployments, [{ repo: 'web', state: 'success' }]);
-  t.ok(state.deployments[0].deploymentId < 0, 'a dry-run deployment id can never be taken for a real one');
+  t.ok(state.deployments[0]!.deploymentId! < 0, 'a dry-run deployment id can never be taken for a real one');
 });

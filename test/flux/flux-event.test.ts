@@ -21,7 +21,7 @@ const EXPECTED: Record<string, { valid: true; kind: string; name: string } | { v
 
 const read = (file: string): unknown => JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8'));
 
-t.test('every shared Flux event fixture is classified', async (t) => {
+t.test('every shared Flux event fixture is classified', (t) => {
   const files = readdirSync(FIXTURES)
     .filter((f) => f.endsWith('.json') && f !== 'generic-hmac-test-vector.json')
     .sort();
@@ -40,9 +40,10 @@ t.test('every shared Flux event fixture is classified', async (t) => {
       if (!r.ok) for (const field of want.fields) t.match(r.error, new RegExp(`\\b${field} must`), `${file}: names ${field}`);
     }
   }
+  t.end();
 });
 
-t.test('a valid event is returned as given, metadata included', async (t) => {
+t.test('a valid event is returned as given, metadata included', (t) => {
   const value = read('kustomization-artifactfailed.error.captured.json');
   const r = parseFluxEvent(value);
   t.ok(r.ok);
@@ -52,6 +53,7 @@ t.test('a valid event is returned as given, metadata included', async (t) => {
     t.equal(r.event.severity, 'error');
     t.equal(r.event.reason, 'ArtifactFailed');
   }
+  t.end();
 });
 
 const base = () => ({
@@ -63,7 +65,7 @@ const base = () => ({
 });
 const big = 'x'.repeat(MAX_FIELD_CHARS + 1);
 
-t.test('hand-made valid events', async (t) => {
+t.test('hand-made valid events', (t) => {
   const rows: Array<[string, unknown]> = [
     ['minimal', base()],
     ['empty message', { ...base(), message: '' }],
@@ -81,9 +83,10 @@ t.test('hand-made valid events', async (t) => {
     t.equal(r.ok, true, name);
     if (!r.ok) t.comment(r.error);
   }
+  t.end();
 });
 
-t.test('hand-made invalid events', async (t) => {
+t.test('hand-made invalid events', (t) => {
   const io = base().involvedObject;
   const rows: Array<[string, unknown, RegExp[]]> = [
     ['null', null, [/must be a JSON object/]],
@@ -139,14 +142,16 @@ t.test('hand-made invalid events', async (t) => {
     t.equal(r.ok, false, `${name}: invalid`);
     if (!r.ok) for (const e of errors) t.match(r.error, e, `${name}: ${e.source}`);
   }
+  t.end();
 });
 
-t.test('oversized metadata values are refused too (MAX_FIELD_CHARS: "any event field")', async (t) => {
+t.test('oversized metadata values are refused too (MAX_FIELD_CHARS: "any event field")', (t) => {
   const r = parseFluxEvent({ ...base(), metadata: { summary: big } });
   t.equal(r.ok, false);
+  t.end();
 });
 
-t.test('reportableKind', async (t) => {
+t.test('reportableKind', (t) => {
   const rows: Array<[string, string | undefined]> = [
     ['Kustomization', 'Kustomization'],
     ['HelmRelease', 'HelmRelease'],
@@ -159,9 +164,10 @@ t.test('reportableKind', async (t) => {
     ['', undefined],
   ];
   for (const [kind, want] of rows) t.equal(reportableKind(kind), want, kind || '(empty)');
+  t.end();
 });
 
-t.test('the involved object must be named as the API server names objects (no queue row for what cannot exist)', async (t) => {
+t.test('the involved object must be named as the API server names objects (no queue row for what cannot exist)', (t) => {
   const rows: Array<['kind' | 'name' | 'namespace', string, boolean]> = [
     ['name', 'podinfo', true],
     ['name', 'apps.v2-blue', true],
@@ -190,4 +196,5 @@ t.test('the involved object must be named as the API server names objects (no qu
     if (!r.ok) t.match(r.error, `involvedObject.${field} is not a Kubernetes`);
   }
   t.equal(parseFluxEvent({ ...base(), message: 'lone \ud800 in a message' }).ok, true, 'only the identity fields are keys');
+  t.end();
 });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { parseInventoryId, workloadsFromInventory, type InventoryRef } from '../../src/flux/inventory.js';
 import { inventoryOf, kustomization } from '../harness/flux-objects.js';
 
-t.test('parseInventoryId', async (t) => {
+t.test('parseInventoryId', (t) => {
   const rows: Array<[string, InventoryRef | undefined]> = [
     ['apps_podinfo_apps_Deployment', { namespace: 'apps', name: 'podinfo', group: 'apps', kind: 'Deployment' }],
     ['_podinfo__Namespace', { namespace: '', name: 'podinfo', group: '', kind: 'Namespace' }],
@@ -31,12 +31,13 @@ t.test('parseInventoryId', async (t) => {
     ['apps/podinfo/apps/Deployment', undefined],
   ];
   for (const [id, want] of rows) t.same(parseInventoryId(id), want, id || '(empty)');
+  t.end();
 });
 
 const entries = (...ids: unknown[]) => ({ inventory: { entries: ids.map((id) => ({ id, v: 'v1' })) } });
 const ref = (namespace: string, name: string, kind: string) => ({ namespace, name, group: 'apps', kind });
 
-t.test('workloadsFromInventory', async (t) => {
+t.test('workloadsFromInventory', (t) => {
   const rows: Array<[string, Record<string, unknown> | undefined, unknown[]]> = [
     [
       'a typical app',
@@ -92,9 +93,10 @@ t.test('workloadsFromInventory', async (t) => {
     ['missing status', undefined, []],
   ];
   for (const [name, status, want] of rows) t.same(workloadsFromInventory(status), want, name);
+  t.end();
 });
 
-t.test('reads the inventory the harness builders write', async (t) => {
+t.test('reads the inventory the harness builders write', (t) => {
   const k = kustomization({
     name: 'apps',
     inventory: [
@@ -111,4 +113,5 @@ t.test('reads the inventory the harness builders write', async (t) => {
     [{ namespace: 'a', name: 'b', group: 'apps', kind: 'Deployment' }],
     'ids round-trip',
   );
+  t.end();
 });

@@ -142,15 +142,16 @@ const rows: Row[] = [
   ['no status, no generation', plain(undefined), 'in_progress', 'Progressing'],
 ];
 
-t.test('phase table', async (t) => {
+t.test('phase table', (t) => {
   for (const [name, obj, kind, reason] of rows) {
     const p = derivePhase(obj);
     t.equal(p.kind, kind, `${name}: kind`);
     t.equal(p.reason, reason, `${name}: reason`);
   }
+  t.end();
 });
 
-t.test('messages', async (t) => {
+t.test('messages', (t) => {
   t.equal(
     derivePhase(ks({ conditions: notReady('HealthCheckFailed', 'timeout waiting for: [Deployment/apps/podinfo status: InProgress]') }))
       .message,
@@ -163,9 +164,10 @@ t.test('messages', async (t) => {
     derivePhase(ks({ stalled: { message: 'path not found' }, conditions: notReady('ReconciliationFailed') })).message,
     'path not found',
   );
+  t.end();
 });
 
-t.test('revision', async (t) => {
+t.test('revision', (t) => {
   const sha2 = 'main@sha1:2222222222222222222222222222222222222222';
   const rows: Array<[string, K8sObject, string | undefined]> = [
     ['Kustomization lastAttemptedRevision', ks(), REV],
@@ -197,4 +199,5 @@ t.test('revision', async (t) => {
     t.equal(p.revision, want, name);
     if (want === undefined) t.notOk('revision' in p, `${name}: no revision key`);
   }
+  t.end();
 });

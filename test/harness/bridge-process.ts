@@ -2,12 +2,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorMessage } from '../../src/common/errors.js';
 import { signBody } from '../../src/http/hmac.js';
+import type { Readiness } from '../../src/http/status-routes.js';
+import type { StateBody } from './state-body.js';
 
 /** Repository root, from test/harness/ (tap, tsx) or dist/test/harness/ (compiled demo). */
 export const REPO_ROOT = (() => {
   const here = dirname(fileURLToPath(import.meta.url));
-  return here.includes(`${join('dist', 'test')}`) ? join(here, '..', '..', '..') : join(here, '..', '..');
+  return here.includes(join('dist', 'test')) ? join(here, '..', '..', '..') : join(here, '..', '..');
 })();
 
 /** How long the process may take to start listening. */
@@ -27,7 +30,14 @@ export interface BridgeProcess {
     body: string | object,
     opts?: { key?: string; signature?: string | null; contentType?: string },
   ): Promise<{ status: number; body: unknown }>;
-  get(path: string): Promise<{ status: number; body: any }>;
+  /** GETs a path; the body parsed when it is JSON, else the text. */
+  get(path: string): Promise<{ status: number; body: unknown }>;
+  /** GET /state (the declared shape of its JSON). */
+  state(): Promise<StateBody>;
+  /** GET /readyz: 200 or 503, with the reasons. */
+  readyz(): Promise<{ status: number; body: Readiness }>;
+  /** GET /metrics: Prometheus text. */
+  metrics(): Promise<string>;
   /** Polls until `check` returns a truthy value; throws with the last state after `timeoutMs`. */
   waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs?: number): Promise<T>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
@@ -64,7 +74,7 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
   const address = new Promise<string>((r) => {
     resolveAddress = r;
   });
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     buf += chunk.toString('utf8');
     let nl: number;
     while ((nl = buf.indexOf('\n')) >= 0) {
@@ -79,7 +89,7 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
       }
     }
   });
-  child.stderr!.on('data', (c: Buffer) => {
+  child.stderr.on('data', (c: Buffer) => {
     stderr += c.toString('utf8');
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -121,13 +131,24 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
       }
       return { status: res.status, body: parsed };
     },
+    async state() {
+      // The declared shape of the bridge's JSON: the boundary where untyped JSON becomes typed.
+      return (await bridge.get('/state')).body as StateBody;
+    },
+    async readyz() {
+      const { status, body } = await bridge.get('/readyz');
+      return { status, body: body as Readiness };
+    },
+    async metrics() {
+      return String((await bridge.get('/metrics')).body);
+    },
     async waitFor(what, check, timeoutMs = 45_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const v = await check();
-        if (v) return v as never;
+        if (v) return v;
         if (Date.now() > deadline) {
-          const state = await bridge.get('/state').catch((e: Error) => ({ body: e.message }));
+          const state = await bridge.get('/state').catch((e: unknown) => ({ body: errorMessage(e) }));
           throw new Error(`timed out waiting for ${what}; /state: ${JSON.stringify(state.body).slice(0, 3000)}`);
         }
         await new Promise((r) => setTimeout(r, 50));

@@ -1,9 +1,26 @@
 import t from 'tap';
+import type { ObjectMeta } from '../../src/kube/kube-types.js';
 import { startFakeKube, type FakeKube } from './fake-kube.js';
 import { deployment, kustomization, namespace, replicaSet } from './flux-objects.js';
 
 const KS = '/apis/kustomize.toolkit.fluxcd.io/v1';
 const APPS = '/apis/apps/v1';
+
+/**
+ * What these tests read from the fake's JSON: an object, a list (`items`, `metadata.continue`) or a
+ * Status (`message`, `reason`, `details`). Declared, not checked: a field that is not there fails the test.
+ */
+interface Served {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta & { creationTimestamp?: string; continue?: string; remainingItemCount?: number };
+  spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<{ image: string }> } } };
+  status: { phase?: string; readyReplicas?: number };
+  items: Served[];
+  message?: string;
+  reason?: string;
+  details?: Record<string, string>;
+}
 
 async function get(fake: FakeKube, path: string, init: { token?: string | null; method?: string } = {}) {
   const headers: Record<string, string> = {};
@@ -11,10 +28,10 @@ async function get(fake: FakeKube, path: string, init: { token?: string | null; 
   if (token !== null) headers.authorization = `Bearer ${token}`;
   const res = await fetch(fake.url + path, { method: init.method ?? 'GET', headers, signal: AbortSignal.timeout(5000) });
   const text = await res.text();
-  return { status: res.status, text, body: JSON.parse(text) as any, type: res.headers.get('content-type') };
+  return { status: res.status, text, body: JSON.parse(text) as Served, type: res.headers.get('content-type') };
 }
 
-async function failure(p: Promise<unknown>): Promise<any> {
+async function failure(p: Promise<unknown>): Promise<unknown> {
   try {
     await p;
   } catch (err) {
@@ -45,7 +62,7 @@ t.test('serves a stored object with server-set metadata', async (t) => {
   t.match(r.body.metadata.uid, /^[0-9a-f-]{36}$/);
   t.match(r.body.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   t.match(r.body.metadata.resourceVersion, /^\d+$/);
-  t.equal(r.body.spec.template.spec.containers[0].image, 'ghcr.io/acme/web:1.0.0');
+  t.equal(r.body.spec.template.spec.containers[0]!.image, 'ghcr.io/acme/web:1.0.0');
 });
 
 t.test('404s are byte-for-byte Status bodies like kube-apiserver', async (t) => {
@@ -82,26 +99,26 @@ t.test('lists: namespaced, all namespaces, cluster-scoped, item shape', async (t
   t.equal(ns.body.apiVersion, 'apps/v1');
   t.match(ns.body.metadata.resourceVersion, /^\d+$/);
   t.same(
-    ns.body.items.map((i: any) => i.metadata.name),
+    ns.body.items.map((i) => i.metadata.name),
     ['a', 'b'],
     'sorted by name',
   );
-  t.equal(ns.body.items[0].kind, undefined, 'built-in list items carry no kind, like the real server');
+  t.equal(ns.body.items[0]!.kind, undefined, 'built-in list items carry no kind, like the real server');
 
   const all = await get(fake, `${APPS}/deployments`);
   t.same(
-    all.body.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`),
+    all.body.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`),
     ['apps/a', 'apps/b', 'other/c'],
   );
 
   const ks = await get(fake, `${KS}/kustomizations`);
   t.equal(ks.body.kind, 'KustomizationList');
-  t.equal(ks.body.items[0].kind, 'Kustomization', 'custom resource items keep kind');
-  t.equal(ks.body.items[0].apiVersion, 'kustomize.toolkit.fluxcd.io/v1');
+  t.equal(ks.body.items[0]!.kind, 'Kustomization', 'custom resource items keep kind');
+  t.equal(ks.body.items[0]!.apiVersion, 'kustomize.toolkit.fluxcd.io/v1');
 
   const nsList = await get(fake, '/api/v1/namespaces');
   t.same(
-    nsList.body.items.map((i: any) => i.metadata.name),
+    nsList.body.items.map((i) => i.metadata.name),
     ['apps'],
   );
   t.equal((await get(fake, '/api/v1/namespaces/apps')).body.status.phase, 'Active');
@@ -114,8 +131,7 @@ t.test('label and field selectors', async (t) => {
   fake.put(web('a', 'apps', { tier: 'front', team: 'x' }));
   fake.put(web('b', 'apps', { tier: 'back', team: 'x' }));
   fake.put(web('c', 'apps', { tier: 'db' }));
-  const names = async (q: string) =>
-    (await get(fake, `${APPS}/namespaces/apps/deployments?${q}`)).body.items.map((i: any) => i.metadata.name);
+  const names = async (q: string) => (await get(fake, `${APPS}/namespaces/apps/deployments?${q}`)).body.items.map((i) => i.metadata.name);
   t.same(await names('labelSelector=tier%3Dfront'), ['a']);
   t.same(await names(`labelSelector=${encodeURIComponent('team=x,tier!=front')}`), ['b']);
   t.same(await names(`labelSelector=${encodeURIComponent('tier in (front,db)')}`), ['a', 'c']);
@@ -136,7 +152,7 @@ t.test('pagination with limit and continue', async (t) => {
   let pages = 0;
   do {
     const r = await get(fake, `${APPS}/deployments?limit=2${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
-    seen.push(...r.body.items.map((i: any) => i.metadata.name));
+    seen.push(...r.body.items.map((i) => i.metadata.name));
     cont = r.body.metadata.continue ?? '';
     if (cont) t.equal(r.body.metadata.remainingItemCount, 5 - seen.length);
     pages++;
@@ -156,13 +172,13 @@ t.test('put, patchStatus and delete maintain generation and resourceVersion', as
   t.equal(same.metadata.uid, first.metadata.uid);
   t.ok(Number(same.metadata.resourceVersion) > Number(first.metadata.resourceVersion));
   const changed = web('web');
-  (changed.spec as any).replicas = 3;
+  changed.spec!.replicas = 3;
   t.equal(fake.put(changed).metadata.generation, 2);
   const patched = fake.patchStatus('apps/v1', 'Deployment', 'apps', 'web', { readyReplicas: 2, conditions: null });
   t.equal(patched.metadata.generation, 2, 'status patch does not bump generation');
-  t.equal((patched.status as any).readyReplicas, 2);
-  t.equal((patched.status as any).conditions, undefined, 'null deletes (merge patch)');
-  t.equal((patched.status as any).replicas, 1, 'other status fields kept');
+  t.equal(patched.status!.readyReplicas, 2);
+  t.equal(patched.status!.conditions, undefined, 'null deletes (merge patch)');
+  t.equal(patched.status!.replicas, 1, 'other status fields kept');
   t.equal((await get(fake, `${APPS}/namespaces/apps/deployments/web`)).body.status.readyReplicas, 2);
   t.equal(fake.get('apps/v1', 'Deployment', 'apps', 'web')?.metadata.generation, 2);
   t.equal(fake.delete('apps/v1', 'Deployment', 'apps', 'web'), true);
@@ -261,7 +277,7 @@ t.test('fault injection: status, times, path match, reset, hang', async (t) => {
   await until(() => fake.requests.some((r) => r.fault === 'hang'));
   t.equal((await get(fake, path)).status, 200, 'a single-shot hang fault hits one request only');
   ac.abort();
-  t.equal((await hanging).name, 'AbortError', 'the hung request only ends when the client gives up');
+  t.equal(((await hanging) as Error).name, 'AbortError', 'the hung request only ends when the client gives up');
   t.equal(fake.requests.find((r) => r.fault === 'hang')?.status, 0);
 });
 
@@ -275,7 +291,7 @@ t.test('stop() refuses connections, start() comes back on the same port', async 
   await until(() => fake.requests.length === 1);
   await fake.stop();
   t.ok(await pending, 'an in-flight request fails when the server stops');
-  const refused = await failure(get(fake, `${APPS}/deployments`));
+  const refused = (await failure(get(fake, `${APPS}/deployments`))) as { cause?: { code?: string } };
   t.equal(refused.cause?.code, 'ECONNREFUSED');
   await fake.start();
   t.equal(fake.url, url);
@@ -287,7 +303,7 @@ t.test('replicaSet builder points at its Deployment', async (t) => {
   t.teardown(() => fake.close());
   const dep = fake.put(web('web'));
   fake.put(replicaSet({ ownerDeployment: dep }));
-  const rs = (await get(fake, `${APPS}/namespaces/apps/replicasets`)).body.items[0];
+  const rs = (await get(fake, `${APPS}/namespaces/apps/replicasets`)).body.items[0]!;
   t.match(rs.metadata.name, /^web-[bcdfghjklmnpqrstvwxz2456789]{10}$/);
   t.same(rs.metadata.ownerReferences, [
     { apiVersion: 'apps/v1', blockOwnerDeletion: true, controller: true, kind: 'Deployment', name: 'web', uid: dep.metadata.uid },

@@ -1,10 +1,19 @@
 import t from 'tap';
-import { daemonSet, deployment, helmRelease, kustomization, namespace, statefulSet } from './flux-objects.js';
+import { daemonSet, deployment, helmRelease, kustomization, namespace, statefulSet, type HistoryEntry } from './flux-objects.js';
+
+/** The parts of a built Deployment's spec these tests read (a type, so a spec's Record converts to it). */
+type DeploymentSpecView = {
+  selector: unknown;
+  template: {
+    metadata: { annotations: Record<string, string> };
+    spec: { initContainers: Array<{ imagePullPolicy: string }>; containers: Array<{ imagePullPolicy: string }> };
+  };
+};
 
 const cond = (o: { status?: Record<string, unknown> }, type: string) =>
   (o.status?.conditions as Array<Record<string, unknown>>).find((c) => c.type === type);
 
-t.test('kustomization: inventory ids, revisions and conditions like kustomize-controller', async (t) => {
+t.test('kustomization: inventory ids, revisions and conditions like kustomize-controller', (t) => {
   const rev = `main@sha1:${'a'.repeat(40)}`;
   const ks = kustomization({
     name: 'apps',
@@ -17,7 +26,7 @@ t.test('kustomization: inventory ids, revisions and conditions like kustomize-co
     ],
   });
   t.equal(ks.metadata.namespace, 'flux-system');
-  t.same((ks.status as any).inventory.entries, [
+  t.same((ks.status!.inventory as { entries: unknown }).entries, [
     { id: 'apps_web_apps_Deployment', v: 'v1' },
     { id: 'apps_web__Service', v: 'v1' },
     { id: '_apps__Namespace', v: 'v1' },
@@ -44,9 +53,10 @@ t.test('kustomization: inventory ids, revisions and conditions like kustomize-co
   t.match(cond(failing, 'Reconciling'), { status: 'True', reason: 'Progressing' });
   t.match(cond(failing, 'Stalled'), { status: 'True', reason: 'BuildFailed' });
   t.equal(kustomization({ name: 'x', inventory: null }).status?.inventory, undefined);
+  t.end();
 });
 
-t.test('helmRelease: install vs upgrade, failures, history', async (t) => {
+t.test('helmRelease: install vs upgrade, failures, history', (t) => {
   const installed = helmRelease({ namespace: 'apps', name: 'podinfo', chartVersion: '6.5.4' });
   t.match(cond(installed, 'Ready'), {
     status: 'True',
@@ -54,10 +64,10 @@ t.test('helmRelease: install vs upgrade, failures, history', async (t) => {
     message: 'Helm install succeeded for release apps/podinfo.v1 with chart podinfo@6.5.4',
   });
   t.match(cond(installed, 'Released'), { status: 'True', reason: 'InstallSucceeded' });
-  const history = (installed.status as any).history;
+  const history = installed.status!.history as HistoryEntry[];
   t.equal(history.length, 1);
   t.match(history[0], { chartName: 'podinfo', chartVersion: '6.5.4', appVersion: '6.5.4', status: 'deployed', version: 1 });
-  t.match(history[0].digest, /^sha256:[0-9a-f]{64}$/);
+  t.match(history[0]!.digest, /^sha256:[0-9a-f]{64}$/);
 
   const failed = helmRelease({
     namespace: 'apps',
@@ -75,15 +85,16 @@ t.test('helmRelease: install vs upgrade, failures, history', async (t) => {
   t.match(cond(failed, 'Released'), { status: 'False', reason: 'UpgradeFailed' });
   t.match(cond(failed, 'Remediated'), { status: 'True', reason: 'RollbackSucceeded' });
   t.same(
-    (failed.status as any).history.map((h: any) => [h.version, h.status]),
+    (failed.status!.history as HistoryEntry[]).map((h) => [h.version, h.status]),
     [
       [2, 'failed'],
       [1, 'superseded'],
     ],
   );
+  t.end();
 });
 
-t.test('workloads: defaulted specs and rollout status', async (t) => {
+t.test('workloads: defaulted specs and rollout status', (t) => {
   const containers = [{ name: 'app', image: 'ghcr.io/acme/web:1.0.0' }];
   const dep = deployment({
     namespace: 'apps',
@@ -94,10 +105,11 @@ t.test('workloads: defaulted specs and rollout status', async (t) => {
     podAnnotations: { p: '2' },
     initContainers: [{ name: 'init', image: 'busybox' }],
   });
-  t.same((dep.spec as any).selector, { matchLabels: { 'app.kubernetes.io/name': 'web' } });
-  t.equal((dep.spec as any).template.metadata.annotations.p, '2');
-  t.equal((dep.spec as any).template.spec.initContainers[0].imagePullPolicy, 'Always', 'untagged image pulls Always');
-  t.equal((dep.spec as any).template.spec.containers[0].imagePullPolicy, 'IfNotPresent');
+  const spec = dep.spec as DeploymentSpecView;
+  t.same(spec.selector, { matchLabels: { 'app.kubernetes.io/name': 'web' } });
+  t.equal(spec.template.metadata.annotations.p, '2');
+  t.equal(spec.template.spec.initContainers[0]!.imagePullPolicy, 'Always', 'untagged image pulls Always');
+  t.equal(spec.template.spec.containers[0]!.imagePullPolicy, 'IfNotPresent');
   t.equal(dep.metadata.annotations?.a, '1');
   t.match(dep.status, { replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: 1 });
   t.match(cond(dep, 'Progressing'), { status: 'True', reason: 'NewReplicaSetAvailable' });
@@ -113,4 +125,5 @@ t.test('workloads: defaulted specs and rollout status', async (t) => {
   );
   t.equal(daemonSet({ namespace: 'kube-system', name: 'agent', containers }).status?.numberReady, 3);
   t.same(namespace('apps').metadata.labels, { 'kubernetes.io/metadata.name': 'apps' });
+  t.end();
 });

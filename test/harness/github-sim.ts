@@ -296,7 +296,10 @@ class Simulator implements GitHubSimulator {
       res.writeHead(reply.status, headers).end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
     };
     const delay = this.options.latencyMs ?? 0;
-    if (delay <= 0) return write();
+    if (delay <= 0) {
+      write();
+      return;
+    }
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       write();

@@ -33,7 +33,7 @@ const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 export function templateHash(template: unknown): string {
   const h = createHash('sha256').update(JSON.stringify(template)).digest();
   let out = '';
-  for (let i = 0; i < 10; i++) out += SAFE_ALPHABET[h[i]! % SAFE_ALPHABET.length];
+  for (let i = 0; i < 10; i++) out += SAFE_ALPHABET.charAt(h[i]! % SAFE_ALPHABET.length);
   return out;
 }
 

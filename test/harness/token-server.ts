@@ -109,11 +109,19 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
       entry.status = status;
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-    if (url.pathname !== '/token') return reply(404, { errors: [{ code: 'NOT_FOUND' }] });
-    if (url.searchParams.get('service') !== options.service)
-      return reply(400, { errors: [{ code: 'UNSUPPORTED', message: 'unknown service' }] });
+    if (url.pathname !== '/token') {
+      reply(404, { errors: [{ code: 'NOT_FOUND' }] });
+      return;
+    }
+    if (url.searchParams.get('service') !== options.service) {
+      reply(400, { errors: [{ code: 'UNSUPPORTED', message: 'unknown service' }] });
+      return;
+    }
     const user = basicUser(req.headers.authorization, users);
-    if (user === null) return reply(401, { errors: [{ code: 'UNAUTHORIZED', message: 'authentication failed' }] });
+    if (user === null) {
+      reply(401, { errors: [{ code: 'UNAUTHORIZED', message: 'authentication failed' }] });
+      return;
+    }
     if (user !== undefined) entry.user = user;
     const access: Access[] = [];
     for (const scope of scopes) {

@@ -126,13 +126,18 @@ export function deployment(o: DeploymentOptions): KubeObject {
   };
 }
 
+/** The part of a pod template a ReplicaSet copies and labels. */
+interface PodTemplateLabels {
+  metadata?: { labels?: Record<string, string> };
+}
+
 /** The current apps/v1 ReplicaSet of a Deployment, controlled by it through an ownerReference. */
 export function replicaSet(o: { ownerDeployment: KubeObject; replicas?: number; status?: Record<string, unknown> }): KubeObject {
   const dep = o.ownerDeployment;
-  const depSpec = (dep.spec ?? {}) as { replicas?: number; template?: { metadata?: { labels?: Record<string, string> } } };
+  const depSpec = (dep.spec ?? {}) as { replicas?: number; template?: PodTemplateLabels };
   const hash = deploymentTemplateHash(dep);
   const replicas = o.replicas ?? depSpec.replicas ?? 1;
-  const template = structuredClone(depSpec.template ?? {}) as { metadata?: { labels?: Record<string, string> } };
+  const template = structuredClone<PodTemplateLabels>(depSpec.template ?? {});
   template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, 'pod-template-hash': hash } };
   const name = `${dep.metadata.name}-${hash}`;
   const namespace = dep.metadata.namespace ?? 'default';

@@ -20,16 +20,17 @@ const GOLDEN = 'sha256=65b018549b1254e7226d1c08f9567ee45bc9de0fc4e7b1a40253f9a01
 
 const hmacHex = (alg: string, k: Buffer, b: Buffer) => createHmac(alg, k).update(b).digest('hex');
 
-t.test('golden: the notification-controller test vector verifies', async (t) => {
+t.test('golden: the notification-controller test vector verifies', (t) => {
   t.equal(body.length, 295, 'body is the exact 295 bytes Flux signs, no trailing newline');
   t.equal(body.toString('utf8'), vector.body, 'body file and inline body agree');
   t.equal(vector.expectedHeaders['X-Signature'], GOLDEN, 'fixture pins the header Flux expects');
   t.same(verifySignature(key, body, GOLDEN), { ok: true });
   t.equal(signBody(key, body), GOLDEN, 'signBody reproduces the Flux header');
   t.equal(signBody(vector.hmacKey, vector.body), GOLDEN, 'string key and body sign the same bytes');
+  t.end();
 });
 
-t.test('accepted signatures', async (t) => {
+t.test('accepted signatures', (t) => {
   const rows: Array<[string, string]> = [
     ['sha256', `sha256=${hmacHex('sha256', key, body)}`],
     ['sha384', `sha384=${hmacHex('sha384', key, body)}`],
@@ -39,9 +40,10 @@ t.test('accepted signatures', async (t) => {
     ['spaces around the parts', ` sha512 = ${hmacHex('sha512', key, body)} `],
   ];
   for (const [name, header] of rows) t.same(verifySignature(key, body, header), { ok: true }, name);
+  t.end();
 });
 
-t.test('refused signatures', async (t) => {
+t.test('refused signatures', (t) => {
   const good = hmacHex('sha256', key, body);
   const flipped = Buffer.from(body);
   flipped[100] = flipped[100]! ^ 0x01;
@@ -72,15 +74,17 @@ t.test('refused signatures', async (t) => {
     t.equal(r.ok, false, `${name}: refused`);
     if (!r.ok) t.match(r.reason, reason, `${name}: reason`);
   }
+  t.end();
 });
 
-t.test('the header of the key with a trailing newline differs from the golden one', async (t) => {
+t.test('the header of the key with a trailing newline differs from the golden one', (t) => {
   const withNewline = Buffer.concat([key, Buffer.from('\n')]);
   t.not(signBody(withNewline, body), GOLDEN);
   t.same(verifySignature(withNewline, body, signBody(withNewline, body)), { ok: true });
+  t.end();
 });
 
-t.test('signBody round trip', async (t) => {
+t.test('signBody round trip', (t) => {
   const bodies = [Buffer.alloc(0), Buffer.from('{}'), Buffer.from('{"é":"ü"}\n'), Buffer.from([0, 255, 10, 13])];
   const keys = [Buffer.from('k'), Buffer.from('key with spaces\n'), Buffer.from([0, 1, 2, 250])];
   for (const alg of ['sha256', 'sha384', 'sha512']) {
@@ -93,4 +97,5 @@ t.test('signBody round trip', async (t) => {
     }
   }
   t.equal(signBody('k', 'x'), `sha256=${hmacHex('sha256', Buffer.from('k'), Buffer.from('x'))}`, 'default algorithm is sha256');
+  t.end();
 });

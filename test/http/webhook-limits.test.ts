@@ -47,7 +47,7 @@ async function setup(t: Test, webhookRatePerMinute?: number) {
   return { app, counters };
 }
 
-t.test('WEBHOOK_RATE_PER_MINUTE: unset keeps the built-in default, a whole number from 1 sets it', async (t) => {
+t.test('WEBHOOK_RATE_PER_MINUTE: unset keeps the built-in default, a whole number from 1 sets it', (t) => {
   t.notOk('webhookRatePerMinute' in loadConfig({ ...MINIMAL }), 'unset: absent');
   t.equal(loadConfig({ ...MINIMAL, WEBHOOK_RATE_PER_MINUTE: ' 100000 ' }).webhookRatePerMinute, 100_000);
   for (const bad of ['0', '-5', '1.5', 'lots']) {
@@ -59,6 +59,7 @@ t.test('WEBHOOK_RATE_PER_MINUTE: unset keeps the built-in default, a whole numbe
     }
     t.match(problems, [new RegExp(`^WEBHOOK_RATE_PER_MINUTE="${bad.replace('.', '\\.')}" must be a whole number from 1 to`)], bad);
   }
+  t.end();
 });
 
 t.test('requests refused before the handler show in gdb_events_total', async (t) => {
@@ -90,7 +91,8 @@ t.test('requests refused before the handler show in gdb_events_total', async (t)
 });
 
 t.test('a sender that stalls mid-body is answered 408 and cut', async (t) => {
-  t.ok(REQUEST_TIMEOUT_MS >= 5_000 && REQUEST_TIMEOUT_MS <= 30_000, `a deadline in seconds: ${REQUEST_TIMEOUT_MS} ms`);
+  const deadline: number = REQUEST_TIMEOUT_MS;
+  t.ok(deadline >= 5_000 && deadline <= 30_000, `a deadline in seconds: ${deadline} ms`);
   const s = await setup(t);
   await s.app.listen({ port: 0, host: '127.0.0.1' });
   t.equal(s.app.server.requestTimeout, REQUEST_TIMEOUT_MS);

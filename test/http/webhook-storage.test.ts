@@ -10,6 +10,7 @@ import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { StorageHealth } from '../../src/health/storage-health.js';
+import type { StateBody } from '../harness/state-body.js';
 
 const KEY = Buffer.from('bridge-webhook-key');
 const body = JSON.stringify({
@@ -56,7 +57,9 @@ t.test('queue write fails for lack of storage: 503 naming the cause, not ready i
     metrics,
     log: pino({ level: 'silent' }),
     now: Date.now,
-    onEnqueued: () => void woken++,
+    onEnqueued: () => {
+      woken++;
+    },
     isShuttingDown: () => false,
     readiness: () => ({ ready: storage.reason() === undefined, reasons: storage.reason() ? [storage.reason()!] : [] }),
     activeReconciles: () => 0,
@@ -80,7 +83,7 @@ t.test('queue write fails for lack of storage: 503 naming the cause, not ready i
   });
   t.equal(woken, 0, 'the worker is not woken for nothing');
   t.same(queue.counts(), { pending: 0, active: 0 });
-  const state = (await app.inject({ method: 'GET', url: '/state' })).json();
+  const state = (await app.inject({ method: 'GET', url: '/state' })).json<Pick<StateBody, 'storage' | 'readiness'>>();
   t.match(state.storage, {
     path: '/data/bridge.db',
     writable: false,
@@ -94,5 +97,9 @@ t.test('queue write fails for lack of storage: 503 naming the cause, not ready i
   t.equal(accepted.statusCode, 202);
   t.equal(woken, 1);
   t.same(queue.counts(), { pending: 1, active: 0 });
-  t.equal((await app.inject({ method: 'GET', url: '/state' })).json().storage.writable, true, 'a write that went through clears it');
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/state' })).json<Pick<StateBody, 'storage'>>().storage.writable,
+    true,
+    'a write that went through clears it',
+  );
 });

@@ -14,6 +14,7 @@ import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { fluxEventsDir } from '../fixtures/locate.js';
+import type { StateBody } from '../harness/state-body.js';
 
 const FIXTURES = fluxEventsDir();
 const fixture = (name: string): Buffer => readFileSync(new URL(name, FIXTURES));
@@ -54,7 +55,9 @@ async function setup(t: Test, opts: { key?: Buffer; stateToken?: string; watchNa
     metrics,
     log: pino({ level: 'silent' }),
     now: () => NOW,
-    onEnqueued: () => void flags.enqueued++,
+    onEnqueued: () => {
+      flags.enqueued++;
+    },
     isShuttingDown: () => flags.shuttingDown,
     readiness: () => flags.readiness,
     activeReconciles: () => 0,
@@ -163,7 +166,7 @@ t.test('bad bodies: not JSON 400, not a Flux event 400 naming the fields', async
   t.match(notJson.json(), { error: /not valid JSON/ });
   const partial = await s.signed(PARTIAL);
   t.equal(partial.statusCode, 400);
-  const { error } = partial.json() as { error: string };
+  const { error } = partial.json<{ error: string }>();
   for (const field of ['severity', 'reason', 'timestamp', 'message']) t.match(error, new RegExp(`\\b${field} must be a string`), field);
   t.notMatch(error, /involvedObject/, 'the fields that are there are not blamed');
   t.same(s.durableQueue(), []);
@@ -224,7 +227,7 @@ t.test('/healthz and /readyz', async (t) => {
 
 t.test('/state shows deployments, skips, sources and the queue', async (t) => {
   const s = await setup(t);
-  const empty = (await s.app.inject('/state')).json();
+  const empty = (await s.app.inject('/state')).json<unknown>();
   t.match(empty, { deployments: [], skipped: [], sources: [], queue: { pending: 0, active: 0, running: 0, items: [] } });
 
   t.equal((await s.signed(KUSTOMIZATION)).statusCode, 202);
@@ -247,7 +250,7 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
 
   const res = await s.app.inject('/state');
   t.equal(res.statusCode, 200);
-  const state = res.json();
+  const state = res.json<Pick<StateBody, 'deployments' | 'skipped' | 'sources' | 'queue'>>();
   t.match(state.deployments, [
     {
       owner: 'acme',
@@ -295,8 +298,9 @@ t.test('/state filters by repository and environment, and STATE_TOKEN guards it'
   const get = async (query: string) => {
     const res = await s.app.inject({ url: `/state${query}`, headers: { authorization: 'Bearer s3cret' } });
     t.equal(res.statusCode, 200);
-    return (res.json() as { deployments: Array<{ repo: string; environment: string }> }).deployments
-      .map((d) => `${d.repo}:${d.environment}`)
+    return res
+      .json<Pick<StateBody, 'deployments'>>()
+      .deployments.map((d) => `${d.repo}:${d.environment}`)
       .sort();
   };
   t.same(await get(''), ['api:staging', 'web:production', 'web:staging']);

@@ -9,7 +9,7 @@ const dir = mkdtempSync(join(tmpdir(), 'auth-file-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-t.test('REGISTRY_AUTH_FILE: read once, again when it changes; a bad version keeps the last good one', async (t) => {
+t.test('REGISTRY_AUTH_FILE: read once, again when it changes; a bad version keeps the last good one', (t) => {
   const path = join(dir, 'config.json');
   const write = (text: string, mtime: number) => {
     writeFileSync(path, text);
@@ -39,4 +39,5 @@ t.test('REGISTRY_AUTH_FILE: read once, again when it changes; a bad version keep
   rmSync(path);
   t.equal(user(), 'second', 'a vanished file keeps the last good keyring');
   t.match(warnings.at(-1), /REGISTRY_AUTH_FILE cannot be read \(ENOENT\)/);
+  t.end();
 });

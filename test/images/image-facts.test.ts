@@ -52,7 +52,7 @@ async function setup(t: { teardown(fn: () => unknown): void }, o: { allow?: Allo
     { level: 'warn' },
     new Writable({
       write(chunk, _e, cb) {
-        warnings.push(JSON.parse(String(chunk)));
+        warnings.push(JSON.parse(String(chunk)) as Record<string, unknown>);
         cb();
       },
     }),

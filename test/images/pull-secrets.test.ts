@@ -5,16 +5,17 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 const config = JSON.stringify({ auths: { 'ghcr.io': { auth: b64('u:p') } } });
 const legacy = JSON.stringify({ 'https://index.docker.io/v1/': { auth: b64('hub:pw'), email: 'x@y' } });
 
-t.test('which Secrets a pod template names, and its service account', async (t) => {
+t.test('which Secrets a pod template names, and its service account', (t) => {
   t.strictSame(templatePullSecretNames({ imagePullSecrets: [{ name: 'a' }, { name: 'b' }, { name: 'a' }, {}, { name: '' }] }), ['a', 'b']);
   t.strictSame(templatePullSecretNames({}), []);
   t.strictSame(templatePullSecretNames(undefined), []);
   t.equal(serviceAccountOf({ serviceAccountName: 'builder' }), 'builder');
   t.equal(serviceAccountOf({ serviceAccount: 'legacy-field' }), 'legacy-field');
   t.equal(serviceAccountOf({}), 'default');
+  t.end();
 });
 
-t.test("a Secret's keyring by type", async (t) => {
+t.test("a Secret's keyring by type", (t) => {
   const cases: Array<[string, Record<string, string>, string[], RegExp | undefined]> = [
     ['kubernetes.io/dockerconfigjson', { '.dockerconfigjson': b64(config) }, ['u'], undefined],
     ['kubernetes.io/dockercfg', { '.dockercfg': b64(legacy) }, ['hub'], undefined],
@@ -38,4 +39,5 @@ t.test("a Secret's keyring by type", async (t) => {
     if (problem) t.match(r.problems.join('\n'), problem);
     else t.strictSame(r.problems, []);
   }
+  t.end();
 });

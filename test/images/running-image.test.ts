@@ -8,7 +8,7 @@ const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
 const D3 = `sha256:${'3'.repeat(64)}`;
 
-t.test('imageID forms', async (t) => {
+t.test('imageID forms', (t) => {
   const cases: Array<[string | undefined, ReturnType<typeof parseImageId>]> = [
     [`docker-pullable://ghcr.io/acme/app@${D1}`, { digest: D1, registry: 'ghcr.io', repository: 'acme/app' }],
     [`ghcr.io/acme/app@${D1}`, { digest: D1, registry: 'ghcr.io', repository: 'acme/app' }],
@@ -24,6 +24,7 @@ t.test('imageID forms', async (t) => {
     ['docker-pullable://not a reference@sha256:x', undefined],
   ];
   for (const [id, want] of cases) t.strictSame(parseImageId(id), want, String(id));
+  t.end();
 });
 
 const pod = (name: string, createdAt: number, image: string, imageID: string, extra: Partial<PodView> = {}): PodView => ({
@@ -42,7 +43,7 @@ const pod = (name: string, createdAt: number, image: string, imageID: string, ex
   ...extra,
 });
 
-t.test('running image: current template, newest pod, not terminating, started', async (t) => {
+t.test('running image: current template, newest pod, not terminating, started', (t) => {
   const app = { name: 'app', image: 'ghcr.io/acme/app:2' };
   const pods = [
     pod('old', 100, 'ghcr.io/acme/app:1', `ghcr.io/acme/app@${D1}`),
@@ -56,9 +57,10 @@ t.test('running image: current template, newest pod, not terminating, started', 
   t.equal(runningImage([], app), undefined);
   const tie = [pod('b', 5, app.image, `ghcr.io/acme/app@${D1}`), pod('c', 5, app.image, `ghcr.io/acme/app@${D2}`)];
   t.equal(runningImage(tie, app)?.digest, D2, 'same creation second: the later name, deterministically');
+  t.end();
 });
 
-t.test('lookup reference: the running digest when the repository matches', async (t) => {
+t.test('lookup reference: the running digest when the repository matches', (t) => {
   t.equal(lookupReference('ghcr.io/acme/app:2', { digest: D2, registry: 'ghcr.io', repository: 'acme/app' }), `ghcr.io/acme/app@${D2}`);
   t.equal(
     lookupReference('nginx:1.27', { digest: D2, registry: 'docker.io', repository: 'library/nginx' }),
@@ -71,4 +73,5 @@ t.test('lookup reference: the running digest when the repository matches', async
   );
   t.equal(lookupReference('ghcr.io/acme/app:2', { digest: D1 }), 'ghcr.io/acme/app:2', 'a bare image ID is no registry digest');
   t.equal(lookupReference('ghcr.io/acme/app:2', undefined), 'ghcr.io/acme/app:2');
+  t.end();
 });

@@ -31,7 +31,7 @@ t.test('Secrets and ServiceAccounts: data as served, null when missing', async (
 
   const secret = await reader.getSecret('apps', 'regcred');
   t.equal(secret?.type, 'kubernetes.io/dockerconfigjson');
-  const config = JSON.parse(Buffer.from(secret!.data['.dockerconfigjson']!, 'base64').toString('utf8'));
+  const config: unknown = JSON.parse(Buffer.from(secret!.data['.dockerconfigjson']!, 'base64').toString('utf8'));
   t.match(config, { auths: { 'ghcr.io': { username: 'u', password: 'p' } } });
   t.equal(await reader.getSecret('apps', 'absent'), null);
   t.strictSame(await reader.getServiceAccountPullSecrets('apps', 'builder'), ['regcred', 'other']);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { KubeError, isRetryable } from '../../src/common/errors.js';
 import { createKubeReader, loadKubeConfig } from '../../src/kube/kube-client.js';
-import { startFakeKube, writeKubeconfig, type FakeKube } from '../harness/fake-kube.js';
+import { startFakeKube, writeKubeconfig } from '../harness/fake-kube.js';
 import { daemonSet, deployment, helmRelease, kustomization, replicaSet, statefulSet } from '../harness/flux-objects.js';
 
 const KS = '/apis/kustomize.toolkit.fluxcd.io/v1';
@@ -44,7 +44,7 @@ t.test('reads Flux objects and workloads through the real client', async (t) => 
 
   const ks = await reader.getFluxObject({ kind: 'Kustomization', namespace: 'flux-system', name: 'apps' });
   t.equal(ks?.kind, 'Kustomization');
-  t.same((ks?.status as any).inventory.entries, [{ id: 'apps_web_apps_Deployment', v: 'v1' }]);
+  t.same((ks?.status?.inventory as { entries: unknown }).entries, [{ id: 'apps_web_apps_Deployment', v: 'v1' }]);
   const hr = await reader.getFluxObject({ kind: 'HelmRelease', namespace: 'apps', name: 'podinfo' });
   t.equal(hr?.apiVersion, 'helm.toolkit.fluxcd.io/v2');
   t.equal((await reader.getWorkload('Deployment', 'apps', 'web'))?.metadata.uid, dep.metadata.uid);
@@ -177,7 +177,7 @@ t.test('a hanging API server times out; a stopped one is connection refused', as
   t.same(await reader.listFluxObjects('Kustomization', ['flux-system']), [], 'back once the server is');
 });
 
-t.test('loadKubeConfig refuses unusable configs up front', async (t) => {
+t.test('loadKubeConfig refuses unusable configs up front', (t) => {
   t.throws(() => loadKubeConfig({ kubeconfigPath: join(dir, 'missing') }), /cannot load kubeconfig/);
   const plain = join(dir, 'plain-http');
   writeFileSync(
@@ -190,4 +190,5 @@ t.test('loadKubeConfig refuses unusable configs up front', async (t) => {
   const ok = loadKubeConfig({ kubeconfigPath: writeKubeconfig(mkdtempSync(join(dir, 'l-')), 'http://127.0.0.1:9', 'tok') });
   t.equal(ok.getCurrentCluster()?.server, 'http://127.0.0.1:9');
   t.equal(ok.getCurrentUser()?.token, 'tok');
+  t.end();
 });

@@ -12,15 +12,16 @@ const FULL = {
   ],
 };
 
-t.test('selector strings', async (t) => {
+t.test('selector strings', (t) => {
   t.equal(selectorString({ matchLabels: { app: 'web', tier: 'front' } }), 'app=web,tier=front');
   t.equal(selectorString(FULL), 'app=web,env in (a,b),x notin (c),has,!not');
   t.equal(selectorString({}), undefined, 'empty selector selects nothing here (not every pod)');
   t.equal(selectorString(undefined), undefined);
   t.equal(selectorString({ matchExpressions: [{ key: 'a', operator: 'Weird' }] }), undefined);
+  t.end();
 });
 
-t.test('local matching agrees with the API server on the same selector', async (t) => {
+t.test('local matching agrees with the API server on the same selector', (t) => {
   const base = { app: 'web', env: 'a', has: '' };
   const cases: Array<[string, Record<string, string>, boolean]> = [
     ['every term holds', base, true],
@@ -40,4 +41,5 @@ t.test('local matching agrees with the API server on the same selector', async (
   }
   t.equal(selectorMatches({}, base), false, 'an empty selector matches nothing here');
   t.equal(selectorMatches({ matchExpressions: [{ key: 'a', operator: 'Weird' }] }, { a: '1' }), false);
+  t.end();
 });

@@ -5,7 +5,36 @@ import t from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../harness/bridge-process.js';
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: any };
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
+
+// The parts of rendered objects the tests look inside, as YAML has them (not the client's V1 classes: they rename `from`).
+interface ClusterRole extends Obj {
+  rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+}
+interface Container {
+  securityContext: unknown;
+  livenessProbe: { httpGet: unknown };
+  readinessProbe: { httpGet: unknown };
+  resources: { requests: Record<string, string>; limits: Record<string, string> };
+  image: string;
+  volumeMounts: Array<{ mountPath: string }>;
+}
+interface Deployment extends Obj {
+  spec: {
+    replicas: number;
+    strategy: { type: string };
+    template: {
+      spec: {
+        securityContext: unknown;
+        containers: Container[];
+        volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
+      };
+    };
+  };
+}
+interface NetworkPolicy extends Obj {
+  spec: { policyTypes: string[]; ingress: Array<{ from: unknown }> };
+}
 
 /** Renders a kustomize directory with kubectl, as a user would (`kubectl kustomize`). */
 function render(dir: string): Obj[] {
@@ -24,7 +53,7 @@ const find = (objs: Obj[], kind: string, name?: string) => {
   return o;
 };
 
-t.test('base manifests: least privilege, one replica, hardened pod', async (t) => {
+t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
   const objs = render('manifests');
   t.same(objs.map((o) => o.kind).sort(), [
     'ClusterRole',
@@ -37,8 +66,8 @@ t.test('base manifests: least privilege, one replica, hardened pod', async (t) =
   ]);
   for (const o of objs) if (!o.kind.startsWith('Cluster')) t.equal(o.metadata.namespace, 'flux-system', `${o.kind} in flux-system`);
 
-  const role = find(objs, 'ClusterRole');
-  const granted = role.rules.flatMap((r: { apiGroups: string[]; resources: string[]; verbs: string[] }) =>
+  const role = find(objs, 'ClusterRole') as ClusterRole;
+  const granted = role.rules.flatMap((r) =>
     r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}:${[...r.verbs].sort().join(',')}`),
   );
   t.same(
@@ -60,30 +89,28 @@ t.test('base manifests: least privilege, one replica, hardened pod', async (t) =
     subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
   });
 
-  const dep = find(objs, 'Deployment');
+  const dep = find(objs, 'Deployment') as Deployment;
   t.equal(dep.spec.replicas, 1);
   t.equal(dep.spec.strategy.type, 'Recreate', 'never two replicas on one SQLite volume');
   const pod = dep.spec.template.spec;
   t.match(pod.securityContext, { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
-  const c = pod.containers[0];
+  const c = pod.containers[0]!;
   t.match(c.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
   t.match(c.livenessProbe.httpGet, { path: '/healthz' });
   t.match(c.readinessProbe.httpGet, { path: '/readyz' });
   t.ok(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory, 'requests and a memory limit');
   t.match(c.image, /^ghcr\.io\/.+:\d+\.\d+\.\d+$/);
-  t.same(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath).sort(), ['/data', '/etc/github-deployment-bridge/hmac']);
-  t.equal(
-    find(objs, 'PersistentVolumeClaim').metadata.name,
-    pod.volumes.find((v: { name: string }) => v.name === 'data').persistentVolumeClaim.claimName,
-  );
+  t.same(c.volumeMounts.map((m) => m.mountPath).sort(), ['/data', '/etc/github-deployment-bridge/hmac']);
+  t.equal(find(objs, 'PersistentVolumeClaim').metadata.name, pod.volumes.find((v) => v.name === 'data')!.persistentVolumeClaim!.claimName);
 
-  const np = find(objs, 'NetworkPolicy');
+  const np = find(objs, 'NetworkPolicy') as NetworkPolicy;
   t.same(np.spec.policyTypes, ['Ingress']);
-  t.match(np.spec.ingress[0].from, [{ podSelector: { matchLabels: { app: 'notification-controller' } } }]);
+  t.match(np.spec.ingress[0]!.from, [{ podSelector: { matchLabels: { app: 'notification-controller' } } }]);
   t.equal(np.spec.ingress.length, 2, 'notification-controller and metrics scraping only');
+  t.end();
 });
 
-t.test('Flux side and the optional Secrets component', async (t) => {
+t.test('Flux side and the optional Secrets component', (t) => {
   const flux = render('manifests/flux');
   t.match(find(flux, 'Provider'), {
     apiVersion: 'notification.toolkit.fluxcd.io/v1beta3',
@@ -104,9 +131,10 @@ t.test('Flux side and the optional Secrets component', async (t) => {
     [{ apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['get'] }],
     'get only, no list',
   );
+  t.end();
 });
 
-t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signals, labels', async (t) => {
+t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signals, labels', (t) => {
   const text = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
   t.equal((text.match(/^FROM /gm) ?? []).length, 2, 'build and runtime stages');
   t.match(text, /^ARG NODE_IMAGE=node:(22|24)-bookworm-slim$/m);
@@ -117,4 +145,5 @@ t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signal
   for (const label of ['source', 'revision', 'version']) t.match(text, new RegExp(`org\\.opencontainers\\.image\\.${label}=`));
   const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
   for (const p of ['node_modules', '.git', 'data']) t.ok(ignore.includes(p), `.dockerignore has ${p}`);
+  t.end();
 });

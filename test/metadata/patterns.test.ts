@@ -1,7 +1,7 @@
 import t from 'tap';
 import { isTransient, matchesPattern } from '../../src/metadata/patterns.js';
 
-t.test('matchesPattern', async (t) => {
+t.test('matchesPattern', (t) => {
   const rows: Array<[pattern: string, value: string, want: boolean]> = [
     ['pr-*', 'pr-42', true],
     ['pr-*', 'pr-', true],
@@ -31,9 +31,10 @@ t.test('matchesPattern', async (t) => {
     ['pr-[0-9]', 'pr-1', false],
   ];
   for (const [pattern, value, want] of rows) t.equal(matchesPattern(pattern, value), want, `${pattern} ~ "${value}"`);
+  t.end();
 });
 
-t.test('isTransient', async (t) => {
+t.test('isTransient', (t) => {
   const patterns = ['pr-*', 'preview-*'];
   const rows: Array<[name: string, annotations: Record<string, string>, env: string, want: boolean]> = [
     ['annotation true', { transient: 'true' }, 'staging', true],
@@ -49,4 +50,5 @@ t.test('isTransient', async (t) => {
   ];
   for (const [name, a, env, want] of rows) t.equal(isTransient(a, env, patterns), want, name);
   t.equal(isTransient({}, 'pr-42', []), false, 'no patterns configured');
+  t.end();
 });

@@ -2,7 +2,7 @@ import t from 'tap';
 import { ANNOTATION_PREFIX as P, LABEL_REVISION, LABEL_SOURCE, resolveTarget, type Defaults } from '../../src/metadata/resolve-target.js';
 import { describePatterns, parseRepositoryPatterns, pickRepository, repositoryAllowed } from '../../src/metadata/repository-trust.js';
 
-t.test('ALLOWED_REPOSITORIES patterns', async (t) => {
+t.test('ALLOWED_REPOSITORIES patterns', (t) => {
   const rows: Array<[string, string[], string[]]> = [
     ['acme/*', ['acme/*'], []],
     [' Acme/Web , globex/* ,,', ['acme/web', 'globex/*'], []],
@@ -16,9 +16,10 @@ t.test('ALLOWED_REPOSITORIES patterns', async (t) => {
     const r = parseRepositoryPatterns(text);
     t.same({ patterns: describePatterns(r.patterns), errors: r.errors }, { patterns: patterns.join(','), errors }, JSON.stringify(text));
   }
+  t.end();
 });
 
-t.test('matching is case-insensitive; owner/* takes the whole owner; empty allows all', async (t) => {
+t.test('matching is case-insensitive; owner/* takes the whole owner; empty allows all', (t) => {
   const { patterns } = parseRepositoryPatterns('acme/*,globex/api');
   const rows: Array<[string, string, boolean]> = [
     ['acme', 'web', true],
@@ -31,17 +32,19 @@ t.test('matching is case-insensitive; owner/* takes the whole owner; empty allow
   ];
   for (const [owner, repo, want] of rows) t.equal(repositoryAllowed(patterns, owner, repo), want, `${owner}/${repo}`);
   t.ok(repositoryAllowed([], 'anyone', 'anything'), 'no list: everything');
+  t.end();
 });
 
-t.test('REPOSITORY_SOURCE: the annotation always wins; labels count only with "any"', async (t) => {
+t.test('REPOSITORY_SOURCE: the annotation always wins; labels count only with "any"', (t) => {
   t.same(pickRepository('acme/web', 'evil/x', 'annotation'), { value: 'acme/web', from: 'annotation' });
   t.same(pickRepository('acme/web', 'evil/x', 'any'), { value: 'acme/web', from: 'annotation' });
   t.same(pickRepository(undefined, 'acme/web', 'any'), { value: 'acme/web', from: 'label' });
   t.equal(pickRepository(undefined, 'acme/web', 'annotation'), undefined);
   t.equal(pickRepository(undefined, undefined, 'any'), undefined);
+  t.end();
 });
 
-t.test('resolveTarget applies the trust boundary', async (t) => {
+t.test('resolveTarget applies the trust boundary', (t) => {
   const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'apps' };
   const container = { name: 'app', image: 'ghcr.io/acme/web:1' };
   const SHA = '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e';
@@ -78,4 +81,5 @@ t.test('resolveTarget applies the trust boundary', async (t) => {
     'the annotation names the repository, the label still gives the commit',
   );
   t.match(resolve({}, 'evil/web', { repositorySource: 'any' }), { target: { owner: 'evil', repo: 'web' } }, 'default: labels are trusted');
+  t.end();
 });

@@ -3,7 +3,7 @@ import { parseCommit, parseRepository, webHostOf } from '../../src/metadata/repo
 
 const ok = (owner: string, repo: string) => ({ owner, repo });
 
-t.test('parseRepository on github.com', async (t) => {
+t.test('parseRepository on github.com', (t) => {
   const rows: Array<[string, { owner: string; repo: string } | RegExp]> = [
     ['https://github.com/stefanprodan/podinfo', ok('stefanprodan', 'podinfo')],
     ['https://github.com/stefanprodan/podinfo.git', ok('stefanprodan', 'podinfo')],
@@ -48,9 +48,10 @@ t.test('parseRepository on github.com', async (t) => {
       if ('error' in r) t.match(r.error, want, `${JSON.stringify(value)}: reason`);
     } else t.same(r, want, JSON.stringify(value));
   }
+  t.end();
 });
 
-t.test('parseRepository on a GitHub Enterprise Server host', async (t) => {
+t.test('parseRepository on a GitHub Enterprise Server host', (t) => {
   const host = 'ghe.example.com';
   t.same(parseRepository('https://ghe.example.com/platform/api.git', host), ok('platform', 'api'));
   t.same(parseRepository('https://GHE.example.com/platform/api', host), ok('platform', 'api'));
@@ -65,9 +66,10 @@ t.test('parseRepository on a GitHub Enterprise Server host', async (t) => {
     ok('platform', 'api'),
     'host compared case-insensitively',
   );
+  t.end();
 });
 
-t.test('webHostOf', async (t) => {
+t.test('webHostOf', (t) => {
   const rows: Array<[string, string]> = [
     ['https://api.github.com', 'github.com'],
     ['https://api.github.com/', 'github.com'],
@@ -78,9 +80,10 @@ t.test('webHostOf', async (t) => {
   ];
   for (const [url, want] of rows) t.equal(webHostOf(url), want, url);
   t.throws(() => webHostOf('api.github.com'), 'a host without scheme is not a URL');
+  t.end();
 });
 
-t.test('parseCommit', async (t) => {
+t.test('parseCommit', (t) => {
   const sha = '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e';
   const rows: Array<[string, string | undefined]> = [
     [sha, sha],
@@ -97,4 +100,5 @@ t.test('parseCommit', async (t) => {
     ['', undefined],
   ];
   for (const [value, want] of rows) t.equal(parseCommit(value), want, JSON.stringify(value));
+  t.end();
 });

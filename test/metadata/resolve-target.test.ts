@@ -58,7 +58,7 @@ function target(r: Resolution): ReportTarget {
 const resolve = (a: Record<string, string>, facts: ImageFacts | null = labels(), d = defaults, src = ks) =>
   resolveTarget(src, workload(a), container, facts ?? undefined, d);
 
-t.test('bridgeAnnotations', async (t) => {
+t.test('bridgeAnnotations', (t) => {
   const obj: K8sObject = {
     metadata: {
       name: 'podinfo',
@@ -90,14 +90,16 @@ t.test('bridgeAnnotations', async (t) => {
     { 'auto-report': 'true' },
     'pod template only',
   );
+  // Objects arrive as untyped JSON: a number where the type says string.
   t.same(
     bridgeAnnotations({ metadata: { name: 'x', annotations: { [`${P}team`]: 7 as unknown as string } } }),
     {},
     'non-string values dropped',
   );
+  t.end();
 });
 
-t.test('isOptedIn', async (t) => {
+t.test('isOptedIn', (t) => {
   const rows: Array<[string | undefined, boolean]> = [
     ['true', true],
     ['TRUE', true],
@@ -109,17 +111,19 @@ t.test('isOptedIn', async (t) => {
     [undefined, false],
   ];
   for (const [v, want] of rows) t.equal(isOptedIn(v === undefined ? {} : { 'auto-report': v }), want, JSON.stringify(v));
+  t.end();
 });
 
-t.test('needsLabels', async (t) => {
+t.test('needsLabels', (t) => {
   t.equal(needsLabels({ repository: 'org/app', commit: SHA }), false, 'both annotated');
   t.equal(needsLabels({ repository: 'org/app' }), true, 'commit missing');
   t.equal(needsLabels({ commit: SHA }), true, 'repository missing');
   t.equal(needsLabels({}), true, 'nothing');
   t.equal(needsLabels({ repository: '', commit: SHA }), true, 'empty repository counts as missing');
+  t.end();
 });
 
-t.test('skip reasons: code and what to set', async (t) => {
+t.test('skip reasons: code and what to set', (t) => {
   const rows: Array<[string, Record<string, string>, ImageFacts | null, Defaults, string, RegExp[]]> = [
     [
       'no labels, no annotations',
@@ -190,9 +194,10 @@ t.test('skip reasons: code and what to set', async (t) => {
       for (const re of reasons) t.match(r.skip, re, `${name}: ${re.source}`);
     }
   }
+  t.end();
 });
 
-t.test('label-only target: every field', async (t) => {
+t.test('label-only target: every field', (t) => {
   const tg = target(resolve({}));
   t.same(tg, {
     owner: 'stefanprodan',
@@ -233,9 +238,10 @@ t.test('label-only target: every field', async (t) => {
     'version',
     'controllerVersion',
   ]);
+  t.end();
 });
 
-t.test('annotation overrides label, defaults last', async (t) => {
+t.test('annotation overrides label, defaults last', (t) => {
   const tg = target(
     resolve({
       repository: 'git@github.com:acme/web.git',
@@ -265,16 +271,18 @@ t.test('annotation overrides label, defaults last', async (t) => {
   t.equal(d.environment, 'staging', 'ENVIRONMENT default');
   t.equal(d.environmentUrl, 'https://default.example.com/apps', 'ENVIRONMENT_URL default');
   t.equal(target(resolve({ environment: '  prod  ' })).environment, 'prod', 'environment is trimmed');
+  t.end();
 });
 
-t.test('empty annotations count as absent, as needsLabels says', async (t) => {
+t.test('empty annotations count as absent, as needsLabels says', (t) => {
   const repo = resolve({ repository: '' });
   t.notOk('skip' in repo, 'an empty repository annotation falls back to the label');
   const env = resolve({ environment: '' });
   t.notOk('skip' in env, 'an empty environment annotation falls back to ENVIRONMENT');
+  t.end();
 });
 
-t.test('production environment', async (t) => {
+t.test('production environment', (t) => {
   const rows: Array<[string, Record<string, string>, boolean]> = [
     ['production', { environment: 'production' }, true],
     ['Production', { environment: 'Production' }, true],
@@ -290,9 +298,10 @@ t.test('production environment', async (t) => {
     ['annotation TRUE with spaces', { environment: 'qa', production: ' TRUE ' }, true],
   ];
   for (const [name, a, want] of rows) t.equal(target(resolve(a)).productionEnvironment, want, name);
+  t.end();
 });
 
-t.test('deployment-name sets task and turns auto_inactive off', async (t) => {
+t.test('deployment-name sets task and turns auto_inactive off', (t) => {
   const named = target(resolve({ 'deployment-name': 'podinfo-frontend' }));
   t.equal(named.deploymentName, 'podinfo-frontend');
   t.equal(named.task, 'podinfo-frontend');
@@ -303,9 +312,10 @@ t.test('deployment-name sets task and turns auto_inactive off', async (t) => {
   t.notOk('task' in blank);
   t.equal(blank.autoInactive, true);
   t.equal(target(resolve({ 'deployment-name': ' api ' })).task, 'api', 'trimmed');
+  t.end();
 });
 
-t.test('payload: HelmRelease key and extras', async (t) => {
+t.test('payload: HelmRelease key and extras', (t) => {
   const tg = target(
     resolve(
       {
@@ -344,9 +354,10 @@ t.test('payload: HelmRelease key and extras', async (t) => {
   t.notOk('kustomization' in tg.payload);
   t.notOk('slack-channel' in tg.payload);
   t.same(target(resolve({ team: '' })).payload.team, undefined, 'empty extras are left out');
+  t.end();
 });
 
-t.test('URL templates', async (t) => {
+t.test('URL templates', (t) => {
   const d: Defaults = {
     ...defaults,
     logUrlTemplate: 'https://logs.example.com/{cluster}/{namespace}/{name}?svc={service}&sha={sha}&env={environment}',
@@ -380,9 +391,10 @@ t.test('URL templates', async (t) => {
     /environment_url dropped: .*unknown \{pod\}/,
   );
   t.equal(bad.sha, SHA, 'a bad template never blocks the report');
+  t.end();
 });
 
-t.test('transient previews, {kind}/{source} in URL templates, escaping, container choice', async (t) => {
+t.test('transient previews, {kind}/{source} in URL templates, escaping, container choice', (t) => {
   const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'preview-42' };
   const workload = { kind: 'Deployment', namespace: 'pr-42', name: 'web', containers: [{ name: 'app', image: 'ghcr.io/acme/web:pr-42' }] };
   const facts = {
@@ -419,4 +431,5 @@ t.test('transient previews, {kind}/{source} in URL templates, escaping, containe
     reportedContainers({}, containers).map((c) => c.name),
     ['app', 'envoy', 'worker'],
   );
+  t.end();
 });

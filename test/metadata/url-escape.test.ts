@@ -4,7 +4,7 @@ import { escapeTemplateValues } from '../../src/metadata/url-escape.js';
 
 const vars = { name: 'web', namespace: 'apps', source: 'apps/web', kind: 'Kustomization', environment: 'pr 42&x=1' };
 
-t.test('escapeTemplateValues', async (t) => {
+t.test('escapeTemplateValues', (t) => {
   t.same(
     escapeTemplateValues(vars, true),
     {
@@ -19,12 +19,14 @@ t.test('escapeTemplateValues', async (t) => {
   t.same(escapeTemplateValues(vars, false), vars, 'unchanged when off');
   t.not(escapeTemplateValues(vars, false), vars, 'always a new object');
   t.same(escapeTemplateValues({ q: 'é/ü' }, true), { q: '%C3%A9%2F%C3%BC' }, 'UTF-8');
+  t.end();
 });
 
-t.test('an escaped value stays one query value', async (t) => {
+t.test('an escaped value stays one query value', (t) => {
   const template = 'https://grafana.example.com/explore?env={environment}&ns={namespace}';
   t.same(expandUrl(template, escapeTemplateValues(vars, true)), { url: 'https://grafana.example.com/explore?env=pr%2042%26x%3D1&ns=apps' });
   const url = new URL((expandUrl(template, escapeTemplateValues(vars, true)) as { url: string }).url);
   t.equal(url.searchParams.get('env'), 'pr 42&x=1', 'round-trips');
   t.equal(url.searchParams.get('x'), null, 'no injected parameter');
+  t.end();
 });

@@ -10,7 +10,7 @@ const vars = {
   cluster: 'prod-eu-1',
 };
 
-t.test('expandUrl expands', async (t) => {
+t.test('expandUrl expands', (t) => {
   const rows: Array<[string, string]> = [
     ['https://podinfo.example.com', 'https://podinfo.example.com'],
     ['https://{name}.{environment}.example.com/', 'https://podinfo.production.example.com/'],
@@ -24,9 +24,10 @@ t.test('expandUrl expands', async (t) => {
     ['https://x.example.com/{not-a-key}', 'https://x.example.com/{not-a-key}'],
   ];
   for (const [template, want] of rows) t.same(expandUrl(template, vars), { url: want }, template);
+  t.end();
 });
 
-t.test('expandUrl refuses', async (t) => {
+t.test('expandUrl refuses', (t) => {
   const rows: Array<[string, RegExp]> = [
     ['https://x.example.com/{pod}', /names unknown \{pod\}/],
     ['https://x.example.com/{name}/{region}/{zone}', /names unknown \{region\}/],
@@ -44,9 +45,11 @@ t.test('expandUrl refuses', async (t) => {
     t.ok('error' in r, `${JSON.stringify(template)}: refused`);
     if ('error' in r) t.match(r.error, reason, `${JSON.stringify(template)}: reason`);
   }
+  t.end();
 });
 
-t.test('expandUrl with no variables', async (t) => {
+t.test('expandUrl with no variables', (t) => {
   t.same(expandUrl('https://x.example.com/a', {}), { url: 'https://x.example.com/a' });
   t.match(expandUrl('https://x.example.com/{sha}', {}), { error: /unknown \{sha\}/ });
+  t.end();
 });

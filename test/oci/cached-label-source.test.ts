@@ -30,7 +30,7 @@ interface Setup {
   cache: LabelSource;
   db: Db;
   /** Methods of the requests that reached the proxy since setup (or the last call). */
-  sent(): string[];
+  sent: () => string[];
 }
 
 function setup(o: { proxy?: RegistryProxy; db?: Db; client?: RegistryClient; tagTtlMs?: number; failureTtlMs?: number } = {}): Setup {
@@ -46,7 +46,7 @@ function setup(o: { proxy?: RegistryProxy; db?: Db; client?: RegistryClient; tag
   return {
     cache,
     db,
-    sent() {
+    sent: () => {
       const out = front.log.slice(seen).map((r) => r.method);
       seen = front.log.length;
       return out;

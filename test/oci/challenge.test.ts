@@ -1,7 +1,7 @@
 import t from 'tap';
 import { parseChallenges, pickChallenge } from '../../src/oci/challenge.js';
 
-t.test('parses challenges', async (t) => {
+t.test('parses challenges', (t) => {
   const cases: Array<[string, unknown[]]> = [
     [
       'Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/nginx:pull"',
@@ -30,11 +30,13 @@ t.test('parses challenges', async (t) => {
     ['Digest realm="x", nonce="y"', []],
   ];
   for (const [header, want] of cases) t.strictSame(parseChallenges(header), want, header);
+  t.end();
 });
 
-t.test('prefers Bearer over Basic', async (t) => {
+t.test('prefers Bearer over Basic', (t) => {
   t.strictSame(pickChallenge('Basic realm="r", Bearer realm="https://t/token"'), { scheme: 'bearer', realm: 'https://t/token' });
   t.strictSame(pickChallenge('Basic realm="r"'), { scheme: 'basic', realm: 'r' });
   t.equal(pickChallenge(null), undefined);
   t.equal(pickChallenge('Digest realm="x"'), undefined);
+  t.end();
 });

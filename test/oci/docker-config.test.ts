@@ -4,7 +4,7 @@ import { lookupCredentials, parseDockerConfigJson, parseDockercfg, parseKeyringK
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const auth = (user: string, pass = 'pw') => ({ auth: b64(`${user}:${pass}`) });
 
-t.test('keys: scheme, path and Docker Hub names', async (t) => {
+t.test('keys: scheme, path and Docker Hub names', (t) => {
   const cases: Array<[string, { host: string; path: string } | undefined]> = [
     ['https://index.docker.io/v1/', { host: 'docker.io', path: '' }],
     ['index.docker.io', { host: 'docker.io', path: '' }],
@@ -23,9 +23,10 @@ t.test('keys: scheme, path and Docker Hub names', async (t) => {
     ['user@host', undefined],
   ];
   for (const [key, want] of cases) t.strictSame(parseKeyringKey(key), want, JSON.stringify(key));
+  t.end();
 });
 
-t.test('config.json: auth, username/password, unusable entries and helpers', async (t) => {
+t.test('config.json: auth, username/password, unusable entries and helpers', (t) => {
   const text = JSON.stringify({
     auths: {
       'https://index.docker.io/v1/': auth('hub-user', 'p:with:colons'),
@@ -58,18 +59,20 @@ t.test('config.json: auth, username/password, unusable entries and helpers', asy
   );
   t.throws(() => parseDockerConfigJson('[]', 'cfg'), /cfg is not a JSON object/);
   t.throws(() => parseDockerConfigJson('{"auths": []}', 'cfg'), /"auths" is not an object/);
+  t.end();
 });
 
-t.test('.dockercfg: the legacy map without the "auths" wrapper', async (t) => {
+t.test('.dockercfg: the legacy map without the "auths" wrapper', (t) => {
   const { keyring, problems } = parseDockercfg(
     JSON.stringify({ 'https://index.docker.io/v1/': { ...auth('old'), email: 'x@y.z' } }),
     'legacy',
   );
   t.strictSame(keyring, [{ host: 'docker.io', path: '', credentials: { username: 'old', password: 'pw' } }]);
   t.strictSame(problems, []);
+  t.end();
 });
 
-t.test('lookup: host match, Docker Hub, ports, path prefixes, wildcards, precedence', async (t) => {
+t.test('lookup: host match, Docker Hub, ports, path prefixes, wildcards, precedence', (t) => {
   const { keyring } = parseDockerConfigJson(
     JSON.stringify({
       auths: {
@@ -106,4 +109,5 @@ t.test('lookup: host match, Docker Hub, ports, path prefixes, wildcards, precede
   ];
   for (const [registry, repository, want] of cases) t.equal(user(registry, repository), want, `${registry}/${repository}`);
   t.equal(lookupCredentials([], 'docker.io', 'library/nginx'), undefined);
+  t.end();
 });

@@ -14,7 +14,7 @@ function failure(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-t.test('decodes image manifests and indexes', async (t) => {
+t.test('decodes image manifests and indexes', (t) => {
   t.strictSame(parseManifest(enc({ schemaVersion: 2, mediaType: MediaType.dockerManifest, config, layers: [] }), null, 'x'), {
     kind: 'image',
     config: { digest: 'sha256:c', mediaType: MediaType.dockerConfig },
@@ -29,9 +29,10 @@ t.test('decodes image manifests and indexes', async (t) => {
   };
   t.strictSame(parseManifest(enc(index), MediaType.ociIndex, 'x'), { kind: 'index', manifests: [index.manifests[0]] });
   t.equal(parseManifest(enc({ ...index, mediaType: MediaType.dockerList }), 'application/octet-stream', 'x').kind, 'index');
+  t.end();
 });
 
-t.test('rejects what is not a v2 container image', async (t) => {
+t.test('rejects what is not a v2 container image', (t) => {
   t.match(
     failure(() =>
       parseManifest(enc({ schemaVersion: 1, name: 'a', fsLayers: [] }), 'application/vnd.docker.distribution.manifest.v1+prettyjws', 'img'),
@@ -68,9 +69,10 @@ t.test('rejects what is not a v2 container image', async (t) => {
     failure(() => parseManifest(enc({ schemaVersion: 2, mediaType: MediaType.ociIndex }), null, 'idx')),
     /^invalid: idx: index without "manifests"/,
   );
+  t.end();
 });
 
-t.test('reads config.Labels', async (t) => {
+t.test('reads config.Labels', (t) => {
   t.strictSame(parseConfigLabels(enc({ config: { Labels: { a: 'b', n: 1 } } }), 'c'), { a: 'b' });
   t.strictSame(parseConfigLabels(enc({ config: { Labels: null } }), 'c'), {});
   t.strictSame(parseConfigLabels(enc({ config: {} }), 'c'), {});
@@ -79,4 +81,5 @@ t.test('reads config.Labels', async (t) => {
     failure(() => parseConfigLabels(enc('not json'), 'cfg')),
     /^invalid: cfg is not valid JSON/,
   );
+  t.end();
 });

@@ -34,22 +34,25 @@ const cases: Array<[string, IndexEntry[], string | undefined, string | undefined
   ['empty index', [], undefined, undefined],
 ];
 
-t.test('selects the platform manifest', async (t) => {
+t.test('selects the platform manifest', (t) => {
   for (const [name, entries, wanted, want] of cases) {
     t.equal(selectManifest(entries, wanted === undefined ? undefined : parsePlatform(wanted))?.digest, want, name);
   }
+  t.end();
 });
 
-t.test('recognises attestation entries', async (t) => {
+t.test('recognises attestation entries', (t) => {
   t.ok(isAttestation(attestation));
   t.ok(isAttestation(bareUnknown));
   t.ok(isAttestation(annotatedOnly));
   t.notOk(isAttestation(amd64));
   t.notOk(isAttestation(noPlatform));
+  t.end();
 });
 
-t.test('parses platform strings', async (t) => {
+t.test('parses platform strings', (t) => {
   t.strictSame(parsePlatform('linux/arm64/v8'), { os: 'linux', architecture: 'arm64', variant: 'v8' });
   t.strictSame(parsePlatform('linux/amd64'), { os: 'linux', architecture: 'amd64' });
   for (const bad of ['linux', 'linux/', '/amd64', 'linux/arm/v7/x', 'linux/arm/']) t.throws(() => parsePlatform(bad), bad);
+  t.end();
 });

@@ -25,8 +25,9 @@ const valid: Array<[string, { registry: string; apiHost: string; repository: str
   ['  nginx:1  ', { registry: 'docker.io', apiHost: 'registry-1.docker.io', repository: 'library/nginx', tag: '1' }],
 ];
 
-t.test('parses every reference form', async (t) => {
+t.test('parses every reference form', (t) => {
   for (const [input, want] of valid) t.strictSame(parseImageReference(input), want, input);
+  t.end();
 });
 
 const invalid = [
@@ -43,7 +44,7 @@ const invalid = [
   `a@b@${D}`,
 ];
 
-t.test('rejects malformed references as invalid', async (t) => {
+t.test('rejects malformed references as invalid', (t) => {
   for (const input of invalid) {
     t.throws(() => parseImageReference(input), RegistryError, input);
     try {
@@ -53,16 +54,19 @@ t.test('rejects malformed references as invalid', async (t) => {
       t.match((err as Error).message, /invalid image reference/, input);
     }
   }
+  t.end();
 });
 
-t.test('the digest wins over the tag for the manifest request', async (t) => {
+t.test('the digest wins over the tag for the manifest request', (t) => {
   t.equal(manifestReference(parseImageReference(`app:tag@${D}`)), D);
   t.equal(manifestReference(parseImageReference('app:tag')), 'tag');
   t.equal(manifestReference(parseImageReference('app')), 'latest');
+  t.end();
 });
 
-t.test('formats canonical names', async (t) => {
+t.test('formats canonical names', (t) => {
   t.equal(formatReference(parseImageReference('nginx')), 'docker.io/library/nginx:latest');
   t.equal(formatReference(parseImageReference('index.docker.io/library/nginx:1')), 'docker.io/library/nginx:1');
   t.equal(formatReference(parseImageReference(`ghcr.io/o/a:v1@${D}`)), `ghcr.io/o/a@${D}`);
+  t.end();
 });

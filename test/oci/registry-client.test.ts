@@ -162,7 +162,7 @@ t.test('per-call credentials: each pull authenticates as its caller; answers are
   t.equal((await registryError(shared.resolveTag(parseImageReference(ref)))).failure, 'denied', 'HEAD without');
   const fallback = createRegistryClient({ insecureHosts: [locked.host], credentialsFor: () => alice });
   t.equal(
-    (await fallback.imageMetadata(ref, { credentials: async () => undefined })).digest,
+    (await fallback.imageMetadata(ref, { credentials: () => Promise.resolve(undefined) })).digest,
     digest,
     'no own credentials → the client default',
   );

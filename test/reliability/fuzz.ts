@@ -65,7 +65,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function schemaAccepts(v: unknown): boolean {
   if (!isObject(v)) return false;
   const str = (o: Record<string, unknown>, k: string, nonEmpty = true) =>
-    typeof o[k] === 'string' && (!nonEmpty || (o[k] as string).length > 0) && (o[k] as string).length <= MAX_FIELD_CHARS;
+    typeof o[k] === 'string' && (!nonEmpty || o[k].length > 0) && o[k].length <= MAX_FIELD_CHARS;
   const io = v.involvedObject;
   // Identity strings must name a possible Kubernetes object (kind identifier, DNS-1123 subdomain name ≤ 253, DNS-1123 label namespace ≤ 63).
   if (!isObject(io) || !['kind', 'name', 'namespace'].every((k) => str(io, k))) return false;
@@ -226,11 +226,11 @@ export class FuzzGenerator {
 
   /** A string field of the event to put something into: message, a name, a metadata value, an extra key. */
   private setString(ev: Record<string, Json>, value: string): void {
-    const io = isObject(ev.involvedObject) ? (ev.involvedObject as Record<string, Json>) : undefined;
+    const io = isObject(ev.involvedObject) ? ev.involvedObject : undefined;
     const where = this.rng.int(io ? 6 : 4);
     if (where === 0) ev.message = value;
     else if (where === 1) ev.reason = value;
-    else if (where === 2) ev.metadata = { ...(isObject(ev.metadata) ? (ev.metadata as Record<string, Json>) : {}), revision: value };
+    else if (where === 2) ev.metadata = { ...(isObject(ev.metadata) ? ev.metadata : {}), revision: value };
     else if (where === 3) ev.extraField = value;
     else io![this.rng.pick(['name', 'namespace'])] = value;
   }
@@ -239,7 +239,7 @@ export class FuzzGenerator {
     const r = this.rng;
     const parsed = (): Record<string, Json> => {
       const v = JSON.parse(seed.toString('utf8')) as Json;
-      return isObject(v) ? (v as Record<string, Json>) : { value: v };
+      return isObject(v) ? v : { value: v };
     };
     const name = r.weighted<string>([
       ['intact', 10],
@@ -279,9 +279,9 @@ export class FuzzGenerator {
       case 'type-swap': {
         const ev = parsed();
         const box = r.pick(this.containers(ev));
-        const keys = Array.isArray(box) ? box.map((_, i) => i) : Object.keys(box);
+        const keys: Array<string | number> = Array.isArray(box) ? box.map((_, i) => i) : Object.keys(box);
         if (keys.length === 0) return { name, body: json(this.otherValue({})) };
-        const k = r.pick(keys as Array<string | number>);
+        const k = r.pick(keys);
         (box as Record<string | number, Json>)[k] = this.otherValue((box as Record<string | number, Json>)[k]);
         return { name, body: json(ev) };
       }
@@ -289,7 +289,7 @@ export class FuzzGenerator {
         const ev = parsed();
         const objs = this.containers(ev).filter((c): c is { [k: string]: Json } => !Array.isArray(c) && Object.keys(c).length > 0);
         const o = r.pick(objs);
-        delete o[r.pick(Object.keys(o))];
+        Reflect.deleteProperty(o, r.pick(Object.keys(o)));
         return { name, body: json(ev) };
       }
       case 'add-key': {
@@ -354,7 +354,7 @@ export class FuzzGenerator {
         const text = soup
           .map((c) =>
             (/[\ud800-\udfff]/.test(c) && c.length === 1) || r.chance(0.3)
-              ? [...c].map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')
+              ? Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')
               : JSON.stringify(c).slice(1, -1),
           )
           .join('');
@@ -504,12 +504,13 @@ export class FuzzGenerator {
 
   /** Cases every run sends whatever the seed: the named hostile shapes, each once. */
   anchors(event: Buffer): FuzzCase[] {
-    const signed = (label: string, body: Buffer, contentType: string | undefined = 'application/json'): FuzzCase => ({
+    // null: no Content-Type header (an `undefined` argument would take the default).
+    const signed = (label: string, body: Buffer, contentType: string | null = 'application/json'): FuzzCase => ({
       id: this.id++,
       label: `anchor:${label}`,
       body,
-      headers: { ...(contentType !== undefined ? { 'content-type': contentType } : {}), 'x-signature': `sha256=${hmac(this.key, body)}` },
-      expected: oracle(body, contentType === undefined ? undefined : contentType === 'application/json', true),
+      headers: { ...(contentType !== null ? { 'content-type': contentType } : {}), 'x-signature': `sha256=${hmac(this.key, body)}` },
+      expected: oracle(body, contentType === null ? undefined : contentType === 'application/json', true),
     });
     const ev = JSON.parse(event.toString('utf8')) as Record<string, Json>;
     const withMessage = (n: number) =>
@@ -529,8 +530,8 @@ export class FuzzGenerator {
       signed('field-one-over-char-limit', withMessage(MAX_FIELD_CHARS + 1)),
       signed('schema-invalid-but-signed', Buffer.from(JSON.stringify({ ...ev, involvedObject: 'Kustomization' }))),
       signed('empty-body', Buffer.alloc(0)),
-      signed('empty-body-no-content-type', Buffer.alloc(0), undefined),
-      signed('body-without-content-type', event, undefined),
+      signed('empty-body-no-content-type', Buffer.alloc(0), null),
+      signed('body-without-content-type', event, null),
       signed('text-plain', event, 'text/plain'),
     ];
   }

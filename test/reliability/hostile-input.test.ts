@@ -8,6 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
+import { errorMessage } from '../../src/common/errors.js';
 import { fluxEvent, startBridge, type BridgeProcess } from '../harness/bridge-process.js';
 import { WEBHOOK_KEY, startWorld } from '../harness/world.js';
 import { BODY_LIMIT, FuzzGenerator, Rng, hmac, loadSeeds, type Expected, type FuzzCase } from './fuzz.js';
@@ -84,16 +85,15 @@ function mismatch(e: Expected, a: Answer): string | undefined {
 
 /** `gdb_events_total` as `kind/result` → count. */
 async function eventCounters(bridge: BridgeProcess): Promise<Map<string, number>> {
-  const res = await bridge.get('/metrics');
   const out = new Map<string, number>();
-  for (const m of String(res.body).matchAll(/^gdb_events_total\{kind="([^"]*)",result="([^"]*)"\} (\d+)$/gm))
+  for (const m of (await bridge.metrics()).matchAll(/^gdb_events_total\{kind="([^"]*)",result="([^"]*)"\} (\d+)$/gm))
     out.set(`${m[1]}/${m[2]}`, Number(m[3]));
   return out;
 }
 const diff = (after: Map<string, number>, before: Map<string, number>) =>
   Object.fromEntries(
     [...after]
-      .map(([k, v]) => [k, v - (before.get(k) ?? 0)])
+      .map(([k, v]): [string, number] => [k, v - (before.get(k) ?? 0)])
       .filter(([, v]) => v !== 0)
       .sort(),
   );
@@ -290,7 +290,7 @@ t.test('fuzzed bodies and headers with slow senders alongside: exact answers, li
       },
       ANSWER_DEADLINE_MS,
     )
-    .catch((err: Error) => err.message.slice(0, 200));
+    .catch((err: unknown) => errorMessage(err).slice(0, 200));
   t.type(quiet, 'number', `the bridge goes quiet after the run (${quiet} Kubernetes requests)`);
   t.equal((await bridge.get('/healthz')).status, 200, '/healthz answers');
   t.same(await bridge.post(VALID.toString()), { status: 202, body: { status: 'queued' } }, 'a valid signed event is still accepted');

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { fluxEvent, type BridgeProcess } from '../harness/bridge-process.js';
 import type { SimDeployment } from '../harness/github-sim.js';
+import { queueIdle, type StateBody } from '../harness/state-body.js';
 import { startWorld, type World } from '../harness/world.js';
 import { OPT_IN, READY, pushAppImage, putDeployment, putKustomization, sha } from '../e2e/scenario.js';
 
@@ -105,20 +106,12 @@ const clientStates = (d: SimDeployment | undefined) => d?.statuses.filter((s) =>
 const hasSuccess = (world: World, repo: string, commit: string) =>
   clientStates(world.github.deployments('acme', repo).find((d) => d.sha === commit)).includes('success');
 
-interface StateBody {
-  queue: { pending: number; active: number; running: number; items: Array<{ name: string; attempts: number; lastError: string | null }> };
-  sources: Array<{ name: string; lastError: string | null }>;
-  skipped: Array<{ source: string; code: string; reason: string }>;
-  readiness: { ready: boolean; reasons: string[]; degraded?: string[] };
-}
-const state = async (b: BridgeProcess) => (await b.get('/state')).body as StateBody;
-
 /** Waits until every source's last error matches `pattern`; returns that /state. */
 async function sourcesFailing(b: BridgeProcess, names: readonly string[], pattern: RegExp, timeoutMs = 60_000): Promise<StateBody> {
   return b.waitFor(
     `${names.join(', ')} failing with ${pattern}`,
     async () => {
-      const s = await state(b);
+      const s = await b.state();
       return names.every((n) => pattern.test(s.sources.find((x) => x.name === n)?.lastError ?? '')) && s;
     },
     timeoutMs,
@@ -141,8 +134,8 @@ async function drained(b: BridgeProcess, world: World, commits: Record<string, s
     'every workload at its new commit, queue empty',
     async () => {
       if (!SOURCES.every((n) => hasSuccess(world, n, commits[n]!))) return false;
-      const s = await state(b);
-      return s.queue.pending + s.queue.active + s.queue.running === 0;
+      const s = await b.state();
+      return queueIdle(s);
     },
     LONG_WAIT_MS,
   );
@@ -169,7 +162,7 @@ async function assertEndState(
     t.same(clientStates(ds[1]), ['success'], `${n}: the new deployment got exactly one success`);
   }
   t.same(world.github.violations, [], 'every GitHub request matched the API description');
-  const s = await state(b);
+  const s = await b.state();
   t.same(
     s.sources.map((x) => x.lastError),
     [null, null, null],
@@ -177,7 +170,7 @@ async function assertEndState(
   );
   t.same(s.skipped, [], 'nothing skipped');
   t.same(s.readiness, { ready: true, reasons: [], degraded: [] }, 'ready, nothing degraded');
-  t.equal((await b.get('/readyz')).status, 200, '/readyz 200 again');
+  t.equal((await b.readyz()).status, 200, '/readyz 200 again');
 }
 
 /** What /state says about the queue: each item's attempts and last error. */
@@ -186,7 +179,7 @@ const queueSays = (s: StateBody) =>
 
 /** Sum of a counter's series whose labels match `labels`. */
 async function counted(b: BridgeProcess, metric: string, labels: RegExp): Promise<number> {
-  const text = (await b.get('/metrics')).body as string;
+  const text = await b.metrics();
   return text
     .split('\n')
     .filter((l) => l.startsWith(`${metric}{`) && labels.test(l))
@@ -222,12 +215,12 @@ async function settleV1(t: Test, b: BridgeProcess, world: World, v1: Record<stri
     'v1 live everywhere',
     async () => {
       if (!SOURCES.every((n) => hasSuccess(world, n, v1[n]!))) return false;
-      const s = await state(b);
-      return s.queue.pending + s.queue.active + s.queue.running === 0;
+      const s = await b.state();
+      return queueIdle(s);
     },
     LONG_WAIT_MS,
   );
-  t.equal((await b.get('/readyz')).status, 200, 'ready before the outage');
+  t.equal((await b.readyz()).status, 200, 'ready before the outage');
 }
 
 t.test('Kubernetes API down: refused, then hanging, past the readiness window', { buffered: true }, async (t) => {
@@ -252,7 +245,7 @@ t.test('Kubernetes API down: refused, then hanging, past the readiness window', 
   await postEvents(t, bridge, ['s1', 's2']);
   const refused = await sourcesFailing(bridge, ['s1', 's2'], /Kubernetes API: .*ECONNREFUSED/);
   t.comment(`kube refused, queue: ${queueSays(refused)}`);
-  const readyRefused = await bridge.get('/readyz');
+  const readyRefused = await bridge.readyz();
   t.comment(`kube refused /readyz: ${readyRefused.status} ${JSON.stringify(readyRefused.body)}`);
   readyButDegraded(
     t,
@@ -269,7 +262,7 @@ t.test('Kubernetes API down: refused, then hanging, past the readiness window', 
   const notReady = await bridge.waitFor(
     '/readyz 503 naming the Kubernetes API',
     async () => {
-      const r = await bridge.get('/readyz');
+      const r = await bridge.readyz();
       return r.status === 503 && r;
     },
     LONG_WAIT_MS,
@@ -395,7 +388,7 @@ async function gatedOutage(
   await postEvents(t, bridge, ['s1', 's2']);
   const refused = await sourcesFailing(bridge, ['s1', 's2'], /ECONNREFUSED/);
   t.comment(`${name} refused, queue: ${queueSays(refused)}`);
-  const readyRefused = await bridge.get('/readyz');
+  const readyRefused = await bridge.readyz();
   t.comment(`${name} refused /readyz: ${readyRefused.status} ${JSON.stringify(readyRefused.body)}`);
   readyButDegraded(t, readyRefused, o.refused, `${name} refusing`);
   await pause(Math.max(0, down + REFUSED_MS - Date.now()));
@@ -404,7 +397,7 @@ async function gatedOutage(
   await postEvents(t, bridge, ['s3', 's1']);
   const hung = await sourcesFailing(bridge, ['s3'], o.hungError, LONG_WAIT_MS);
   t.comment(`${name} hanging, queue: ${queueSays(hung)}`);
-  const readyHung = await bridge.get('/readyz');
+  const readyHung = await bridge.readyz();
   readyButDegraded(t, readyHung, o.hung, `${name} hanging`);
   t.ok(gate.held > 0, 'requests reached the hanging port');
 

@@ -12,6 +12,7 @@ import { Octokit } from 'octokit';
 import t, { type Test } from 'tap';
 import { SCHEMA_MIGRATIONS, openDatabase } from '../../src/store/database.js';
 import { MAIN_JS, fluxEvent, startBridge, type BridgeProcess } from '../harness/bridge-process.js';
+import { queueIdle, type StateBody } from '../harness/state-body.js';
 import { GITHUB_TOKEN, WEBHOOK_KEY, startWorld, type World } from '../harness/world.js';
 import { OPT_IN, READY, putDeployment, putKustomization, sha } from '../e2e/scenario.js';
 
@@ -133,17 +134,17 @@ const storageErrors = (text: string) =>
   [...text.matchAll(/^gdb_storage_errors_total\{code="[A-Z_]+"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
 
 async function ready(bridge: BridgeProcess): Promise<void> {
-  await bridge.waitFor('ready', async () => (await bridge.get('/readyz')).status === 200, 60_000);
+  await bridge.waitFor('ready', async () => (await bridge.readyz()).status === 200, 60_000);
 }
 
 /** The bridge recorded the deployments of `names` as successful (and, by default, has nothing queued or running). */
-async function recorded(bridge: BridgeProcess, names: string[], drained = true): Promise<any> {
+async function recorded(bridge: BridgeProcess, names: string[], drained = true): Promise<StateBody> {
   return bridge.waitFor(
     `${names.join(', ')} recorded as success${drained ? ', queue drained' : ''}`,
     async () => {
-      const s = (await bridge.get('/state')).body;
-      const done = names.every((n) => s.deployments.some((d: { repo: string; state: string }) => d.repo === n && d.state === 'success'));
-      return done && (!drained || s.queue.pending + s.queue.active + s.queue.running === 0) && s;
+      const s = await bridge.state();
+      const done = names.every((n) => s.deployments.some((d) => d.repo === n && d.state === 'success'));
+      return done && (!drained || queueIdle(s)) && s;
     },
     60_000,
   );
@@ -152,7 +153,7 @@ async function recorded(bridge: BridgeProcess, names: string[], drained = true):
 /** The source `name` failed at least once and waits in the queue for its retry (it was stored durably). */
 async function failedOnce(bridge: BridgeProcess, name: string): Promise<void> {
   await bridge.waitFor(`${name} failed once`, async () => {
-    const s = (await bridge.get('/state')).body;
+    const s = await bridge.state();
     return s.queue.items.some((q: { name: string; attempts: number }) => q.name === name && q.attempts >= 1);
   });
 }
@@ -164,7 +165,7 @@ async function assertRefusing(t: Test, bridge: BridgeProcess, name: string, caus
   t.match((refused.body as { error: string }).error, /^cannot record the event now: database \/\S+\/bridge\.db cannot be written: /);
   t.match((refused.body as { error: string }).error, cause, 'the 503 names the cause');
   const readyz = await bridge.waitFor('not ready', async () => {
-    const r = await bridge.get('/readyz');
+    const r = await bridge.readyz();
     return r.status === 503 && r.body;
   });
   t.equal(readyz.ready, false);
@@ -172,13 +173,13 @@ async function assertRefusing(t: Test, bridge: BridgeProcess, name: string, caus
     readyz.reasons.some((r: string) => cause.test(r)),
     `/readyz names the cause: ${JSON.stringify(readyz.reasons)}`,
   );
-  const state = (await bridge.get('/state')).body;
+  const state = await bridge.state();
   t.equal(state.storage.writable, false, '/state: not writable');
   t.match(state.storage.problem, { code: /^SQLITE_(FULL|IOERR|READONLY)/, reason: cause });
   t.equal((await bridge.get('/healthz')).status, 200, 'alive');
   // It keeps serving while the worker retries its writes every second.
-  await bridge.waitFor('three failed writes', async () => storageErrors((await bridge.get('/metrics')).body as string) >= 3);
-  const metrics = (await bridge.get('/metrics')).body as string;
+  await bridge.waitFor('three failed writes', async () => storageErrors(await bridge.metrics()) >= 3);
+  const metrics = await bridge.metrics();
   t.equal(metric(metrics, 'gdb_storage_writable'), 0);
   t.equal(bridge.child.exitCode, null, 'the process is still running');
 }
@@ -332,7 +333,7 @@ t.test('the volume fills up under the running bridge: 503s and not ready, still 
   t.equal((await bridge.post(event('cache'))).status, 202, 'accepted again');
   const state = await recorded(bridge, ['web', 'api', 'cache']);
   t.equal(state.storage.writable, true);
-  const metrics = (await bridge.get('/metrics')).body as string;
+  const metrics = await bridge.metrics();
   t.equal(metric(metrics, 'gdb_storage_writable'), 1);
   t.comment(
     `storage errors counted: ${storageErrors(metrics)}; events refused: ${metric(metrics, 'gdb_events_total{kind="Kustomization",result="store_failed"}')}`,
@@ -415,12 +416,8 @@ t.test('a database written by an older schema migrates on start, keeps its rows 
   const bridge = await start({ DATABASE_PATH: path, GITHUB_WRITE_INTERVAL: '0' });
   await ready(bridge);
   const state = await bridge.waitFor('the queued source reconciled', async () => {
-    const s = (await bridge.get('/state')).body;
-    return (
-      s.sources.some((x: { name: string; lastSeen: string | null }) => x.name === 'web' && x.lastSeen !== null) &&
-      s.queue.pending + s.queue.active + s.queue.running === 0 &&
-      s
-    );
+    const s = await bridge.state();
+    return s.sources.some((x) => x.name === 'web' && x.lastSeen !== null) && queueIdle(s) && s;
   });
   t.match(state.deployments, [{ repo: 'web', deploymentId: oldId, state: 'success' }], 'the old row is kept');
   t.equal(world.github.writes().length, writesBefore, 'no GitHub write: the known deployment is not created again');
@@ -433,8 +430,8 @@ t.test('a database written by an older schema migrates on start, keeps its rows 
   putApp(world, 'web', 'new-web');
   t.equal((await bridge.post(event('web'))).status, 202);
   await bridge.waitFor('new commit recorded', async () => {
-    const s = (await bridge.get('/state')).body;
-    return s.deployments.some((d: { sha: string; state: string }) => d.sha === sha('new-web') && d.state === 'success');
+    const s = await bridge.state();
+    return s.deployments.some((d) => d.sha === sha('new-web') && d.state === 'success');
   });
   t.equal(await bridge.kill('SIGTERM'), 0);
   const all = world.github.deployments('acme', 'web');

@@ -36,7 +36,7 @@ function open(t: Test) {
   return { db, path, deployments: new DeploymentStore(db), sources: new SourceStore(db) };
 }
 
-t.test('insertProvisional is idempotent', async (t) => {
+t.test('insertProvisional is idempotent', (t) => {
   const { deployments } = open(t);
   t.equal(deployments.get(id()), undefined, 'unknown identity');
   const row = deployments.insertProvisional(id(), origin(), 100);
@@ -54,9 +54,10 @@ t.test('insertProvisional is idempotent', async (t) => {
   deployments.setDeploymentId(id(), 42, null, 300);
   t.equal(deployments.insertProvisional(id(), origin(), 400).deploymentId, 42, 'never resets a known deployment id');
   t.equal(deployments.list().length, 1);
+  t.end();
 });
 
-t.test('setDeploymentId, setPending, setState', async (t) => {
+t.test('setDeploymentId, setPending, setState', (t) => {
   const { deployments } = open(t);
   deployments.insertProvisional(id(), origin(), 100);
   deployments.setDeploymentId(id(), 1001, 'in_progress', 200);
@@ -71,9 +72,10 @@ t.test('setDeploymentId, setPending, setState', async (t) => {
   deployments.setState(id({ sha: sha('f') }), 'failure', null, 700);
   t.equal(deployments.get(id({ sha: sha('f') })), undefined, 'updates never create rows');
   t.equal(deployments.get(id())?.state, 'success', 'other rows untouched');
+  t.end();
 });
 
-t.test('identity is the whole key', async (t) => {
+t.test('identity is the whole key', (t) => {
   const { deployments } = open(t);
   const ids = [
     id(),
@@ -90,9 +92,10 @@ t.test('identity is the whole key', async (t) => {
     ids.map((i) => deployments.get(i)?.deploymentId),
     [null, null, null, 7, null, null],
   );
+  t.end();
 });
 
-t.test('lineage', async (t) => {
+t.test('lineage', (t) => {
   const { deployments } = open(t);
   const add = (i: Identity, deploymentId: number | null, state: 'success' | 'failure' | null, now: number) => {
     deployments.insertProvisional(i, origin(), now);
@@ -116,9 +119,10 @@ t.test('lineage', async (t) => {
     'for a new commit: every earlier one',
   );
   t.same(deployments.lineage(id({ environment: 'qa' })), []);
+  t.end();
 });
 
-t.test('countsByState', async (t) => {
+t.test('countsByState', (t) => {
   const { deployments } = open(t);
   t.same(deployments.countsByState(), []);
   deployments.insertProvisional(id({ sha: sha('1') }), origin(), 1);
@@ -130,9 +134,10 @@ t.test('countsByState', async (t) => {
   deployments.setDeploymentId(id({ sha: sha('4') }), 4, null, 5);
   const counts = Object.fromEntries(deployments.countsByState().map((r) => [r.state, r.count]));
   t.same(counts, { provisional: 2, success: 2 }, 'no state yet counts as provisional');
+  t.end();
 });
 
-t.test('list is newest first and survives reopening', async (t) => {
+t.test('list is newest first and survives reopening', (t) => {
   const { db, path, deployments } = open(t);
   deployments.insertProvisional(id({ sha: sha('1') }), origin(), 10);
   deployments.insertProvisional(id({ sha: sha('2') }), origin(), 30);
@@ -149,6 +154,7 @@ t.test('list is newest first and survives reopening', async (t) => {
     new DeploymentStore(again).list().map((r) => r.sha),
     [sha('2'), sha('3'), sha('1')],
   );
+  t.end();
 });
 
 const skip = (name: string, reason: string, container = 'app'): Skip => ({
@@ -159,7 +165,7 @@ const skip = (name: string, reason: string, container = 'app'): Skip => ({
   reason,
 });
 
-t.test('SourceStore.replaceSkips reports each reason once', async (t) => {
+t.test('SourceStore.replaceSkips reports each reason once', (t) => {
   const { sources } = open(t);
   const a = skip('web', 'image has no org.opencontainers.image.source label');
   const b = skip('api', 'no environment: set annotation github-deployment-bridge.io/environment or ENVIRONMENT');
@@ -186,9 +192,10 @@ t.test('SourceStore.replaceSkips reports each reason once', async (t) => {
   t.same(sources.replaceSkips(apps, [], 500), []);
   t.same(sources.listSkips(), [], 'empty list clears');
   t.same(sources.replaceSkips(apps, [a], 600), [a], 'a reason that comes back is logged again');
+  t.end();
 });
 
-t.test('SourceStore.replaceSkips is per source', async (t) => {
+t.test('SourceStore.replaceSkips is per source', (t) => {
   const { sources } = open(t);
   const infra: SourceRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'infra' };
   const a = skip('web', 'r1');
@@ -197,9 +204,10 @@ t.test('SourceStore.replaceSkips is per source', async (t) => {
   t.same(sources.replaceSkips(infra, [other], 200), [other], 'same workload under another source is its own skip');
   sources.replaceSkips(apps, [], 300);
   t.same(sources.listSkips(), [{ ...other, since: 200 }], 'other source untouched');
+  t.end();
 });
 
-t.test('SourceStore.record and recordError', async (t) => {
+t.test('SourceStore.record and recordError', (t) => {
   const { sources } = open(t);
   sources.recordError(apps, 'kube 503', 50);
   t.match(sources.list(), [{ ...apps, phase: null, lastSeen: 50, lastError: 'kube 503' }]);
@@ -217,4 +225,5 @@ t.test('SourceStore.record and recordError', async (t) => {
   ]);
   sources.recordError(apps, 'GitHub 502', 200);
   t.match(sources.list(), [{ phase: 'success', lastSeen: 100, lastError: 'GitHub 502' }], 'error kept, phase untouched');
+  t.end();
 });

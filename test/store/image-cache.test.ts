@@ -10,7 +10,7 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
 
-t.test('labels by digest and platform, tags with their check time, kept across reopening', async (t) => {
+t.test('labels by digest and platform, tags with their check time, kept across reopening', (t) => {
   const path = join(dir, 'cache.db');
   let db = openDatabase(path);
   let cache = new ImageCache(db);
@@ -34,4 +34,5 @@ t.test('labels by digest and platform, tags with their check time, kept across r
   t.equal(cache.getImage(D1, 'linux/arm64'), undefined, 'a damaged row is a miss, to be read again');
   cache.putImage('linux/arm64', { digest: D1, labels: {} }, 300);
   t.strictSame(cache.getImage(D1, 'linux/arm64'), { digest: D1, labels: {} }, 'and overwritten');
+  t.end();
 });

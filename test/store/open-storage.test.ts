@@ -12,15 +12,16 @@ function tempDir(t: Test): string {
   return dir;
 }
 
-t.test('opens a new database (creating its directory) at the current schema', async (t) => {
+t.test('opens a new database (creating its directory) at the current schema', (t) => {
   const dir = tempDir(t);
   const db = openStorage(join(dir, 'sub', 'bridge.db'));
   t.equal(db.pragma('user_version', { simple: true }), SCHEMA_MIGRATIONS.length);
   db.close();
   t.same(readdirSync(dir), ['sub'], 'no probe file left behind');
+  t.end();
 });
 
-t.test('the probe is a real commit another connection sees, and changes nothing', async (t) => {
+t.test('the probe is a real commit another connection sees, and changes nothing', (t) => {
   const dir = tempDir(t);
   const path = join(dir, 'bridge.db');
   const db = openStorage(path);
@@ -31,9 +32,10 @@ t.test('the probe is a real commit another connection sees, and changes nothing'
   probeWrite(db);
   t.not(other.pragma('data_version', { simple: true }), before, 'committed');
   t.equal(other.pragma('user_version', { simple: true }), SCHEMA_MIGRATIONS.length, 'schema version unchanged');
+  t.end();
 });
 
-t.test("a database that cannot be opened: one line naming the file and SQLite's error", async (t) => {
+t.test("a database that cannot be opened: one line naming the file and SQLite's error", (t) => {
   const dir = tempDir(t);
   const file = join(dir, 'not-a-dir');
   writeFileSync(file, 'x');
@@ -43,12 +45,14 @@ t.test("a database that cannot be opened: one line naming the file and SQLite's 
   const notDb = join(dir, 'garbage.db');
   writeFileSync(notDb, 'this is not a database, but it is long enough to have a header: '.repeat(4));
   t.throws(() => openStorage(notDb), { message: `database ${notDb} cannot be opened for writing (file is not a database, SQLITE_NOTADB)` });
+  t.end();
 });
 
-t.test('a writable directory (or its nearest existing ancestor) has nothing to report', async (t) => {
+t.test('a writable directory (or its nearest existing ancestor) has nothing to report', (t) => {
   const dir = tempDir(t);
   t.equal(diagnoseDirectory(dir), undefined);
   t.equal(diagnoseDirectory(join(dir, 'a', 'b')), undefined);
   t.notOk(existsSync(join(dir, '.github-deployment-bridge-write-probe')), 'the write probe is removed');
   t.notOk(existsSync(join(dir, 'a')), 'nothing created');
+  t.end();
 });

@@ -30,7 +30,7 @@ function fixture(t: Test) {
 const row = (q: QueueStore, ref: SourceRef) =>
   q.list().find((r) => r.kind === ref.kind && r.namespace === ref.namespace && r.name === ref.name);
 
-t.test('enqueue coalesces per source', async (t) => {
+t.test('enqueue coalesces per source', (t) => {
   const { queue } = fixture(t).open();
   for (let i = 0; i < 10; i++) queue.enqueue(apps, 1000 + i);
   t.equal(queue.list().length, 1, 'ten enqueues → one row');
@@ -40,9 +40,10 @@ t.test('enqueue coalesces per source', async (t) => {
   queue.enqueue(podinfo, 2000);
   queue.enqueue({ ...apps, kind: 'HelmRelease' }, 2000);
   t.equal(queue.list().length, 4, 'kind, namespace and name all make the key');
+  t.end();
 });
 
-t.test('claim marks active, in due order, up to the limit', async (t) => {
+t.test('claim marks active, in due order, up to the limit', (t) => {
   const { queue } = fixture(t).open();
   queue.enqueue(podinfo, 30);
   queue.enqueue(apps, 10, 5);
@@ -58,9 +59,10 @@ t.test('claim marks active, in due order, up to the limit', async (t) => {
   t.same(queue.claim(100, 10), [], 'active rows are not claimed twice');
   t.same(queue.counts(), { pending: 0, active: 3 });
   t.equal(queue.nextDue(), null, 'nothing pending');
+  t.end();
 });
 
-t.test('firstEventAt keeps the earliest event until claimed', async (t) => {
+t.test('firstEventAt keeps the earliest event until claimed', (t) => {
   const { queue } = fixture(t).open();
   queue.enqueue(apps, 100, null);
   queue.enqueue(apps, 110, 105);
@@ -69,9 +71,10 @@ t.test('firstEventAt keeps the earliest event until claimed', async (t) => {
   queue.enqueue(apps, 210, 205);
   queue.complete(apps, 220);
   t.equal(queue.claim(300, 1)[0]?.firstEventAt, 205, 'an event during the run is kept for the next');
+  t.end();
 });
 
-t.test('an enqueue while active runs the source once more', async (t) => {
+t.test('an enqueue while active runs the source once more', (t) => {
   const { queue } = fixture(t).open();
   queue.enqueue(apps, 100);
   t.equal(queue.claim(100, 1).length, 1);
@@ -85,15 +88,17 @@ t.test('an enqueue while active runs the source once more', async (t) => {
   queue.complete(apps, 400);
   t.equal(row(queue, apps), undefined, 'complete without a new event deletes the row');
   t.same(queue.counts(), { pending: 0, active: 0 });
+  t.end();
 });
 
-t.test('complete of an unknown source is harmless', async (t) => {
+t.test('complete of an unknown source is harmless', (t) => {
   const { queue } = fixture(t).open();
   queue.complete(apps, 100);
   t.same(queue.list(), []);
+  t.end();
 });
 
-t.test('fail sets backoff, attempts and the error', async (t) => {
+t.test('fail sets backoff, attempts and the error', (t) => {
   const { queue } = fixture(t).open();
   queue.enqueue(apps, 100);
   queue.claim(100, 1);
@@ -115,9 +120,10 @@ t.test('fail sets backoff, attempts and the error', async (t) => {
   queue.claim(9200, 1);
   queue.complete(apps, 9300);
   t.equal(row(queue, apps), undefined);
+  t.end();
 });
 
-t.test('a failure while dirty still waits for the backoff', async (t) => {
+t.test('a failure while dirty still waits for the backoff', (t) => {
   const { queue } = fixture(t).open();
   queue.enqueue(apps, 100);
   queue.claim(100, 1);
@@ -127,9 +133,10 @@ t.test('a failure while dirty still waits for the backoff', async (t) => {
   t.equal(queue.claim(1000, 1).length, 1);
   queue.complete(apps, 1100);
   t.equal(row(queue, apps), undefined, 'the dirty mark was consumed by the failed run');
+  t.end();
 });
 
-t.test('nextDue and counts', async (t) => {
+t.test('nextDue and counts', (t) => {
   const { queue } = fixture(t).open();
   t.equal(queue.nextDue(), null);
   t.same(queue.counts(), { pending: 0, active: 0 });
@@ -139,9 +146,10 @@ t.test('nextDue and counts', async (t) => {
   queue.claim(600, 10);
   t.equal(queue.nextDue(), 700, 'active rows do not count');
   t.same(queue.counts(), { pending: 1, active: 1 });
+  t.end();
 });
 
-t.test('after a crash, active sources are pending again', async (t) => {
+t.test('after a crash, active sources are pending again', (t) => {
   const f = fixture(t);
   const before = f.open();
   before.queue.enqueue(apps, 100);
@@ -156,9 +164,10 @@ t.test('after a crash, active sources are pending again', async (t) => {
   t.equal(after.queue.claim(100, 10).length, 3);
   t.equal(after.queue.recover(), 3);
   t.equal(after.queue.recover(), 0, 'nothing left to recover');
+  t.end();
 });
 
-t.test('durability: what was enqueued is there after reopening', async (t) => {
+t.test('durability: what was enqueued is there after reopening', (t) => {
   const f = fixture(t);
   const first = f.open();
   first.queue.enqueue(podinfo, 1234, 1200);
@@ -171,9 +180,10 @@ t.test('durability: what was enqueued is there after reopening', async (t) => {
     { ...apps, state: 'pending', attempts: 1, notBefore: 9999, lastError: 'registry 503' },
   ]);
   t.same(second.queue.claim(2000, 10), [{ ...podinfo, attempts: 0, firstEventAt: 1200, viaResync: false }]);
+  t.end();
 });
 
-t.test('list honours its limit', async (t) => {
+t.test('list honours its limit', (t) => {
   const { queue } = fixture(t).open();
   for (let i = 0; i < 5; i++) queue.enqueue({ ...apps, name: `app-${i}` }, i);
   t.equal(queue.list(3).length, 3);
@@ -181,9 +191,10 @@ t.test('list honours its limit', async (t) => {
     queue.list(2).map((r) => r.name),
     ['app-0', 'app-1'],
   );
+  t.end();
 });
 
-t.test('schedule: a re-check later, unless the source is already due sooner', async (t) => {
+t.test('schedule: a re-check later, unless the source is already due sooner', (t) => {
   const { queue } = fixture(t).open();
   queue.schedule(apps, 5000);
   t.equal(queue.claim(4999, 10).length, 0, 'not due before its time');
@@ -202,9 +213,10 @@ t.test('schedule: a re-check later, unless the source is already due sooner', as
   );
   queue.schedule(apps, 8000);
   t.equal(row(queue, apps)?.state, 'active', 'an active source is left alone (its completion decides)');
+  t.end();
 });
 
-t.test('viaResync: only a row that nothing but the resync asked for reads the pass listings', async (t) => {
+t.test('viaResync: only a row that nothing but the resync asked for reads the pass listings', (t) => {
   const { queue } = fixture(t).open();
   queue.enqueue(apps, 10, null, true);
   queue.enqueue(infra, 10, null, true);
@@ -226,4 +238,5 @@ t.test('viaResync: only a row that nothing but the resync asked for reads the pa
     queue.claim(300, 10).map((r) => [r.name, r.viaResync]),
     [['apps', false]],
   );
+  t.end();
 });

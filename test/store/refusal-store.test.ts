@@ -13,7 +13,7 @@ const refusal = (key: string, reason = 'App not installed on acme/web', retryAt 
   retryAt,
 });
 
-t.test('refusals hold until their retry time, survive a restart, and clear on success', async (t) => {
+t.test('refusals hold until their retry time, survive a restart, and clear on success', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-refusals-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'db.sqlite');
@@ -40,4 +40,5 @@ t.test('refusals hold until their retry time, survive a restart, and clear on su
   store.clear(['repo:acme/web', 'deployment:x']);
   t.same(store.list(), []);
   db.close();
+  t.end();
 });

@@ -81,7 +81,7 @@ export class FakeKube {
   }
 
   /** Creates or replaces an object (see ObjectStore.put for metadata handling). */
-  put<T extends KubeObjectInput>(obj: T): KubeObject {
+  put(obj: KubeObjectInput): KubeObject {
     return this.store.put(obj);
   }
 

@@ -16,6 +16,8 @@ export interface KubeObjectInput {
 
 /** JSON with sorted keys, so that "spec changed" ignores key order. */
 function canonical(v: unknown): string {
+  // JSON.stringify(undefined) is undefined, though typed string: an absent value reads as null.
+  if (v === undefined) return 'null';
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
@@ -24,7 +26,7 @@ function canonical(v: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
       .join(',')}}`;
   }
-  return JSON.stringify(v) ?? 'null';
+  return JSON.stringify(v);
 }
 
 /** RFC 7386 JSON merge patch: objects merge, null deletes, everything else replaces. */
@@ -33,7 +35,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> =
     target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
-    if (v === null) delete out[k];
+    if (v === null) Reflect.deleteProperty(out, k);
     else out[k] = mergePatch(out[k], v);
   }
   return out;
@@ -62,9 +64,10 @@ export class ObjectStore {
    * On replace: uid and creationTimestamp kept; generation +1 when spec changed (unless given).
    * Every write bumps metadata.resourceVersion.
    */
-  put<T extends KubeObjectInput>(input: T): KubeObject {
-    const obj = structuredClone(input) as unknown as KubeObject;
-    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name) {
+  put(input: KubeObjectInput): KubeObject {
+    // Stored as a KubeObject once apiVersion and kind are checked, just below.
+    const obj = structuredClone(input) as KubeObject;
+    if (!obj.apiVersion || !obj.kind || !obj.metadata.name) {
       throw new Error('fake-kube: put() needs apiVersion, kind and metadata.name');
     }
     const t = typeByKind(obj.apiVersion, obj.kind);

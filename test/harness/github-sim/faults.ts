@@ -54,7 +54,7 @@ export class FaultQueue {
 
   add(fault: Fault): void {
     const { method, path, times, ...rest } = fault;
-    const kind = 'kind' in rest ? rest.kind : (rest as FaultKind);
+    const kind = 'kind' in rest ? rest.kind : rest;
     this.armed.push({ match: { method, path }, kind, left: times ?? 1 });
   }
 

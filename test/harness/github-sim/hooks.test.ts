@@ -74,7 +74,7 @@ t.test('skip and times pick the exact request; the simulator waits for the hook;
     when: 'before',
     skip: 1,
     times: 2,
-    run: async (r) => {
+    run: async (r): Promise<undefined> => {
       order.push(`hook ${(r.body as { state: string }).state}`);
       if (order.length === 2) await held;
     },

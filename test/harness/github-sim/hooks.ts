@@ -7,8 +7,11 @@
 import type { RecordedRequest } from '../github-sim.js';
 import { matches, type FaultMatch } from './faults.js';
 
-/** 'drop' destroys the connection without an answer (and, for a `before` hook, without applying the request). */
-export type HookVerdict = void | 'drop';
+/**
+ * 'drop' destroys the connection without an answer (and, for a `before` hook, without applying the request);
+ * undefined lets the request go on.
+ */
+export type HookVerdict = 'drop' | undefined;
 
 export interface RequestHook extends FaultMatch {
   /** `before`: on arrival, before faults and the endpoint run; `after`: once applied, before the answer is sent. */

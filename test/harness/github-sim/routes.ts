@@ -2,6 +2,7 @@
  * The deployment endpoints: validate like GitHub, do the work on SimState, answer in GitHub's shape.
  */
 import { createHash } from 'node:crypto';
+import { isRecord } from '../../../src/common/json.js';
 import { paginate } from './pagination.js';
 import { seenBody, type EndpointKey, type SpecValidators } from './spec.js';
 import { repoKey, type NewStatus, type SimState } from './state.js';
@@ -107,7 +108,7 @@ function resolveSha(key: string, ref: string, known: string[] | undefined): stri
 }
 
 function parsePayload(payload: unknown): Record<string, unknown> | undefined {
-  let value = payload ?? {};
+  let value: unknown = payload ?? {};
   if (typeof value === 'string') {
     if (value.trim() === '') return {};
     try {
@@ -116,7 +117,7 @@ function parsePayload(payload: unknown): Record<string, unknown> | undefined {
       return undefined;
     }
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 const createDeployment: Handler = (ctx, { owner, repo, body }) => {
@@ -253,7 +254,8 @@ export function matchRoute(method: string, path: string): { handler: Handler; ow
   for (const r of ROUTES) {
     const m = r.method === method ? r.pattern.exec(path) : null;
     if (m === null) continue;
-    const [, owner = '', repo = '', id] = m.map((s) => (s === undefined ? s : decodeURIComponent(s)));
+    // A group that took no part in the match is undefined, though typed string.
+    const [, owner = '', repo = '', id] = m.map((s: string | undefined) => (s === undefined ? s : decodeURIComponent(s)));
     return { handler: r.handler, owner, repo, id: id === undefined ? undefined : Number(id) };
   }
   return undefined;

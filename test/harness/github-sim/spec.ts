@@ -67,7 +67,8 @@ const RUBY_TYPE: Record<string, string> = {
 };
 
 function show(value: unknown): string {
-  return value === null ? 'nil' : (JSON.stringify(value) ?? 'nil');
+  // JSON.stringify(undefined) is undefined, though typed string.
+  return value === null || value === undefined ? 'nil' : JSON.stringify(value);
 }
 
 function where(e: ErrorObject): string {

@@ -92,7 +92,11 @@ export class SimState {
   /** Deployments of a repository, newest first, filtered by exact match on the given fields. */
   list(owner: string, repo: string, filter: Partial<Record<'sha' | 'ref' | 'task' | 'environment', string>>): Deployment[] {
     return this.of(owner, repo)
-      .filter((s) => Object.entries(filter).every(([k, v]) => v === undefined || s.deployment[k as keyof typeof filter] === v))
+      .filter((s) =>
+        Object.entries(filter).every(
+          ([k, v]: [string, string | undefined]) => v === undefined || s.deployment[k as keyof typeof filter] === v,
+        ),
+      )
       .reverse()
       .map((s) => structuredClone(s.deployment));
   }
@@ -194,6 +198,7 @@ export class SimState {
 }
 
 function wire(s: SimStatus): DeploymentStatus {
-  const { addedBy: _addedBy, ...rest } = structuredClone(s);
-  return rest;
+  const status: DeploymentStatus & { addedBy?: SimStatus['addedBy'] } = structuredClone(s);
+  delete status.addedBy;
+  return status;
 }

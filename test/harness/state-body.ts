@@ -1,0 +1,94 @@
+/**
+ * The bridge process's /state answer as the end-to-end tests, reliability tests and benchmarks read it.
+ * It is JSON: times are ISO strings (null when unset) where the stores hold milliseconds. Declared, not
+ * validated: the tests' assertions are the check.
+ */
+import type { Readiness } from '../../src/http/status-routes.js';
+
+/** One cached deployment, as /state lists it. */
+export interface StateDeployment {
+  owner: string;
+  repo: string;
+  environment: string;
+  sha: string;
+  deploymentName: string;
+  deploymentId: number | null;
+  /** `provisional` until GitHub has the deployment. */
+  state: string;
+  description: string | null;
+  /** `Kind/namespace/name`. */
+  workload: string;
+  container: string;
+  image: string;
+  /** `Kind/namespace/name` of the Flux object. */
+  source: string;
+  updatedAt: string | null;
+}
+
+/** A workload container the bridge did not report, and why. */
+export interface StateSkip {
+  source: string;
+  workload: string;
+  container: string | null;
+  code: string;
+  reason: string;
+  since: string | null;
+}
+
+/** The last phase seen for a Flux source. */
+export interface StateSource {
+  kind: string;
+  namespace: string;
+  name: string;
+  phase: string | null;
+  reason: string | null;
+  message: string | null;
+  revision: string | null;
+  lastSeen: string | null;
+  lastError: string | null;
+}
+
+/** A queued Flux source with its retry state. */
+export interface StateQueueItem {
+  kind: string;
+  namespace: string;
+  name: string;
+  state: string;
+  attempts: number;
+  notBefore: string | null;
+  lastError: string | null;
+}
+
+/** The `github` section: credentials, the pause and the remaining budget per scope. */
+export interface StateGitHub {
+  auth: 'token' | 'app';
+  credentials: { state: string; reason: string | null; checkedAt: string | null; nextCheckAt: string | null };
+  paused: { kind: string; reason: string; since: string | null; until: string | null } | null;
+  budgets: Array<{
+    scope: string;
+    resource: string;
+    limit: number;
+    remaining: number;
+    used: number | null;
+    resetAt: string | null;
+    observedAt: string | null;
+  }>;
+  refusals: Array<Record<string, unknown>>;
+}
+
+/** The whole answer of the bridge process, which always has its storage, registry cache and GitHub sections. */
+export interface StateBody {
+  deployments: StateDeployment[];
+  skipped: StateSkip[];
+  sources: StateSource[];
+  queue: { pending: number; active: number; running: number; items: StateQueueItem[] };
+  readiness: Readiness;
+  storage: { path: string; writable: boolean; problem: Record<string, unknown> | null };
+  registryCache: { digests: number; tags: number };
+  github: StateGitHub;
+}
+
+/** Nothing queued, being worked on or running. */
+export function queueIdle(s: StateBody): boolean {
+  return s.queue.pending + s.queue.active + s.queue.running === 0;
+}
