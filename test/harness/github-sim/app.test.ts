@@ -36,13 +36,20 @@ async function setup(
   return sim;
 }
 
+/** The fields these tests read from the simulator's answers (a token mint, or an error message). */
+interface Answer {
+  token?: string;
+  expires_at?: string;
+  message?: string;
+}
+
 async function call(
   sim: GitHubSimulator,
   method: string,
   path: string,
   auth?: string,
   body?: unknown,
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: Answer }> {
   const res = await fetch(`${sim.url}${path}`, {
     method,
     signal: AbortSignal.timeout(5000),
@@ -50,7 +57,7 @@ async function call(
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return { status: res.status, body: text ? (JSON.parse(text) as Answer) : {} };
 }
 
 t.test("JWTs are verified with the App public key and GitHub's claim rules", async (t) => {
@@ -89,8 +96,8 @@ t.test('installations: looked up per repository; tokens minted, scoped to the in
     status: 201,
     body: { token: /^ghs_/, expires_at: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, permissions: { deployments: 'write' } },
   });
-  t.ok(Date.parse(minted.body.expires_at) > Date.now() + 59 * 60_000, 'an hour, as on GitHub');
-  const token = `token ${minted.body.token}`;
+  t.ok(Date.parse(minted.body.expires_at ?? '') > Date.now() + 59 * 60_000, 'an hour, as on GitHub');
+  const token = `token ${minted.body.token ?? ''}`;
   t.equal((await call(sim, 'GET', '/repos/acme/web/deployments', token)).status, 200);
   t.equal((await call(sim, 'GET', '/repos/acme/api/deployments', token)).status, 404, 'outside the installation');
   t.equal((await call(sim, 'GET', '/rate_limit', token)).status, 200);
@@ -113,7 +120,7 @@ t.test('installations: looked up per repository; tokens minted, scoped to the in
 t.test('expired installation tokens are refused; /rate_limit checks credentials', async (t) => {
   const sim = await setup(t, { tokenTtlSeconds: 0 });
   const minted = await call(sim, 'POST', '/app/installations/7/access_tokens', `Bearer ${good()}`);
-  t.equal((await call(sim, 'GET', '/repos/acme/web/deployments', `token ${minted.body.token}`)).status, 401);
+  t.equal((await call(sim, 'GET', '/repos/acme/web/deployments', `token ${minted.body.token ?? ''}`)).status, 401);
   t.equal((await call(sim, 'GET', '/rate_limit')).status, 200, 'anonymous');
   t.equal((await call(sim, 'GET', '/rate_limit', 'token ghp_pat')).status, 200);
   t.match(await call(sim, 'GET', '/rate_limit', 'token ghp_wrong'), { status: 401, body: { message: 'Bad credentials' } });

@@ -127,8 +127,8 @@ export class SimApp {
     let header: { alg?: string };
     let claims: { iat?: unknown; exp?: unknown; iss?: unknown };
     try {
-      header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'));
-      claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
+      header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as typeof header;
+      claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as typeof claims;
     } catch {
       return { ok: false, message: 'A JSON web token could not be decoded' };
     }
