@@ -1,6 +1,6 @@
 import { errorMessage } from '../common/errors.js';
-import { parseAppPrivateKey } from '../github/app-jwt.js';
-import type { GitHubAuth } from '../github/github-client.js';
+import { parseAppPrivateKey } from '../forges/github/app-jwt.js';
+import type { GitHubAuth } from '../forges/github/github-client.js';
 import { integer, text } from './parsers.js';
 import { INVALID, combine, secret, setting, type Check, type Invalid } from './schema.js';
 

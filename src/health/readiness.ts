@@ -4,7 +4,7 @@
  * retries them), see degraded.ts.
  */
 import { errorMessage } from '../common/errors.js';
-import type { GitHubHealth } from '../github/github-health.js';
+import type { GitHubHealth } from '../forges/github/github-health.js';
 import type { Readiness } from '../http/status-routes.js';
 import type { Db } from '../store/database.js';
 import type { Skip } from '../store/source-store.js';

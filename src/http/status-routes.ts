@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import type { GitHubHealth } from '../github/github-health.js';
+import type { GitHubHealth } from '../forges/github/github-health.js';
 import type { Metrics } from '../common/metrics.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
 import type { QueueStore } from '../store/queue-store.js';

@@ -1,4 +1,4 @@
-import type { StatusState } from '../github/github-types.js';
+import type { StatusState } from '../forges/github/github-types.js';
 
 /** What Flux (and later the workload's rollout) says about one deployment now. */
 export type DesiredState = 'in_progress' | 'success' | 'failure';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { definitelyRefused } from '../github/call-error.js';
-import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, StatusState } from '../github/github-types.js';
+import { definitelyRefused } from '../forges/github/call-error.js';
+import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, StatusState } from '../forges/github/github-types.js';
 import { identityKey, payloadMatches } from '../lifecycle/identity.js';
 import { isSupersedable, planStatuses, statusDescription, type DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';

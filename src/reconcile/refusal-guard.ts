@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { refusalKeys, refusalOf } from '../github/refusal-classify.js';
+import { refusalKeys, refusalOf } from '../forges/github/refusal-classify.js';
 import type { DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { Publisher, PublishResult } from './deployment-publisher.js';

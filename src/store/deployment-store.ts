@@ -1,4 +1,4 @@
-import type { StatusState } from '../github/github-types.js';
+import type { StatusState } from '../forges/github/github-types.js';
 import { ACTIVE_STATES } from '../lifecycle/status-plan.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import type { Db } from './database.js';

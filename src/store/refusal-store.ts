@@ -1,4 +1,4 @@
-import type { Refusal } from '../github/refusal-classify.js';
+import type { Refusal } from '../forges/github/refusal-classify.js';
 import type { Db } from './database.js';
 
 /** A refusal as kept: since when it holds (the same reason again keeps its first time). */

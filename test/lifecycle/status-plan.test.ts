@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { StatusState } from '../../src/github/github-types.js';
+import type { StatusState } from '../../src/forges/github/github-types.js';
 import {
   isSupersedable,
   MAX_DESCRIPTION_CHARS,

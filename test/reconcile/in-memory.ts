@@ -11,7 +11,7 @@ import type {
   GhDeployment,
   GhStatus,
   RepoRef,
-} from '../../src/github/github-types.js';
+} from '../../src/forges/github/github-types.js';
 import type { ImageFactsSource } from '../../src/images/image-facts.js';
 import type { K8sObject, KubeReader, SourceRef, WorkloadKind } from '../../src/kube/kube-types.js';
 

@@ -4,7 +4,7 @@ import type { Rollout } from '../../src/lifecycle/rollout.js';
 import { resolveTarget } from '../../src/metadata/resolve-target.js';
 import type { Candidate, ResolvedSource, ResolvedWorkload } from '../../src/reconcile/resolve-source.js';
 import type { DeploymentRow } from '../../src/store/deployment-store.js';
-import type { StatusState } from '../../src/github/github-types.js';
+import type { StatusState } from '../../src/forges/github/github-types.js';
 import { commitOf } from '../harness/kube-meta.js';
 
 export const REF = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'apps' };

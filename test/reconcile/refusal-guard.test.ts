@@ -6,8 +6,8 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { GitHubError, isRetryable } from '../../src/common/errors.js';
-import { GitHubCallError, type GitHubOperation } from '../../src/github/call-error.js';
-import { REFUSAL_RETRY_MS } from '../../src/github/refusal-classify.js';
+import { GitHubCallError, type GitHubOperation } from '../../src/forges/github/call-error.js';
+import { REFUSAL_RETRY_MS } from '../../src/forges/github/refusal-classify.js';
 import { GuardedPublisher, RefusedByGitHub } from '../../src/reconcile/refusal-guard.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';

@@ -10,7 +10,7 @@
  * so a merged pull request's commit would turn amber for a preview that was closed on purpose; and
  * `success` keeps a required check satisfied. The description tells it apart when it is read back.
  */
-import type { StatusState } from '../../github/github-types.js';
+import type { StatusState } from '../github/github-types.js';
 import { isSupersedable, planStatuses, statusDescription, type DesiredState } from '../../lifecycle/status-plan.js';
 import type { CreateStatusBody, ForgejoState, ForgejoStatus } from './forgejo-types.js';
 

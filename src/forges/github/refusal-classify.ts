@@ -1,5 +1,5 @@
-import { GitHubError, isRetryable } from '../common/errors.js';
-import { identityKey } from '../lifecycle/identity.js';
+import { GitHubError, isRetryable } from '../../common/errors.js';
+import { identityKey } from '../../lifecycle/identity.js';
 import { GitHubCallError } from './call-error.js';
 
 /** A refusal is tried again after this long (persisted): a resync every few minutes must not repeat it. */

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { pino } from 'pino';
-import { GitHubCallError } from '../../src/github/call-error.js';
-import { CredentialMonitor, RECHECK_FIRST_MS } from '../../src/github/credential-check.js';
-import { GitHubHealth, GitHubPaused, type GitHubPause } from '../../src/github/github-health.js';
-import { isRetryable } from '../../src/common/errors.js';
+import { GitHubCallError } from '../../../src/forges/github/call-error.js';
+import { CredentialMonitor, RECHECK_FIRST_MS } from '../../../src/forges/github/credential-check.js';
+import { GitHubHealth, GitHubPaused, type GitHubPause } from '../../../src/forges/github/github-health.js';
+import { isRetryable } from '../../../src/common/errors.js';
 
 const log = pino({ level: 'silent' });
 

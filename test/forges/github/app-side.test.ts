@@ -4,7 +4,7 @@
  */
 import t, { type Test } from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
-import type { SimInstallation } from '../harness/github-sim.js';
+import type { SimInstallation } from '../../harness/github-sim.js';
 import { requestLog, sha, startRig, target, type Rig } from './rig.js';
 
 const APP_ID = 31337;

@@ -7,17 +7,17 @@
 import { createHash } from 'node:crypto';
 import type { Test } from 'tap';
 import { pino } from 'pino';
-import { createGitHubSide, type GitHubAuth, type GitHubSide } from '../../src/github/github-client.js';
-import type { DesiredState } from '../../src/lifecycle/status-plan.js';
-import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve-target.js';
-import { createMetrics, type Metrics } from '../../src/common/metrics.js';
-import { Publisher, type PublishResult } from '../../src/reconcile/deployment-publisher.js';
-import { GuardedPublisher, RefusedByGitHub } from '../../src/reconcile/refusal-guard.js';
-import { openDatabase, type Db } from '../../src/store/database.js';
-import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
-import { InstallationStore } from '../../src/store/installation-store.js';
-import { RefusalStore } from '../../src/store/refusal-store.js';
-import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions, type SimDeployment } from '../harness/github-sim.js';
+import { createGitHubSide, type GitHubAuth, type GitHubSide } from '../../../src/forges/github/github-client.js';
+import type { DesiredState } from '../../../src/lifecycle/status-plan.js';
+import { resolveTarget, type ReportTarget } from '../../../src/metadata/resolve-target.js';
+import { createMetrics, type Metrics } from '../../../src/common/metrics.js';
+import { Publisher, type PublishResult } from '../../../src/reconcile/deployment-publisher.js';
+import { GuardedPublisher, RefusedByGitHub } from '../../../src/reconcile/refusal-guard.js';
+import { openDatabase, type Db } from '../../../src/store/database.js';
+import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
+import { InstallationStore } from '../../../src/store/installation-store.js';
+import { RefusalStore } from '../../../src/store/refusal-store.js';
+import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions, type SimDeployment } from '../../harness/github-sim.js';
 
 export const TOKEN = 'ghs_rig_token';
 export const OWNER = 'acme';

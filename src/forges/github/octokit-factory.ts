@@ -1,8 +1,8 @@
 import Bottleneck from 'bottleneck';
 import { Octokit, RequestError } from 'octokit';
 import type { Logger } from 'pino';
-import { GitHubError } from '../common/errors.js';
-import type { Metrics } from '../common/metrics.js';
+import { GitHubError } from '../../common/errors.js';
+import type { Metrics } from '../../common/metrics.js';
 import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
 import { GitHubPaused, type GitHubHealth } from './github-health.js';
 import { rateLimitOf, type HeaderBag } from './rate-limit.js';

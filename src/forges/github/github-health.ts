@@ -1,4 +1,4 @@
-import { GitHubError } from '../common/errors.js';
+import { GitHubError } from '../../common/errors.js';
 import { budgetSpent, readBudget, type Budget, type HeaderBag, type LimitKind, type RateLimitHit } from './rate-limit.js';
 
 /** What the last credential check (or a 401) said. */

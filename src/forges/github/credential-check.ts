@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../common/errors.js';
+import { errorMessage } from '../../common/errors.js';
 import { GitHubCallError } from './call-error.js';
 import type { GitHubHealth } from './github-health.js';
 

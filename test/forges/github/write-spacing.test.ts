@@ -2,11 +2,11 @@ import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
-import { GitHubHealth } from '../../src/github/github-health.js';
-import { createOctokit, staticToken } from '../../src/github/octokit-factory.js';
-import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from '../../src/github/write-spacing.js';
-import { createMetrics } from '../../src/common/metrics.js';
+import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
+import { GitHubHealth } from '../../../src/forges/github/github-health.js';
+import { createOctokit, staticToken } from '../../../src/forges/github/octokit-factory.js';
+import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from '../../../src/forges/github/write-spacing.js';
+import { createMetrics } from '../../../src/common/metrics.js';
 
 const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { GitHubError } from '../../src/common/errors.js';
-import { GitHubCallError, type GitHubOperation } from '../../src/github/call-error.js';
-import { REFUSAL_RETRY_MS, refusalKeys, refusalOf } from '../../src/github/refusal-classify.js';
+import { GitHubError } from '../../../src/common/errors.js';
+import { GitHubCallError, type GitHubOperation } from '../../../src/forges/github/call-error.js';
+import { REFUSAL_RETRY_MS, refusalKeys, refusalOf } from '../../../src/forges/github/refusal-classify.js';
 
 const NOW = 1_000_000;
 const target = {

@@ -8,7 +8,7 @@ import {
   rateLimitOf,
   readBudget,
   type HeaderBag,
-} from '../../src/github/rate-limit.js';
+} from '../../../src/forges/github/rate-limit.js';
 
 const NOW = 1_700_000_000_000;
 const RESET_S = NOW / 1000 + 600;

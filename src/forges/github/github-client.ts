@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Metrics } from '../common/metrics.js';
+import type { Metrics } from '../../common/metrics.js';
 import { createAppSide } from './app-auth.js';
 import { parseAppPrivateKey } from './app-jwt.js';
 import { CredentialMonitor } from './credential-check.js';

@@ -4,9 +4,9 @@
  * The clock is the test's: a pause or a late retry is crossed by moving it, not by waiting.
  */
 import t, { type Test } from 'tap';
-import { GitHubPaused } from '../../src/github/github-health.js';
-import { REFUSAL_RETRY_MS } from '../../src/github/refusal-classify.js';
-import type { Fault } from '../harness/github-sim.js';
+import { GitHubPaused } from '../../../src/forges/github/github-health.js';
+import { REFUSAL_RETRY_MS } from '../../../src/forges/github/refusal-classify.js';
+import type { Fault } from '../../harness/github-sim.js';
 import { requestLog, sha, startRig, target, type Attempt, type Rig } from './rig.js';
 
 const COMMIT = sha('faults-1');
