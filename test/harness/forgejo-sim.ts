@@ -17,7 +17,7 @@ import type { Reply, RouteContext, Violation } from './forgejo-sim/routes.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './forgejo-sim/spec.js';
 import { StatusBook } from './forgejo-sim/state.js';
 import { apiError, type Site, type StoredStatus } from './forgejo-sim/wire.js';
-import { SimServer, type SimAdapter } from './sim-server.js';
+import { SimServer, pathBelow, type SimAdapter } from './sim-server.js';
 
 export type { Fault, FaultKind } from './github-sim/faults.js';
 export type { RequestHook } from './github-sim/hooks.js';
@@ -105,9 +105,7 @@ class Simulator implements ForgejoSimulator, SimAdapter<Reply, RecordedRequest> 
   }
 
   apiPath(pathname: string): string | undefined {
-    const base = `${this.prefix}${API_PATH}`;
-    if (pathname !== base && !pathname.startsWith(`${base}/`)) return undefined;
-    return pathname.slice(base.length).replace(/(.)\/$/, '$1') || '/';
+    return pathBelow(`${this.prefix}${API_PATH}`, pathname);
   }
 
   outside(): Reply {
