@@ -14,7 +14,7 @@ import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
 import { SimState, repoKey } from './github-sim/state.js';
 import type { SimDeployment, SimUser } from './github-sim/wire-types.js';
-import { SimServer, pathBelow, type SimAdapter, type SimRecord } from './sim-server.js';
+import { SimServer, SimulatorBase, pathBelow, type SimAdapter, type SimRecord } from './sim-server.js';
 
 export { faults, type Fault, type FaultKind, type FaultBuilders } from './github-sim/faults.js';
 export type { Violation, StatusCheck } from './github-sim/routes.js';
@@ -86,7 +86,7 @@ const BAD_CREDENTIALS: Reply = {
 const DEFAULT_REQUESTS_PER_HOUR = 5000;
 
 /** GitHub's side of the simulator: the adapter that SimServer's request pipeline calls. */
-class Simulator implements GitHubSimulator, SimAdapter<Reply, RecordedRequest> {
+class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubSimulator, SimAdapter<Reply, RecordedRequest> {
   url = '';
   /** Scheme, host and port: `url` without the path prefix. */
   origin = '';
@@ -105,6 +105,7 @@ class Simulator implements GitHubSimulator, SimAdapter<Reply, RecordedRequest> {
   private readonly creator: SimUser;
 
   constructor(private readonly options: GitHubSimulatorOptions) {
+    super();
     this.spec = compileSpec(loadFixture(options.fixturePath));
     this.faults = faultBuilders(this.spec.fixture);
     this.app = options.app === undefined ? undefined : new SimApp(options.app);
@@ -121,18 +122,6 @@ class Simulator implements GitHubSimulator, SimAdapter<Reply, RecordedRequest> {
     };
   }
 
-  get requests(): readonly RecordedRequest[] {
-    return this.server.requests;
-  }
-
-  inject(fault: Fault): void {
-    this.server.faults.add(fault);
-  }
-
-  hook(hook: RequestHook): void {
-    this.server.hooks.add(hook);
-  }
-
   writes(): RecordedRequest[] {
     return this.server.requests.filter((r) => r.didWork && (r.method === 'POST' || r.method === 'DELETE'));
   }
@@ -147,10 +136,6 @@ class Simulator implements GitHubSimulator, SimAdapter<Reply, RecordedRequest> {
     this.state.clear();
     this.primary.reset();
     this.window?.reset();
-  }
-
-  close(): Promise<void> {
-    return this.server.close();
   }
 
   apiPath(pathname: string): string | undefined {

@@ -7,8 +7,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FaultQueue, type AfterWorkFault, type ErrorFault, type FaultKind } from './github-sim/faults.js';
-import { HookList } from './github-sim/hooks.js';
+import { FaultQueue, type AfterWorkFault, type ErrorFault, type Fault, type FaultKind } from './github-sim/faults.js';
+import { HookList, type RequestHook } from './github-sim/hooks.js';
 import { PARSE_ERROR, parseJson, readBody } from './github-sim/wire.js';
 
 /** One request as a simulator saw it; `path` is the API path (the adapter's), without the query. */
@@ -64,6 +64,28 @@ export function pathBelow(base: string, pathname: string): string | undefined {
   return pathname.slice(base.length).replace(/(.)\/$/, '$1') || '/';
 }
 
+/** What every simulator's public face takes from its SimServer: the requests, faults, hooks and close. */
+export abstract class SimulatorBase<R extends SimReply, Rec extends SimRecord> {
+  abstract readonly server: SimServer<R, Rec>;
+
+  get requests(): readonly Rec[] {
+    return this.server.requests;
+  }
+
+  inject(fault: Fault): void {
+    this.server.faults.add(fault);
+  }
+
+  hook(hook: RequestHook): void {
+    this.server.hooks.add(hook);
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}
+
+/** The server itself: one adapter's forge behind the shared request pipeline. */
 export class SimServer<R extends SimReply, Rec extends SimRecord> {
   readonly requests: Rec[] = [];
   readonly faults = new FaultQueue();
