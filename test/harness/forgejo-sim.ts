@@ -17,7 +17,7 @@ import type { Reply, RouteContext, Violation } from './forgejo-sim/routes.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './forgejo-sim/spec.js';
 import { StatusBook } from './forgejo-sim/state.js';
 import { apiError, type Site, type StoredStatus } from './forgejo-sim/wire.js';
-import { SimServer, type SimAdapter } from './sim-server.js';
+import { SimServer, SimulatorBase, pathBelow, type SimAdapter } from './sim-server.js';
 
 export type { Fault, FaultKind } from './github-sim/faults.js';
 export type { RequestHook } from './github-sim/hooks.js';
@@ -54,7 +54,7 @@ export function retryAfterFault(retryAfter: number | string, status: 429 | 503 =
 
 const API_PATH = '/api/v1';
 
-class Simulator implements ForgejoSimulator, SimAdapter<Reply, RecordedRequest> {
+class Simulator extends SimulatorBase<Reply, RecordedRequest> implements ForgejoSimulator, SimAdapter<Reply, RecordedRequest> {
   url = '';
   apiUrl = '';
   readonly violations: Violation[] = [];
@@ -65,21 +65,10 @@ class Simulator implements ForgejoSimulator, SimAdapter<Reply, RecordedRequest> 
   readonly latencyMs: number | undefined;
 
   constructor(private readonly options: ForgejoSimulatorOptions) {
+    super();
     this.spec = compileSwagger(loadSwagger(options.fixturePath));
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
     this.latencyMs = options.latencyMs;
-  }
-
-  get requests(): readonly RecordedRequest[] {
-    return this.server.requests;
-  }
-
-  inject(fault: Fault): void {
-    this.server.faults.add(fault);
-  }
-
-  hook(hook: RequestHook): void {
-    this.server.hooks.add(hook);
   }
 
   writes(): RecordedRequest[] {
@@ -96,18 +85,12 @@ class Simulator implements ForgejoSimulator, SimAdapter<Reply, RecordedRequest> 
     this.book.clear();
   }
 
-  close(): Promise<void> {
-    return this.server.close();
-  }
-
   private get site(): Site {
     return { webUrl: this.url, apiBase: this.apiUrl };
   }
 
   apiPath(pathname: string): string | undefined {
-    const base = `${this.prefix}${API_PATH}`;
-    if (pathname !== base && !pathname.startsWith(`${base}/`)) return undefined;
-    return pathname.slice(base.length).replace(/(.)\/$/, '$1') || '/';
+    return pathBelow(`${this.prefix}${API_PATH}`, pathname);
   }
 
   outside(): Reply {

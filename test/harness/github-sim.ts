@@ -2,19 +2,19 @@
  * A GitHub REST API simulator for the deployment endpoints: a real HTTP server on loopback that
  * speaks GitHub's wire format (so octokit talks to it unchanged), validates every request against
  * the official OpenAPI schema, applies GitHub's side effects and rate limits, and can inject faults.
+ * The request pipeline (records, hooks, faults, latency) is SimServer's; this is GitHub's adapter to it.
  * Used by tests, benchmarks and the demo.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { SimApp, type SimAppOptions } from './github-sim/app.js';
-import { FaultQueue, faultBuilders, type Fault, type FaultBuilders, type FaultKind } from './github-sim/faults.js';
-import { HookList, type RequestHook } from './github-sim/hooks.js';
+import { faultBuilders, type Fault, type FaultBuilders } from './github-sim/faults.js';
+import type { RequestHook } from './github-sim/hooks.js';
 import { PrimaryLimit, WriteWindow } from './github-sim/limits.js';
 import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from './github-sim/routes.js';
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
 import { SimState, repoKey } from './github-sim/state.js';
 import type { SimDeployment, SimUser } from './github-sim/wire-types.js';
-import { PARSE_ERROR, parseJson, readBody } from './github-sim/wire.js';
+import { SimServer, SimulatorBase, pathBelow, type SimAdapter, type SimRecord } from './sim-server.js';
 
 export { faults, type Fault, type FaultKind, type FaultBuilders } from './github-sim/faults.js';
 export type { Violation, StatusCheck } from './github-sim/routes.js';
@@ -44,19 +44,7 @@ export interface GitHubSimulatorOptions extends RepoFacts {
 }
 
 /** One request as the simulator saw it; `path` is without the prefix and query. */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  body: unknown;
-  /** The status answered; undefined while hanging or when the socket was reset. */
-  status?: number;
-  /** Epoch milliseconds when the request arrived. */
-  time: number;
-  /** True when the request changed state (even if the answer was then replaced by an afterWork fault). */
-  didWork: boolean;
-  /** The fault applied to this request, if any. */
-  fault?: FaultKind;
+export interface RecordedRequest extends SimRecord {
   /** How it authenticated: a token, the App's JWT, an installation token (with its installation), or nothing. */
   credential?: 'none' | 'token' | 'jwt' | 'installation';
   installationId?: number;
@@ -87,32 +75,44 @@ export interface GitHubSimulator {
   close(): Promise<void>;
 }
 
-class Simulator implements GitHubSimulator {
+/** GitHub's answer when a request body is not JSON. */
+const PROBLEMS_PARSING_JSON = { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/rest', status: '400' };
+/** GitHub's 401 for a missing, unknown or expired credential. */
+const BAD_CREDENTIALS: Reply = {
+  status: 401,
+  body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' },
+};
+/** The primary budget when `requestsPerHour` is not set: GitHub's for a token. */
+const DEFAULT_REQUESTS_PER_HOUR = 5000;
+
+/** GitHub's side of the simulator: the adapter that SimServer's request pipeline calls. */
+class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubSimulator, SimAdapter<Reply, RecordedRequest> {
   url = '';
-  readonly requests: RecordedRequest[] = [];
+  /** Scheme, host and port: `url` without the path prefix. */
+  origin = '';
   readonly violations: Violation[] = [];
   readonly faults: FaultBuilders;
   readonly app: SimApp | undefined;
-  private readonly queue = new FaultQueue();
-  private readonly hooks = new HookList();
+  readonly server = new SimServer<Reply, RecordedRequest>(this);
+  /** What an injected error or afterWork fault answers when it gives no body. */
+  readonly faultBody = { message: 'Server Error' };
+  readonly latencyMs: number | undefined;
+  readonly prefix: string;
   private readonly state = new SimState(() => this.url);
   private readonly spec: SpecValidators;
   private readonly primary: PrimaryLimit;
   private readonly window: WriteWindow | undefined;
-  private readonly prefix: string;
   private readonly creator: SimUser;
-  private readonly held = new Set<ServerResponse>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private closing: Promise<void> | undefined;
-  readonly server: Server;
 
   constructor(private readonly options: GitHubSimulatorOptions) {
+    super();
     this.spec = compileSpec(loadFixture(options.fixturePath));
     this.faults = faultBuilders(this.spec.fixture);
     this.app = options.app === undefined ? undefined : new SimApp(options.app);
-    this.primary = new PrimaryLimit(options.requestsPerHour ?? 5000);
+    this.primary = new PrimaryLimit(options.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR);
     this.window = options.writesPerMinute === undefined ? undefined : new WriteWindow(options.writesPerMinute);
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
+    this.latencyMs = options.latencyMs;
     this.creator = {
       login: options.login ?? 'deployment-bridge[bot]',
       id: 41898282,
@@ -120,19 +120,10 @@ class Simulator implements GitHubSimulator {
       type: 'Bot',
       site_admin: false,
     };
-    this.server = createServer((req, res) => void this.onRequest(req, res).catch(() => res.destroy()));
-  }
-
-  inject(fault: Fault): void {
-    this.queue.add(fault);
-  }
-
-  hook(hook: RequestHook): void {
-    this.hooks.add(hook);
   }
 
   writes(): RecordedRequest[] {
-    return this.requests.filter((r) => r.didWork && (r.method === 'POST' || r.method === 'DELETE'));
+    return this.server.requests.filter((r) => r.didWork && (r.method === 'POST' || r.method === 'DELETE'));
   }
 
   deployments(owner: string, repo: string): SimDeployment[] {
@@ -140,100 +131,56 @@ class Simulator implements GitHubSimulator {
   }
 
   reset(): void {
-    this.requests.length = 0;
+    this.server.reset();
     this.violations.length = 0;
-    this.queue.clear();
-    this.hooks.clear();
     this.state.clear();
     this.primary.reset();
     this.window?.reset();
   }
 
-  close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve, reject) => {
-      for (const t of this.timers) clearTimeout(t);
-      for (const res of this.held) res.destroy();
-      this.server.close((err) => (err ? reject(err) : resolve()));
-      this.server.closeAllConnections();
-    });
-    return this.closing;
+  apiPath(pathname: string): string | undefined {
+    return pathBelow(this.prefix, pathname);
   }
 
-  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const u = new URL(req.url ?? '/', 'http://sim.invalid');
-    const method = (req.method ?? 'GET').toUpperCase();
-    const inPrefix = this.prefix === '' || u.pathname === this.prefix || u.pathname.startsWith(`${this.prefix}/`);
-    const path = inPrefix ? u.pathname.slice(this.prefix.length).replace(/(.)\/$/, '$1') || '/' : u.pathname;
-    const raw = await readBody(req);
-    const rec: RecordedRequest = {
-      method,
-      path,
-      query: Object.fromEntries(u.searchParams),
-      body: undefined,
-      time: Date.now(),
-      didWork: false,
-    };
-    this.requests.push(rec);
-    let reply: Reply;
-    if (raw === undefined) {
-      reply = { status: 413, body: { message: 'Payload Too Large' } };
-    } else if (raw.length > 0 && (rec.body = parseJson(raw)) === PARSE_ERROR) {
-      rec.body = raw;
-      this.violations.push({ method, path, kind: 'json', errors: ['body is not JSON'], data: raw });
-      reply = { status: 400, body: { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/rest', status: '400' } };
-    } else {
-      const before = this.hooks.run('before', rec, [path, u.pathname]);
-      if (before !== undefined && (await before) === 'drop') return void req.socket.destroy();
-      const armed = this.queue.take(method, [path, u.pathname]);
-      const fault = armed?.kind;
-      rec.fault = fault;
-      if (fault !== undefined && 'reset' in fault) return void req.socket.destroy();
-      if (fault !== undefined && 'hang' in fault) {
-        this.held.add(res);
-        return void res.once('close', () => this.held.delete(res));
-      }
-      if (fault !== undefined && 'status' in fault)
-        reply = { status: fault.status, headers: fault.headers, body: fault.body ?? { message: 'Server Error' } };
-      else reply = inPrefix ? this.guarded(req, rec, u) : notFound();
-      if (armed !== undefined && fault !== undefined && 'afterWork' in fault) {
-        if (reply.didWork === true)
-          reply = { status: fault.afterWork, headers: fault.headers, body: fault.body ?? { message: 'Server Error' }, didWork: true };
-        else {
-          this.queue.giveBack(armed);
-          rec.fault = undefined;
-        }
-      }
-    }
-    rec.didWork = reply.didWork === true;
-    rec.status = reply.status;
-    this.checkResponse(rec, reply);
-    const after = this.hooks.run('after', rec, [path, u.pathname]);
-    if (after !== undefined && (await after) === 'drop') {
-      rec.status = undefined;
-      return void req.socket.destroy();
-    }
-    this.send(res, reply);
+  outside(): Reply {
+    return notFound();
+  }
+
+  tooLarge(): Reply {
+    return { status: 413, body: { message: 'Payload Too Large' } };
+  }
+
+  notJson(rec: RecordedRequest, raw: string): Reply {
+    this.violations.push({ method: rec.method, path: rec.path, kind: 'json', errors: ['body is not JSON'], data: raw });
+    return { status: 400, body: PROBLEMS_PARSING_JSON };
   }
 
   /** A bug in the simulator answers 500 and is recorded, rather than crashing the test process. */
-  private guarded(req: IncomingMessage, rec: RecordedRequest, u: URL): Reply {
-    try {
-      return this.handle(req, rec, u);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.violations.push({
-        method: rec.method,
-        path: rec.path,
-        kind: 'response',
-        errors: [`simulator error: ${message}`],
-        data: rec.body,
-      });
-      return { status: 500, body: { message: `simulator error: ${message}` } };
-    }
+  crashed(rec: RecordedRequest, message: string): Reply {
+    this.violations.push({ method: rec.method, path: rec.path, kind: 'response', errors: [message], data: rec.body });
+    return { status: 500, body: { message } };
+  }
+
+  /** The simulator's own answers must match GitHub's response schemas too (where the spec has one). */
+  answered(rec: RecordedRequest, reply: Reply): void {
+    if (reply.endpoint === undefined) return;
+    const errors = this.spec.response(reply.endpoint, reply.status, reply.body);
+    if (errors.length > 0)
+      this.violations.push({ method: rec.method, path: rec.path, endpoint: reply.endpoint, kind: 'response', errors, data: reply.body });
+  }
+
+  /** What GitHub puts on every answer: its API version and media type, a request id, the primary rate limit. */
+  headers(): Record<string, string> {
+    return {
+      'x-github-api-version-selected': '2022-11-28',
+      'x-github-media-type': 'github.v3; format=json',
+      'x-github-request-id': `SIM:${this.server.requests.length}`,
+      ...this.primary.headers(),
+    };
   }
 
   /** Auth, existence, rate limits, then the endpoint itself. */
-  private handle(req: IncomingMessage, rec: RecordedRequest, u: URL): Reply {
+  answer(req: IncomingMessage, rec: RecordedRequest): Reply {
     const allowed = this.options.repos?.map((r) => r.toLowerCase());
     const exists = (owner: string, repo: string) => allowed === undefined || allowed.includes(repoKey(owner, repo));
     const credential = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
@@ -242,18 +189,14 @@ class Simulator implements GitHubSimulator {
       (credential === undefined ? { kind: 'none' as const } : { kind: 'token' as const, token: credential });
     rec.credential = presented.kind;
     if (presented.kind === 'installation') rec.installationId = presented.installation.id;
-    const badCredentials: Reply = {
-      status: 401,
-      body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' },
-    };
     const tokenOk = presented.kind === 'token' && (this.options.tokens === undefined || this.options.tokens.includes(presented.token));
     const installationOk = presented.kind === 'installation' && !presented.expired;
     // /rate_limit costs nothing; without credentials it answers the anonymous budget, with bad ones 401.
     if (rec.method === 'GET' && rec.path === '/rate_limit')
-      return presented.kind === 'none' || tokenOk || installationOk ? { status: 200, body: this.primary.body() } : badCredentials;
+      return presented.kind === 'none' || tokenOk || installationOk ? { status: 200, body: this.primary.body() } : BAD_CREDENTIALS;
     const appReply = this.app?.answer(rec.method, rec.path, presented, rec.body, exists);
     if (appReply !== undefined) return appReply;
-    if (!tokenOk && !installationOk) return badCredentials;
+    if (!tokenOk && !installationOk) return BAD_CREDENTIALS;
     if (!this.primary.take()) return { ...this.faults.primaryRateLimit(0), headers: this.primary.headers() };
     const route = matchRoute(rec.method, rec.path);
     if (route === undefined || !exists(route.owner, route.repo)) return notFound();
@@ -268,54 +211,19 @@ class Simulator implements GitHubSimulator {
         spec: this.spec,
         facts: this.options,
         creator: this.creator,
-        selfUrl: `${this.url.slice(0, this.url.length - this.prefix.length)}${u.pathname}`,
+        selfUrl: `${this.origin}${new URL(req.url ?? '/', 'http://sim.invalid').pathname}`,
         violation: (v) => this.violations.push({ method: rec.method, path: rec.path, ...v }),
       },
       { owner: route.owner, repo: route.repo, id: route.id, query: rec.query, body: rec.body ?? {} },
     );
-  }
-
-  /** The simulator's own answers must match GitHub's response schemas too (where the spec has one). */
-  private checkResponse(rec: RecordedRequest, reply: Reply): void {
-    if (reply.endpoint === undefined || rec.fault !== undefined) return;
-    const errors = this.spec.response(reply.endpoint, reply.status, reply.body);
-    if (errors.length > 0)
-      this.violations.push({ method: rec.method, path: rec.path, endpoint: reply.endpoint, kind: 'response', errors, data: reply.body });
-  }
-
-  private send(res: ServerResponse, reply: Reply): void {
-    const write = (): void => {
-      const headers: Record<string, string> = {
-        'x-github-api-version-selected': '2022-11-28',
-        'x-github-media-type': 'github.v3; format=json',
-        'x-github-request-id': `SIM:${this.requests.length}`,
-        ...this.primary.headers(),
-        ...(reply.body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }),
-        ...reply.headers,
-      };
-      res.writeHead(reply.status, headers).end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
-    };
-    const delay = this.options.latencyMs ?? 0;
-    if (delay <= 0) {
-      write();
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      write();
-    }, delay);
-    this.timers.add(timer);
   }
 }
 
 /** Starts a simulator on 127.0.0.1 with an ephemeral port. */
 export async function startGitHubSimulator(options: GitHubSimulatorOptions = {}): Promise<GitHubSimulator> {
   const sim = new Simulator(options);
-  await new Promise<void>((resolve, reject) => {
-    sim.server.once('error', reject);
-    sim.server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = sim.server.address() as AddressInfo;
-  sim.url = `http://127.0.0.1:${port}${options.pathPrefix?.replace(/\/+$/, '') ?? ''}`;
+  const port = await sim.server.listen();
+  sim.origin = `http://127.0.0.1:${port}`;
+  sim.url = `${sim.origin}${sim.prefix}`;
   return sim;
 }

@@ -2,13 +2,13 @@
  * The HTTP plumbing of a forge simulator, apart from what the forge says: a loopback server that
  * records every request, runs request hooks, applies injected faults (error answers, answers lost
  * after the work, hangs, resets), delays answers, and closes cleanly with requests still held. The
- * forge itself is an adapter: where its API lives, how it answers, how it words its refusals.
- * Used by the Forgejo simulator; the GitHub simulator has the same pipeline inline.
+ * forge itself is an adapter: where its API lives, how it answers, how it words its refusals, what
+ * it adds to every answer. The GitHub and Forgejo simulators are its two adapters.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FaultQueue, type FaultKind } from './github-sim/faults.js';
-import { HookList } from './github-sim/hooks.js';
+import { FaultQueue, type AfterWorkFault, type ErrorFault, type Fault, type FaultKind } from './github-sim/faults.js';
+import { HookList, type RequestHook } from './github-sim/hooks.js';
 import { PARSE_ERROR, parseJson, readBody } from './github-sim/wire.js';
 
 /** One request as a simulator saw it; `path` is the API path (the adapter's), without the query. */
@@ -48,9 +48,44 @@ export interface SimAdapter<R extends SimReply, Rec extends SimRecord> {
   crashed(rec: Rec, message: string): R;
   /** Sees every answer of the forge's own (not an injected one) before it is sent. */
   answered?(rec: Rec, reply: R): void;
+  /** Headers on every answer, injected ones included (an answer's own headers win); read as the answer is written. */
+  headers?(): Record<string, string>;
+  /** The body of an injected error or afterWork answer whose fault gives none; none when unset. */
+  faultBody?: unknown;
   latencyMs?: number;
 }
 
+/**
+ * The part of a URL path below `base` (a trailing slash dropped, `/` for the base itself), or undefined
+ * when the path is not below it; an empty base holds every path.
+ */
+export function pathBelow(base: string, pathname: string): string | undefined {
+  if (pathname !== base && !pathname.startsWith(`${base}/`)) return undefined;
+  return pathname.slice(base.length).replace(/(.)\/$/, '$1') || '/';
+}
+
+/** What every simulator's public face takes from its SimServer: the requests, faults, hooks and close. */
+export abstract class SimulatorBase<R extends SimReply, Rec extends SimRecord> {
+  abstract readonly server: SimServer<R, Rec>;
+
+  get requests(): readonly Rec[] {
+    return this.server.requests;
+  }
+
+  inject(fault: Fault): void {
+    this.server.faults.add(fault);
+  }
+
+  hook(hook: RequestHook): void {
+    this.server.hooks.add(hook);
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}
+
+/** The server itself: one adapter's forge behind the shared request pipeline. */
 export class SimServer<R extends SimReply, Rec extends SimRecord> {
   readonly requests: Rec[] = [];
   readonly faults = new FaultQueue();
@@ -123,10 +158,10 @@ export class SimServer<R extends SimReply, Rec extends SimRecord> {
         this.held.add(res);
         return void res.once('close', () => this.held.delete(res));
       }
-      if (fault !== undefined && 'status' in fault) reply = { status: fault.status, headers: fault.headers, body: fault.body } as R;
+      if (fault !== undefined && 'status' in fault) reply = this.injected(fault.status, fault);
       else reply = inApi === undefined ? this.adapter.outside(rec) : this.guarded(req, rec);
       if (armed !== undefined && fault !== undefined && 'afterWork' in fault) {
-        if (reply.didWork === true) reply = { status: fault.afterWork, headers: fault.headers, body: fault.body, didWork: true } as R;
+        if (reply.didWork === true) reply = { ...this.injected(fault.afterWork, fault), didWork: true };
         else {
           this.faults.giveBack(armed);
           rec.fault = undefined;
@@ -144,6 +179,11 @@ export class SimServer<R extends SimReply, Rec extends SimRecord> {
     this.send(res, reply);
   }
 
+  /** The answer an error or afterWork fault puts in place of the forge's. */
+  private injected(status: number, fault: ErrorFault | AfterWorkFault): R {
+    return { status, headers: fault.headers, body: fault.body ?? this.adapter.faultBody } as R;
+  }
+
   private guarded(req: IncomingMessage, rec: Rec): R {
     try {
       return this.adapter.answer(req, rec);
@@ -156,7 +196,7 @@ export class SimServer<R extends SimReply, Rec extends SimRecord> {
     const write = (): void => {
       const text = typeof reply.body === 'string';
       const type = text ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
-      const headers = { ...(reply.body === undefined ? {} : { 'content-type': type }), ...reply.headers };
+      const headers = { ...this.adapter.headers?.(), ...(reply.body === undefined ? {} : { 'content-type': type }), ...reply.headers };
       res.writeHead(reply.status, headers).end(reply.body === undefined || text ? reply.body : JSON.stringify(reply.body));
     };
     const delay = this.adapter.latencyMs ?? 0;

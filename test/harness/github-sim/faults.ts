@@ -7,6 +7,7 @@ import { loadFixture, seenBody, type DeploymentsFixture } from './spec.js';
 export interface ErrorFault {
   status: number;
   headers?: Record<string, string>;
+  /** Sent as JSON, or as text when a string (a proxy's page); the simulator's default when omitted. */
   body?: unknown;
 }
 /**
