@@ -28,13 +28,9 @@ export function parseInventoryId(id: string): InventoryRef | undefined {
  * a missing inventory (HelmRelease before Flux 2.8) yields nothing.
  */
 export function workloadsFromInventory(status: Record<string, unknown> | undefined): WorkloadRef[] {
-  const inventory = status?.inventory;
-  const entries: unknown[] = isRecord(inventory) && Array.isArray(inventory.entries) ? inventory.entries : [];
   const seen = new Set<string>();
   const out: WorkloadRef[] = [];
-  for (const entry of entries) {
-    const id = isRecord(entry) ? entry.id : undefined;
-    if (typeof id !== 'string') continue;
+  for (const id of inventoryIds(status)) {
     const ref = parseInventoryId(id);
     if (!ref || ref.group !== 'apps' || !ref.namespace || !WORKLOAD_KINDS.has(ref.kind)) continue;
     if (seen.has(id)) continue;
@@ -42,4 +38,38 @@ export function workloadsFromInventory(status: Record<string, unknown> | undefin
     out.push(ref as WorkloadRef);
   }
   return out;
+}
+
+/** Kinds that route traffic to a workload, and the Services between them: read to discover a preview's URL. */
+export type RoutingRef = InventoryRef & { kind: 'Ingress' | 'HTTPRoute' | 'Service' };
+
+const ROUTING_GROUPS: Record<RoutingRef['kind'], string> = {
+  Ingress: 'networking.k8s.io',
+  HTTPRoute: 'gateway.networking.k8s.io',
+  Service: '',
+};
+
+const isRoutingKind = (kind: string): kind is RoutingRef['kind'] => Object.hasOwn(ROUTING_GROUPS, kind);
+
+/**
+ * The routing objects named by a Flux object's inventory: networking.k8s.io Ingresses, Gateway API
+ * HTTPRoutes and core Services, deduplicated, in inventory order (other groups of the same kind name are ignored).
+ */
+export function routingFromInventory(status: Record<string, unknown> | undefined): RoutingRef[] {
+  const out: RoutingRef[] = [];
+  const seen = new Set<string>();
+  for (const id of inventoryIds(status)) {
+    const ref = parseInventoryId(id);
+    if (!ref?.namespace || !isRoutingKind(ref.kind) || ROUTING_GROUPS[ref.kind] !== ref.group || seen.has(id)) continue;
+    seen.add(id);
+    out.push(ref as RoutingRef);
+  }
+  return out;
+}
+
+/** The `id` strings of `.status.inventory.entries`. */
+function inventoryIds(status: Record<string, unknown> | undefined): string[] {
+  const inventory = status?.inventory;
+  const entries: unknown[] = isRecord(inventory) && Array.isArray(inventory.entries) ? inventory.entries : [];
+  return entries.map((e) => (isRecord(e) ? e.id : undefined)).filter((id): id is string => typeof id === 'string');
 }

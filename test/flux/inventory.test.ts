@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseInventoryId, workloadsFromInventory, type InventoryRef } from '../../src/flux/inventory.js';
+import { parseInventoryId, routingFromInventory, workloadsFromInventory, type InventoryRef } from '../../src/flux/inventory.js';
 import { inventoryOf, kustomization } from '../harness/flux-objects.js';
 
 t.test('parseInventoryId', (t) => {
@@ -113,5 +113,28 @@ t.test('reads the inventory the harness builders write', (t) => {
     [{ namespace: 'a', name: 'b', group: 'apps', kind: 'Deployment' }],
     'ids round-trip',
   );
+  t.end();
+});
+
+t.test('routingFromInventory: Ingresses, HTTPRoutes and Services, deduplicated, in order', (t) => {
+  const status = entries(
+    'apps_web_apps_Deployment',
+    'apps_web__Service',
+    'apps_web_networking.k8s.io_Ingress',
+    'apps_web_gateway.networking.k8s.io_HTTPRoute',
+    'apps_web__Service',
+    'apps_web_extensions_Ingress',
+    'apps_web_example.io_HTTPRoute',
+    '_web__Service',
+    'apps_cfg__ConfigMap',
+    42,
+  );
+  t.same(routingFromInventory(status), [
+    { namespace: 'apps', name: 'web', group: '', kind: 'Service' },
+    { namespace: 'apps', name: 'web', group: 'networking.k8s.io', kind: 'Ingress' },
+    { namespace: 'apps', name: 'web', group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' },
+  ]);
+  t.same(routingFromInventory(undefined), []);
+  t.same(routingFromInventory({ inventory: { entries: 'nope' } }), []);
   t.end();
 });
