@@ -9,6 +9,7 @@ import { errorMessage } from './common/errors.js';
 import { createGitHubSide } from './forges/github/github-client.js';
 import { createKubeReader } from './kube/kube-client.js';
 import { withHealth } from './health/kube-health.js';
+import { withRouteRefusals } from './kube/route-refusals.js';
 import { createPassListings } from './kube/pass-listings.js';
 import { describePatterns } from './metadata/repository-trust.js';
 import { createMetrics } from './common/metrics.js';
@@ -50,7 +51,9 @@ async function main(config: Config): Promise<void> {
   const metrics = createMetrics();
   // A failed write (disk full, read-only, I/O error): not ready, webhook events answered 503, until writes work again.
   const storage = storageHealthFor(db, config.dryRun ? ':memory:' : config.databasePath, { metrics, log, now });
-  const kube = withHealth(createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), now);
+  const kubeReader = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});
+  // Under the health tracker: an Ingress the bridge may not read is no sign of an unhealthy API.
+  const kube = withHealth(withRouteRefusals(kubeReader, { now, log }), now);
   // The resync and the reconciles only it asked for read by list calls per namespace, not a GET per object.
   const listings = createPassListings(kube.reader, { now });
   const imageCache = new ImageCache(db);

@@ -42,7 +42,8 @@ export function explainLines(source: SourceRef, obj: K8sObject | null, resolved:
           `${t.task ? ` task ${t.task}` : ''}${t.productionEnvironment ? ' [production]' : ''}${t.transientEnvironment ? ' [transient]' : ''}`,
       );
       lines.push(`      would be ${desired.state ?? 'left as it is'}: ${desired.description}`);
-      if (t.environmentUrl) lines.push(`      environment_url ${t.environmentUrl}`);
+      if (t.environmentUrl)
+        lines.push(`      environment_url ${t.environmentUrl}${w.route?.url === t.environmentUrl ? ` (from ${w.route.from})` : ''}`);
       if (t.logUrl) lines.push(`      log_url ${t.logUrl}`);
       for (const warning of t.warnings) lines.push(`      warning: ${warning}`);
     }

@@ -3,6 +3,7 @@ import { buildImageFacts } from '../images/image-facts-wiring.js';
 import { loadReportingConfig } from '../config/load-config.js';
 import { buildDefaults } from '../config/metadata-defaults.js';
 import { createKubeReader } from '../kube/kube-client.js';
+import { withRouteRefusals } from '../kube/route-refusals.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import { createMetrics } from '../common/metrics.js';
 import { resolveSource } from '../reconcile/resolve-source.js';
@@ -37,7 +38,10 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
   const log = pino({ level: env.LOG_LEVEL?.trim() ? config.logLevel : EXPLAIN_LOG_LEVEL }, pino.destination(2));
   const db = openDatabase(':memory:');
   try {
-    const kube = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});
+    const kube = withRouteRefusals(createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), {
+      now: Date.now,
+      log,
+    });
     const metrics = createMetrics();
     const deps = {
       kube,

@@ -7,6 +7,7 @@ export function buildDefaults(config: ReportingConfig, controllerVersion: string
     cluster: config.clusterName,
     ...(config.environment ? { environment: config.environment } : {}),
     ...(config.environmentUrl ? { environmentUrl: config.environmentUrl } : {}),
+    routeScheme: config.environmentUrlScheme,
     ...(config.logUrlTemplate ? { logUrlTemplate: config.logUrlTemplate } : {}),
     description: config.description,
     githubHost: config.githubHost,

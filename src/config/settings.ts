@@ -79,6 +79,11 @@ export const REPORTING_SETTINGS = {
     doc: 'default GitHub environment; the `environment` annotation overrides; a workload with neither is skipped with a reason',
   }),
   environmentUrl: setting('ENVIRONMENT_URL', { parse: url(['https:']), doc: `default status \`environment_url\` ${TEMPLATE_NOTE}` }),
+  environmentUrlScheme: setting('ENVIRONMENT_URL_SCHEME', {
+    parse: oneOf(['https', 'http'], { ignoreCase: true }),
+    default: 'https',
+    doc: 'scheme of an `environment_url` discovered from an `HTTPRoute` (an Ingress says it by its `tls`; see [Preview routes](#preview-routes))',
+  }),
   logUrlTemplate: setting('LOG_URL_TEMPLATE', { parse: url(['https:']), doc: `default status \`log_url\` ${TEMPLATE_NOTE}` }),
   logUrlTemplateEscape: setting('LOG_URL_TEMPLATE_ESCAPE', {
     parse: boolean,

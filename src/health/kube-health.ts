@@ -31,6 +31,7 @@ export function withHealth(inner: KubeReader, now: () => number): { reader: Kube
       listFluxObjects: track(inner.listFluxObjects.bind(inner)),
       getWorkload: track(inner.getWorkload.bind(inner)),
       listWorkloads: track(inner.listWorkloads.bind(inner)),
+      getRoutingObject: track(inner.getRoutingObject.bind(inner)),
       getSecret: track(inner.getSecret.bind(inner)),
       getServiceAccountPullSecrets: track(inner.getServiceAccountPullSecrets.bind(inner)),
       listPods: track(inner.listPods.bind(inner)),

@@ -1,11 +1,11 @@
 /**
  * The core/v1 reads behind image credentials and running digests: one Secret, one ServiceAccount,
- * the Pods of a selector. Only called for opted-in workloads, only for the names they give.
+ * the Pods of a selector; and one Service, for a preview's route. Only called for opted-in workloads, only for the names they give.
  */
 import type { ConfigurationOptions, CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { KubeError } from '../common/errors.js';
 import { selectorString, type LabelSelector } from './label-selector.js';
-import type { PodView, SecretView } from './kube-types.js';
+import type { K8sObject, PodView, SecretView } from './kube-types.js';
 
 /** Runs one request with its own timeout; failures become KubeError (see client.ts). */
 export type KubeCall = <T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>) => Promise<T>;
@@ -50,6 +50,13 @@ export function coreReads(api: CoreV1Api, call: KubeCall) {
     async getSecret(namespace: string, name: string): Promise<SecretView | null> {
       const s = await orNull(call(`GET secrets ${namespace}/${name}`, (o) => api.readNamespacedSecret({ namespace, name }, o)));
       return s === null ? null : { type: s.type ?? 'Opaque', data: { ...s.data } };
+    },
+    /** A Service as the route discovery needs it: its name, namespace and `spec.selector`. */
+    async getService(namespace: string, name: string): Promise<K8sObject | null> {
+      const s = await orNull(call(`GET services ${namespace}/${name}`, (o) => api.readNamespacedService({ namespace, name }, o)));
+      if (s === null) return null;
+      const selector = s.spec?.selector;
+      return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: selector ? { selector: { ...selector } } : {} };
     },
     async getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null> {
       const sa = await orNull(

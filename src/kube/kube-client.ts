@@ -15,7 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { KubeError, errorMessage } from '../common/errors.js';
 import { coreReads } from './core-reads.js';
-import type { FluxKind, K8sObject, KubeReader, SourceRef, WorkloadKind } from './kube-types.js';
+import type { FluxKind, K8sObject, KubeReader, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
 
 /** Per-request timeout when none is configured. */
 export const DEFAULT_KUBE_TIMEOUT_MS = 10_000;
@@ -42,6 +42,12 @@ const WORKLOAD_RESOURCES: Record<WorkloadKind, Resource> = {
   StatefulSet: apps('StatefulSet', 'statefulsets'),
   DaemonSet: apps('DaemonSet', 'daemonsets'),
   ReplicaSet: apps('ReplicaSet', 'replicasets'),
+};
+
+/** The routing kinds outside the core group (Services are read through CoreV1Api). */
+const ROUTE_RESOURCES: Record<Exclude<RoutingKind, 'Service'>, Resource> = {
+  Ingress: { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress' },
+  HTTPRoute: { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', kind: 'HTTPRoute' },
 };
 
 export interface KubeReaderOptions {
@@ -169,11 +175,20 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
     throw new KubeError(`Kubernetes API: ${what} did not finish within ${MAX_LIST_PAGES} pages`);
   }
 
+  const reads = coreReads(core, call);
   return {
-    ...coreReads(core, call),
+    getSecret: reads.getSecret,
+    getServiceAccountPullSecrets: reads.getServiceAccountPullSecrets,
+    listPods: reads.listPods,
     getFluxObject: (ref: SourceRef) => getObject(FLUX_RESOURCES[ref.kind], ref.namespace, ref.name),
     getWorkload: (kind: WorkloadKind, namespace: string, name: string) => getObject(WORKLOAD_RESOURCES[kind], namespace, name),
     listWorkloads: (kind: WorkloadKind, namespace: string) => listAll(WORKLOAD_RESOURCES[kind], namespace),
+    async getRoutingObject(kind: RoutingKind, namespace: string, name: string) {
+      if (kind === 'Service') return reads.getService(namespace, name);
+      const r = ROUTE_RESOURCES[kind];
+      const o = await getObject(r, namespace, name);
+      return o && { ...o, apiVersion: o.apiVersion ?? `${r.group}/${r.version}`, kind: o.kind ?? r.kind };
+    },
     async listFluxObjects(kind: FluxKind, namespaces: readonly string[]) {
       const r = FLUX_RESOURCES[kind];
       if (namespaces.length === 0) return listAll(r, undefined);

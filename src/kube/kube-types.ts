@@ -43,6 +43,9 @@ export interface SourceRef {
 /** Workload kinds the bridge reads from an inventory. */
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'ReplicaSet';
 
+/** Kinds read to discover a preview's URL: what routes traffic, and the Services it routes to. */
+export type RoutingKind = 'Ingress' | 'HTTPRoute' | 'Service';
+
 /** The parts of a v1 Secret the bridge reads (only Secrets named by an opted-in workload). */
 export interface SecretView {
   type: string;
@@ -73,6 +76,11 @@ export interface KubeReader {
   getWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<K8sObject | null>;
   /** Every apps/v1 workload of a kind in a namespace (one paged list call). */
   listWorkloads(kind: WorkloadKind, namespace: string): Promise<K8sObject[]>;
+  /**
+   * An Ingress (networking.k8s.io/v1), HTTPRoute (gateway.networking.k8s.io/v1) or Service, with its
+   * kind set; null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError.
+   */
+  getRoutingObject(kind: RoutingKind, namespace: string, name: string): Promise<K8sObject | null>;
   /** A Secret, or null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError. */
   getSecret(namespace: string, name: string): Promise<SecretView | null>;
   /** The names in a ServiceAccount's `imagePullSecrets`, or null when it does not exist (404). */

@@ -82,6 +82,8 @@ export function createPassListings(base: KubeReader, o: { now: () => number; max
       const all = await listed(`pods/${namespace}`, () => base.listPods(namespace, undefined));
       return selector === undefined ? all : all.filter((p) => selectorMatches(selector, p.labels));
     },
+    // Few and only for workloads without an environment-url annotation: read by name, as events do.
+    getRoutingObject: (kind, namespace, name) => base.getRoutingObject(kind, namespace, name),
     getSecret: (namespace, name) => base.getSecret(namespace, name),
     getServiceAccountPullSecrets: (namespace, name) => base.getServiceAccountPullSecrets(namespace, name),
   };

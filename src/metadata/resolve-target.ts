@@ -3,6 +3,7 @@ import { parseCommit, parseRepository } from './repository.js';
 import { isTransient } from './patterns.js';
 import { expandUrl } from './url-template.js';
 import { escapeTemplateValues } from './url-escape.js';
+import type { RouteScheme } from './route-url.js';
 import { pickRepository, repositoryAllowed, type RepositoryPattern, type RepositorySource } from './repository-trust.js';
 
 /** Prefix of every annotation the bridge reads. */
@@ -16,6 +17,8 @@ export interface Defaults {
   cluster: string;
   environment?: string;
   environmentUrl?: string;
+  /** `ENVIRONMENT_URL_SCHEME`: the scheme of URLs discovered from HTTPRoutes (default https). */
+  routeScheme?: RouteScheme;
   logUrlTemplate?: string;
   description: string;
   /** GitHub web host that repository URLs must name (github.com or the GHES host). */
@@ -38,6 +41,8 @@ export interface WorkloadInfo {
   name: string;
   annotations: Record<string, string>;
   containers: Array<{ name: string; image: string }>;
+  /** The URL discovered from a route to the workload's pods: used when `environment-url` is not annotated. */
+  routeUrl?: string;
 }
 
 /** What the registry said about a container image, when it was asked. */
@@ -190,7 +195,11 @@ export function resolveTarget(
     if ('error' in r) warnings.push(`${what} dropped: ${r.error}`);
     return 'url' in r ? r.url : undefined;
   };
-  const environmentUrl = url(a['environment-url'] ?? defaults.environmentUrl, 'environment_url');
+  // Annotation > discovered route > ENVIRONMENT_URL; a discovered URL is literal, not a template.
+  const environmentUrl =
+    a['environment-url'] === undefined && workload.routeUrl !== undefined
+      ? workload.routeUrl
+      : url(a['environment-url'] ?? defaults.environmentUrl, 'environment_url');
   const logUrl = url(a['log-url'] ?? defaults.logUrlTemplate, 'log_url');
   const sourceKey = source.kind === 'Kustomization' ? 'kustomization' : 'helmRelease';
   const payload: Record<string, unknown> = {

@@ -40,3 +40,10 @@ export function templateContainers(object: K8sObject): Array<{ name: string; ima
   const list: unknown[] = Array.isArray(podSpec?.containers) ? podSpec.containers : [];
   return list.filter(isContainer).map((c) => ({ name: c.name, image: c.image }));
 }
+
+/** The labels of a workload's pod template: what a Service's selector is matched against. */
+export function templateLabels(object: K8sObject): Record<string, string> {
+  const labels = (object.spec?.template as { metadata?: { labels?: unknown } } | undefined)?.metadata?.labels;
+  if (typeof labels !== 'object' || labels === null) return {};
+  return Object.fromEntries(Object.entries(labels).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}

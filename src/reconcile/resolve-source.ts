@@ -1,5 +1,5 @@
 import { KubeError, RegistryError, errorMessage, isRetryable } from '../common/errors.js';
-import { workloadsFromInventory } from '../flux/inventory.js';
+import { routingFromInventory, workloadsFromInventory } from '../flux/inventory.js';
 import type { ImageFactsSource } from '../images/image-facts.js';
 import type { K8sObject, KubeReader, SourceRef } from '../kube/kube-types.js';
 import { rolloutOf, type Rollout } from '../lifecycle/rollout.js';
@@ -14,9 +14,11 @@ import {
   type ReportTarget,
 } from '../metadata/resolve-target.js';
 import type { Metrics } from '../common/metrics.js';
+import { routeUrl, type DiscoveredUrl } from '../metadata/route-url.js';
 import type { Origin } from '../store/deployment-store.js';
 import type { Skip } from '../store/source-store.js';
-import { readWorkload, templateContainers, type ReadWorkload } from './read-workload.js';
+import { readWorkload, templateContainers, templateLabels, type ReadWorkload } from './read-workload.js';
+import { routingObjects, type RoutingObjects } from './routing-objects.js';
 
 export interface ResolveDeps {
   kube: KubeReader;
@@ -41,6 +43,8 @@ export interface ResolvedWorkload {
   candidates: Candidate[];
   /** Why containers did not report (only when none of the workload's containers reported). */
   skips: Skip[];
+  /** The URL found from a route to the workload's pods (when `environment-url` is not annotated). */
+  route?: DiscoveredUrl;
 }
 
 /** What a source's inventory resolves to, without any GitHub call: shared by reconcile and explain. */
@@ -59,6 +63,7 @@ const keyOf = (w: { kind: string; namespace: string; name: string }) => `${w.kin
 /** Walks a Flux object's inventory to workloads and resolves each opted-in container's metadata. */
 export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sObject): Promise<ResolvedSource> {
   const out: ResolvedSource = { workloads: [], present: new Set(), missing: new Set(), skips: [], retry: [] };
+  const routing = routingObjects(deps.kube, routingFromInventory(obj.status));
   for (const wref of workloadsFromInventory(obj.status)) {
     const read = await readWorkload(deps.kube, wref);
     if ('ignored' in read) continue;
@@ -67,7 +72,7 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
       out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason: read.missing });
       continue;
     }
-    const { workload, retry } = await resolveWorkload(deps, ref, read.workload);
+    const { workload, retry } = await resolveWorkload(deps, ref, read.workload, routing);
     out.present.add(workload.key);
     out.workloads.push(workload);
     out.skips.push(...workload.skips);
@@ -81,6 +86,7 @@ async function resolveWorkload(
   deps: ResolveDeps,
   ref: SourceRef,
   w: ReadWorkload,
+  routing: RoutingObjects,
 ): Promise<{ workload: ResolvedWorkload; retry: unknown[] }> {
   const meta = w.object.metadata;
   const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
@@ -88,7 +94,15 @@ async function resolveWorkload(
   const rollout = rolloutOf(w.kind, w.object);
   const annotations = bridgeAnnotations(w.object);
   if (!isOptedIn(annotations)) return { workload: { key, optedIn: false, rollout, candidates: [], skips: [] }, retry: [] };
-  const info = { ...workload, annotations, containers: templateContainers(w.object) };
+  const route =
+    annotations['environment-url'] === undefined
+      ? routeUrl(
+          await routing.read(),
+          { namespace: workload.namespace, labels: templateLabels(w.object) },
+          deps.defaults.routeScheme ?? 'https',
+        )
+      : undefined;
+  const info = { ...workload, annotations, containers: templateContainers(w.object), ...(route ? { routeUrl: route.url } : {}) };
   const candidates: Candidate[] = [];
   const failed: Skip[] = [];
   const retry: unknown[] = [];
@@ -114,5 +128,6 @@ async function resolveWorkload(
     else failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
   }
   // A sidecar without usable metadata is dropped silently when another container reported.
-  return { workload: { key, optedIn: true, rollout, candidates, skips: candidates.length === 0 ? failed : [] }, retry };
+  const skips = candidates.length === 0 ? failed : [];
+  return { workload: { key, optedIn: true, rollout, candidates, skips, ...(route ? { route } : {}) }, retry };
 }

@@ -125,6 +125,7 @@ t.test('Kubernetes: a request that hung through the outage and fails after a lat
     listFluxObjects: () => Promise.resolve([]),
     getWorkload: () => Promise.resolve(null),
     listWorkloads: () => Promise.resolve([]),
+    getRoutingObject: () => Promise.resolve(null),
     getSecret: () => Promise.resolve(null),
     getServiceAccountPullSecrets: () => Promise.resolve(null),
     listPods: () => Promise.resolve([]),

@@ -64,6 +64,10 @@ export class MemoryKube implements KubeReader {
     return this.read(() => [...this.objects.values()].filter((o) => o.kind === kind && o.metadata.namespace === namespace));
   }
 
+  getRoutingObject(kind: string, namespace: string, name: string): Promise<K8sObject | null> {
+    return this.read(() => this.objects.get(objectKey(kind, namespace, name)) ?? null);
+  }
+
   getSecret(): Promise<null> {
     return this.read(() => null);
   }
