@@ -10,11 +10,11 @@ import type { KubeReader, RoutingKind } from './kube-types.js';
 /** How long a refused routing kind is not asked for again (permissions may be granted later). */
 export const ROUTE_REFUSAL_RECHECK_MS = 10 * 60_000;
 
-/** The RBAC rule a refused kind needs, for the log line. */
-const RULES: Record<RoutingKind, string> = {
-  Ingress: 'apiGroups [networking.k8s.io], resources [ingresses]',
-  HTTPRoute: 'apiGroups [gateway.networking.k8s.io], resources [httproutes]',
-  Service: "apiGroups [''], resources [services]",
+/** The RBAC resource a refused kind needs, for the log line. */
+const RULES: Record<RoutingKind, { plural: string; group: string }> = {
+  Ingress: { plural: 'ingresses', group: 'networking.k8s.io' },
+  HTTPRoute: { plural: 'httproutes', group: 'gateway.networking.k8s.io' },
+  Service: { plural: 'services', group: "''" },
 };
 
 export interface RouteRefusalOptions {
@@ -41,9 +41,10 @@ export function withRouteRefusals(inner: KubeReader, o: RouteRefusalOptions): Ku
         refusedAt.set(kind, o.now());
         if (!told.has(kind)) {
           told.add(kind);
+          const { plural, group } = RULES[kind];
           o.log.warn(
             { kind, err: err.message },
-            `no RBAC to read ${kind}s: preview URLs are not discovered from them (grant get on ${RULES[kind]} to enable)`,
+            `no RBAC to read ${plural}: preview URLs are not discovered from them (grant get on apiGroups [${group}] resources [${plural}] to enable)`,
           );
         }
         return null;

@@ -2,6 +2,7 @@ import t from 'tap';
 import type { ObjectMeta } from '../../src/kube/kube-types.js';
 import { startFakeKube, type FakeKube } from './fake-kube.js';
 import { deployment, kustomization, namespace, replicaSet } from './flux-objects.js';
+import { httpRoute, ingress, service } from './route-objects.js';
 
 const KS = '/apis/kustomize.toolkit.fluxcd.io/v1';
 const APPS = '/apis/apps/v1';
@@ -309,4 +310,41 @@ t.test('replicaSet builder points at its Deployment', async (t) => {
     { apiVersion: 'apps/v1', blockOwnerDeletion: true, controller: true, kind: 'Deployment', name: 'web', uid: dep.metadata.uid },
   ]);
   t.equal(rs.spec.template.metadata.labels['pod-template-hash'], rs.metadata.name.slice(4));
+});
+
+t.test('routing kinds: Service, Ingress and HTTPRoute at their real paths, 404 and 403 like the API', async (t) => {
+  const fake = await startFakeKube({
+    allow: [
+      { group: '', resource: 'services', verbs: ['get', 'list'] },
+      { group: 'networking.k8s.io', resource: 'ingresses', verbs: ['get'] },
+    ],
+  });
+  t.teardown(() => fake.close());
+  fake.put(service({ namespace: 'apps', name: 'web' }));
+  fake.put(ingress({ namespace: 'apps', name: 'web', host: 'web.example.com', path: '/', service: 'web', tls: true }));
+  fake.put(httpRoute({ namespace: 'apps', name: 'web', host: 'web.example.com', path: '/', service: 'web' }));
+
+  const svc = await get(fake, '/api/v1/namespaces/apps/services/web');
+  t.equal(svc.status, 200);
+  t.match(svc.body, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'apps' } });
+  t.notOk(svc.body.metadata.generation, 'no generation on Services');
+  const services = await get(fake, '/api/v1/namespaces/apps/services');
+  t.match(services.body, { kind: 'ServiceList', apiVersion: 'v1' });
+  t.notOk(services.body.items[0]!.kind, 'typed list items carry no kind');
+  const ing = await get(fake, '/apis/networking.k8s.io/v1/namespaces/apps/ingresses/web');
+  t.match(ing.body, { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { generation: 1 } });
+  const missing = await get(fake, '/apis/networking.k8s.io/v1/namespaces/apps/ingresses/gone');
+  t.equal(missing.status, 404);
+  t.equal(missing.body.message, 'ingresses.networking.k8s.io "gone" not found');
+
+  const route = await get(fake, '/apis/gateway.networking.k8s.io/v1/namespaces/apps/httproutes/web');
+  t.equal(route.status, 403);
+  t.equal(
+    route.body.message,
+    'httproutes.gateway.networking.k8s.io "web" is forbidden: User "system:serviceaccount:flux-system:github-deployment-bridge" ' +
+      'cannot get resource "httproutes" in API group "gateway.networking.k8s.io" in the namespace "apps"',
+  );
+  fake.allow = undefined;
+  const allowed = await get(fake, '/apis/gateway.networking.k8s.io/v1/namespaces/apps/httproutes');
+  t.match(allowed.body, { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRouteList', items: [{ kind: 'HTTPRoute' }] });
 });

@@ -79,8 +79,11 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
       'apps/statefulsets:get,list,watch',
       'core/namespaces:get,list,watch',
       'core/pods:get,list,watch',
+      'core/services:get,list',
+      'gateway.networking.k8s.io/httproutes:get,list',
       'helm.toolkit.fluxcd.io/helmreleases:get,list,watch',
       'kustomize.toolkit.fluxcd.io/kustomizations:get,list,watch',
+      'networking.k8s.io/ingresses:get,list',
     ],
     'read-only, and no Secrets in the base',
   );

@@ -433,3 +433,17 @@ t.test('transient previews, {kind}/{source} in URL templates, escaping, containe
   );
   t.end();
 });
+
+t.test('environment_url: annotation > discovered route > ENVIRONMENT_URL', (t) => {
+  const withDefault = { ...defaults, environmentUrl: 'https://default.example.com/{namespace}' };
+  const routed = (a: Record<string, string>, d: Defaults) =>
+    target(resolveTarget(ks, { ...workload(a), routeUrl: 'https://pr-42.preview.example.com/shop' }, container, labels(), d));
+  const rows: Array<[string, Record<string, string>, Defaults, string | undefined]> = [
+    ['the annotation wins over the route', { 'environment-url': 'https://{name}.example.com' }, withDefault, 'https://podinfo.example.com'],
+    ['the route wins over ENVIRONMENT_URL', {}, withDefault, 'https://pr-42.preview.example.com/shop'],
+    ['the route alone', {}, defaults, 'https://pr-42.preview.example.com/shop'],
+  ];
+  for (const [name, a, d, want] of rows) t.equal(routed(a, d).environmentUrl, want, name);
+  t.equal(target(resolve({}, labels(), withDefault)).environmentUrl, 'https://default.example.com/apps', 'no route: the default');
+  t.end();
+});

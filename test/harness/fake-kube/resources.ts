@@ -48,6 +48,10 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   builtin('', 'Namespace', 'namespaces', false, false),
   builtin('', 'Secret', 'secrets', true, false),
   builtin('', 'ServiceAccount', 'serviceaccounts', true, false),
+  builtin('', 'Service', 'services', true, false),
+  builtin('networking.k8s.io', 'Ingress', 'ingresses', true, true),
+  // Gateway API kinds are CRDs: served as unstructured JSON like Flux's.
+  custom('gateway.networking.k8s.io', 'v1', 'HTTPRoute', 'httproutes'),
 ];
 
 /** "group/version", or "v1" for the core group. */
