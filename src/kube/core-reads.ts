@@ -44,19 +44,20 @@ function podView(p: V1Pod): PodView | undefined {
   };
 }
 
+/** A Service as the route discovery needs it: its name, namespace and `spec.selector`; null when missing. */
+export async function readService(api: CoreV1Api, call: KubeCall, namespace: string, name: string): Promise<K8sObject | null> {
+  const s = await orNull(call(`GET services ${namespace}/${name}`, (o) => api.readNamespacedService({ namespace, name }, o)));
+  if (s === null) return null;
+  const selector = s.spec?.selector;
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: selector ? { selector: { ...selector } } : {} };
+}
+
 /** The KubeReader methods over CoreV1Api. */
 export function coreReads(api: CoreV1Api, call: KubeCall) {
   return {
     async getSecret(namespace: string, name: string): Promise<SecretView | null> {
       const s = await orNull(call(`GET secrets ${namespace}/${name}`, (o) => api.readNamespacedSecret({ namespace, name }, o)));
       return s === null ? null : { type: s.type ?? 'Opaque', data: { ...s.data } };
-    },
-    /** A Service as the route discovery needs it: its name, namespace and `spec.selector`. */
-    async getService(namespace: string, name: string): Promise<K8sObject | null> {
-      const s = await orNull(call(`GET services ${namespace}/${name}`, (o) => api.readNamespacedService({ namespace, name }, o)));
-      if (s === null) return null;
-      const selector = s.spec?.selector;
-      return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: selector ? { selector: { ...selector } } : {} };
     },
     async getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null> {
       const sa = await orNull(

@@ -14,7 +14,7 @@ import {
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
 import { KubeError, errorMessage } from '../common/errors.js';
-import { coreReads } from './core-reads.js';
+import { coreReads, readService } from './core-reads.js';
 import type { FluxKind, K8sObject, KubeReader, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
 
 /** Per-request timeout when none is configured. */
@@ -175,16 +175,13 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
     throw new KubeError(`Kubernetes API: ${what} did not finish within ${MAX_LIST_PAGES} pages`);
   }
 
-  const reads = coreReads(core, call);
   return {
-    getSecret: reads.getSecret,
-    getServiceAccountPullSecrets: reads.getServiceAccountPullSecrets,
-    listPods: reads.listPods,
+    ...coreReads(core, call),
     getFluxObject: (ref: SourceRef) => getObject(FLUX_RESOURCES[ref.kind], ref.namespace, ref.name),
     getWorkload: (kind: WorkloadKind, namespace: string, name: string) => getObject(WORKLOAD_RESOURCES[kind], namespace, name),
     listWorkloads: (kind: WorkloadKind, namespace: string) => listAll(WORKLOAD_RESOURCES[kind], namespace),
     async getRoutingObject(kind: RoutingKind, namespace: string, name: string) {
-      if (kind === 'Service') return reads.getService(namespace, name);
+      if (kind === 'Service') return readService(core, call, namespace, name);
       const r = ROUTE_RESOURCES[kind];
       const o = await getObject(r, namespace, name);
       return o && { ...o, apiVersion: o.apiVersion ?? `${r.group}/${r.version}`, kind: o.kind ?? r.kind };
