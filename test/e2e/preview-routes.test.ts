@@ -1,6 +1,8 @@
 /** Preview URLs found by themselves: the Ingress or HTTPRoute of a preview's inventory gives `environment_url`. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import t from 'tap';
-import { fluxEvent } from '../harness/bridge-process.js';
+import { MAIN_JS, fluxEvent } from '../harness/bridge-process.js';
 import { kustomization, type InventoryRef } from '../harness/flux-objects.js';
 import { httpRoute, ingress, service } from '../harness/route-objects.js';
 import { queueIdle } from '../harness/state-body.js';
@@ -60,6 +62,11 @@ t.test('an Ingress with tls, an HTTPRoute, and an annotation that wins', async (
   );
   t.same(world.github.violations, []);
   t.same(world.kube.writes(), []);
+
+  const { stdout } = await promisify(execFile)(process.execPath, [MAIN_JS, 'explain', 'Kustomization/flux-system/preview-ing'], {
+    env: { PATH: process.env.PATH ?? '', ...world.env() },
+  });
+  t.match(stdout, /environment_url https:\/\/ing\.preview\.example\.com\/shop \(from Ingress apps\/ing\)/, 'explain names the route');
 });
 
 t.test('without RBAC for Ingresses: reported without a URL, the reason logged once', async (t) => {
