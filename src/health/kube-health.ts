@@ -32,6 +32,7 @@ export function withHealth(inner: KubeReader, now: () => number): { reader: Kube
       getWorkload: track(inner.getWorkload.bind(inner)),
       listWorkloads: track(inner.listWorkloads.bind(inner)),
       getRoutingObject: track(inner.getRoutingObject.bind(inner)),
+      listRoutingObjects: track(inner.listRoutingObjects.bind(inner)),
       getSecret: track(inner.getSecret.bind(inner)),
       getServiceAccountPullSecrets: track(inner.getServiceAccountPullSecrets.bind(inner)),
       listPods: track(inner.listPods.bind(inner)),

@@ -2,7 +2,7 @@
  * The core/v1 reads behind image credentials and running digests: one Secret, one ServiceAccount,
  * the Pods of a selector; and one Service, for a preview's route. Only called for opted-in workloads, only for the names they give.
  */
-import type { ConfigurationOptions, CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { ConfigurationOptions, CoreV1Api, V1Pod, V1Service } from '@kubernetes/client-node';
 import { KubeError } from '../common/errors.js';
 import { selectorString, type LabelSelector } from './label-selector.js';
 import type { K8sObject, PodView, SecretView } from './kube-types.js';
@@ -10,10 +10,10 @@ import type { K8sObject, PodView, SecretView } from './kube-types.js';
 /** Runs one request with its own timeout; failures become KubeError (see client.ts). */
 export type KubeCall = <T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>) => Promise<T>;
 
-/** Pods asked for per list page. */
-const POD_PAGE_SIZE = 500;
-/** Bound on pod pages per list (500 × 20 = 10k pods for one workload). */
-const MAX_POD_PAGES = 20;
+/** Pods or Services asked for per list page. */
+const PAGE_SIZE = 500;
+/** Bound on pages per list (500 × 20 = 10k pods for one workload, or Services in a namespace). */
+const MAX_PAGES = 20;
 
 async function orNull<T>(p: Promise<T>): Promise<T | null> {
   try {
@@ -44,12 +44,49 @@ function podView(p: V1Pod): PodView | undefined {
   };
 }
 
-/** A Service as the route discovery needs it: its name, namespace and `spec.selector`; null when missing. */
-export async function readService(api: CoreV1Api, call: KubeCall, namespace: string, name: string): Promise<K8sObject | null> {
-  const s = await orNull(call(`GET services ${namespace}/${name}`, (o) => api.readNamespacedService({ namespace, name }, o)));
-  if (s === null) return null;
+/** A Service as the route discovery needs it: kind, name, namespace and `spec.selector`. */
+function serviceView(s: V1Service, namespace: string): K8sObject | undefined {
+  const name = s.metadata?.name;
+  if (name === undefined) return undefined;
   const selector = s.spec?.selector;
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: selector ? { selector: { ...selector } } : {} };
+}
+
+/** A Service, or null when it does not exist (404). */
+export async function readService(api: CoreV1Api, call: KubeCall, namespace: string, name: string): Promise<K8sObject | null> {
+  const s = await orNull(call(`GET services ${namespace}/${name}`, (o) => api.readNamespacedService({ namespace, name }, o)));
+  return s === null ? null : (serviceView(s, namespace) ?? null);
+}
+
+/** Every Service of a namespace (paged). */
+export function listServices(api: CoreV1Api, call: KubeCall, namespace: string): Promise<K8sObject[]> {
+  return allPages(
+    `LIST services in ${namespace}`,
+    call,
+    (cont) => (o) => api.listNamespacedService({ namespace, limit: PAGE_SIZE, _continue: cont }, o),
+    (s) => serviceView(s, namespace),
+  );
+}
+
+/** Every page of a core/v1 list, each item viewed (undefined: dropped), within MAX_PAGES. */
+async function allPages<I, V>(
+  what: string,
+  call: KubeCall,
+  page: (cont: string | undefined) => (options: ConfigurationOptions) => Promise<{ items: I[]; metadata?: { _continue?: string } }>,
+  view: (item: I) => V | undefined,
+): Promise<V[]> {
+  const out: V[] = [];
+  let cont: string | undefined;
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const list = await call(what, page(cont));
+    for (const item of list.items) {
+      const v = view(item);
+      if (v !== undefined) out.push(v);
+    }
+    cont = list.metadata?._continue || undefined;
+    if (!cont) return out;
+  }
+  throw new KubeError(`Kubernetes API: ${what} did not finish within ${MAX_PAGES} pages`);
 }
 
 /** The KubeReader methods over CoreV1Api. */
@@ -70,18 +107,12 @@ export function coreReads(api: CoreV1Api, call: KubeCall) {
       const labelSelector = selector === undefined ? undefined : selectorString(selector);
       if (selector !== undefined && labelSelector === undefined) return [];
       const what = labelSelector === undefined ? `LIST pods in ${namespace}` : `LIST pods in ${namespace} (${labelSelector})`;
-      const out: PodView[] = [];
-      let cont: string | undefined;
-      for (let page = 0; page < MAX_POD_PAGES; page++) {
-        const list = await call(what, (o) => api.listNamespacedPod({ namespace, labelSelector, limit: POD_PAGE_SIZE, _continue: cont }, o));
-        for (const p of list.items) {
-          const v = podView(p);
-          if (v !== undefined) out.push(v);
-        }
-        cont = list.metadata?._continue || undefined;
-        if (!cont) return out;
-      }
-      throw new KubeError(`Kubernetes API: ${what} did not finish within ${MAX_POD_PAGES} pages`);
+      return allPages(
+        what,
+        call,
+        (cont) => (o) => api.listNamespacedPod({ namespace, labelSelector, limit: PAGE_SIZE, _continue: cont }, o),
+        podView,
+      );
     },
   };
 }

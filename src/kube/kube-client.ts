@@ -14,7 +14,7 @@ import {
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
 import { KubeError, errorMessage } from '../common/errors.js';
-import { coreReads, readService } from './core-reads.js';
+import { coreReads, listServices, readService } from './core-reads.js';
 import type { FluxKind, K8sObject, KubeReader, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
 
 /** Per-request timeout when none is configured. */
@@ -186,6 +186,8 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
       const o = await getObject(r, namespace, name);
       return o && { ...o, apiVersion: o.apiVersion ?? `${r.group}/${r.version}`, kind: o.kind ?? r.kind };
     },
+    listRoutingObjects: (kind: RoutingKind, namespace: string) =>
+      kind === 'Service' ? listServices(core, call, namespace) : listAll(ROUTE_RESOURCES[kind], namespace),
     async listFluxObjects(kind: FluxKind, namespaces: readonly string[]) {
       const r = FLUX_RESOURCES[kind];
       if (namespaces.length === 0) return listAll(r, undefined);

@@ -81,6 +81,8 @@ export interface KubeReader {
    * kind set; null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError.
    */
   getRoutingObject(kind: RoutingKind, namespace: string, name: string): Promise<K8sObject | null>;
+  /** Every object of a routing kind in a namespace, as getRoutingObject gives them (one paged list call). */
+  listRoutingObjects(kind: RoutingKind, namespace: string): Promise<K8sObject[]>;
   /** A Secret, or null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError. */
   getSecret(namespace: string, name: string): Promise<SecretView | null>;
   /** The names in a ServiceAccount's `imagePullSecrets`, or null when it does not exist (404). */

@@ -1,12 +1,12 @@
 /**
- * The resync pass's view of the cluster: Flux objects from the pass's own list calls, workloads and
- * pods from one list call per (kind, namespace), each kept for a short while. A resync with nothing
+ * The resync pass's view of the cluster: Flux objects from the pass's own list calls, workloads, pods
+ * and routing objects from one list call per (kind, namespace), each kept for a short while. A resync with nothing
  * changed then costs a few list calls per namespace, not a GET per workload. Only reconciles that
  * nothing but the resync asked for read it; events and re-checks read fresh.
  */
 import { KubeError } from '../common/errors.js';
 import { selectorMatches, type LabelSelector } from './label-selector.js';
-import type { FluxKind, K8sObject, KubeReader, PodView, SourceRef, WorkloadKind } from './kube-types.js';
+import type { FluxKind, K8sObject, KubeReader, PodView, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
 
 /** How long a listing answers for the pass before it is read again. */
 export const LISTING_MAX_AGE_MS = 30_000;
@@ -29,6 +29,8 @@ interface FluxListing {
 }
 
 const forbidden = (err: unknown) => err instanceof KubeError && (err.status === 403 || err.status === 401);
+/** A routing list the pass cannot use: refused, or of a kind the API does not serve (a CRD such as HTTPRoute not installed). */
+const unservedOrForbidden = (err: unknown) => forbidden(err) || (err instanceof KubeError && err.status === 404);
 
 export function createPassListings(base: KubeReader, o: { now: () => number; maxAgeMs?: number }): PassListings {
   const maxAgeMs = o.maxAgeMs ?? LISTING_MAX_AGE_MS;
@@ -51,6 +53,24 @@ export function createPassListings(base: KubeReader, o: { now: () => number; max
 
   const byName = (objects: K8sObject[]) => new Map(objects.map((x) => [x.metadata.name, x]));
 
+  /** One object of a (kind, namespace) from the pass's list of it; read by name when `unusable(err)` says the list cannot serve. */
+  async function fromList(
+    key: string,
+    name: string,
+    reads: { list: () => Promise<K8sObject[]>; get: () => Promise<K8sObject | null>; unusable: (err: unknown) => boolean },
+  ): Promise<K8sObject | null> {
+    const { list, get } = reads;
+    if (unlistable.has(key)) return get();
+    try {
+      const objects = await listed(key, async () => byName(await list()));
+      return objects.get(name) ?? null;
+    } catch (err) {
+      if (!reads.unusable(err)) throw err;
+      unlistable.add(key);
+      return get();
+    }
+  }
+
   const reader: KubeReader = {
     async listFluxObjects(kind, namespaces) {
       const objects = await base.listFluxObjects(kind, namespaces);
@@ -65,25 +85,24 @@ export function createPassListings(base: KubeReader, o: { now: () => number; max
       if (!covers) return base.getFluxObject(ref);
       return hit.listing.byKey.get(`${ref.namespace}/${ref.name}`) ?? null;
     },
-    async getWorkload(kind: WorkloadKind, namespace: string, name: string) {
-      const key = `${kind}/${namespace}`;
-      if (unlistable.has(key)) return base.getWorkload(kind, namespace, name);
-      try {
-        const objects = await listed(key, async () => byName(await base.listWorkloads(kind, namespace)));
-        return objects.get(name) ?? null;
-      } catch (err) {
-        if (!forbidden(err)) throw err;
-        unlistable.add(key);
-        return base.getWorkload(kind, namespace, name);
-      }
-    },
+    getWorkload: (kind: WorkloadKind, namespace: string, name: string) =>
+      fromList(`${kind}/${namespace}`, name, {
+        list: () => base.listWorkloads(kind, namespace),
+        get: () => base.getWorkload(kind, namespace, name),
+        unusable: forbidden,
+      }),
     listWorkloads: (kind, namespace) => base.listWorkloads(kind, namespace),
     async listPods(namespace: string, selector: LabelSelector | undefined): Promise<PodView[]> {
       const all = await listed(`pods/${namespace}`, () => base.listPods(namespace, undefined));
       return selector === undefined ? all : all.filter((p) => selectorMatches(selector, p.labels));
     },
-    // Few and only for workloads without an environment-url annotation: read by name, as events do.
-    getRoutingObject: (kind, namespace, name) => base.getRoutingObject(kind, namespace, name),
+    getRoutingObject: (kind: RoutingKind, namespace: string, name: string) =>
+      fromList(`${kind}/${namespace}`, name, {
+        list: () => base.listRoutingObjects(kind, namespace),
+        get: () => base.getRoutingObject(kind, namespace, name),
+        unusable: unservedOrForbidden,
+      }),
+    listRoutingObjects: (kind, namespace) => base.listRoutingObjects(kind, namespace),
     getSecret: (namespace, name) => base.getSecret(namespace, name),
     getServiceAccountPullSecrets: (namespace, name) => base.getServiceAccountPullSecrets(namespace, name),
   };

@@ -23,32 +23,55 @@ export interface RouteRefusalOptions {
   log: Pick<Logger, 'warn'>;
 }
 
-/** The reader with `getRoutingObject` answering null for kinds RBAC refuses. */
+/**
+ * The reader with `getRoutingObject` answering null for kinds RBAC refuses, and `listRoutingObjects`
+ * throwing a refused list's KubeError again without asking (the pass listings then fall back to GETs).
+ */
 export function withRouteRefusals(inner: KubeReader, o: RouteRefusalOptions): KubeReader {
-  const refusedAt = new Map<RoutingKind, number>();
+  const refused = new Map<string, { at: number; err: KubeError }>();
   const told = new Set<RoutingKind>();
+
+  /** Runs one read unless the verb on the kind was refused lately; remembers and tells a new refusal. */
+  async function guarded<T>(verb: 'get' | 'list', kind: RoutingKind, read: () => Promise<T>, onRefused: (err: KubeError) => T): Promise<T> {
+    const key = `${verb} ${kind}`;
+    const hit = refused.get(key);
+    if (hit && o.now() - hit.at < ROUTE_REFUSAL_RECHECK_MS) return onRefused(hit.err);
+    try {
+      const value = await read();
+      refused.delete(key);
+      return value;
+    } catch (err) {
+      if (!(err instanceof KubeError && err.status === 403)) throw err;
+      refused.set(key, { at: o.now(), err });
+      if (!told.has(kind)) {
+        told.add(kind);
+        const { plural, group } = RULES[kind];
+        o.log.warn(
+          { kind, verb, err: err.message },
+          `no RBAC to ${verb} ${plural}: preview URLs are not discovered from them (grant get, list on apiGroups [${group}] resources [${plural}] to enable)`,
+        );
+      }
+      return onRefused(err);
+    }
+  }
+
   return {
     ...inner,
-    async getRoutingObject(kind, namespace, name) {
-      const at = refusedAt.get(kind);
-      if (at !== undefined && o.now() - at < ROUTE_REFUSAL_RECHECK_MS) return null;
-      try {
-        const object = await inner.getRoutingObject(kind, namespace, name);
-        refusedAt.delete(kind);
-        return object;
-      } catch (err) {
-        if (!(err instanceof KubeError && err.status === 403)) throw err;
-        refusedAt.set(kind, o.now());
-        if (!told.has(kind)) {
-          told.add(kind);
-          const { plural, group } = RULES[kind];
-          o.log.warn(
-            { kind, err: err.message },
-            `no RBAC to read ${plural}: preview URLs are not discovered from them (grant get on apiGroups [${group}] resources [${plural}] to enable)`,
-          );
-        }
-        return null;
-      }
-    },
+    getRoutingObject: (kind, namespace, name) =>
+      guarded(
+        'get',
+        kind,
+        () => inner.getRoutingObject(kind, namespace, name),
+        () => null,
+      ),
+    listRoutingObjects: (kind, namespace) =>
+      guarded(
+        'list',
+        kind,
+        () => inner.listRoutingObjects(kind, namespace),
+        (err) => {
+          throw err;
+        },
+      ),
   };
 }

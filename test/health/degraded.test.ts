@@ -126,6 +126,7 @@ t.test('Kubernetes: a request that hung through the outage and fails after a lat
     getWorkload: () => Promise.resolve(null),
     listWorkloads: () => Promise.resolve([]),
     getRoutingObject: () => Promise.resolve(null),
+    listRoutingObjects: () => Promise.resolve([]),
     getSecret: () => Promise.resolve(null),
     getServiceAccountPullSecrets: () => Promise.resolve(null),
     listPods: () => Promise.resolve([]),

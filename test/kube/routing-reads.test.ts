@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { KubeError } from '../../src/common/errors.js';
 import { createKubeReader } from '../../src/kube/kube-client.js';
+import { createPassListings } from '../../src/kube/pass-listings.js';
 import { ROUTE_REFUSAL_RECHECK_MS, withRouteRefusals } from '../../src/kube/route-refusals.js';
 import { startFakeKube, writeKubeconfig } from '../harness/fake-kube.js';
 import { httpRoute, ingress, service } from '../harness/route-objects.js';
@@ -66,7 +67,7 @@ t.test('without RBAC: a KubeError 403; the refusal wrapper reads it as none, say
   t.match(await refusing.getRoutingObject('Service', 'apps', 'web'), { kind: 'Service' }, 'an allowed kind is still read');
   t.equal(fake.requests.length, 3, 'a refused kind is not asked again at once');
   t.equal(warnings.length, 2, 'one line per refused kind');
-  t.match(warnings[0], [{ kind: 'Ingress' }, /no RBAC to read ingresses: .*networking\.k8s\.io.*ingresses/]);
+  t.match(warnings[0], [{ kind: 'Ingress' }, /no RBAC to get ingresses: .*networking\.k8s\.io.*ingresses/]);
 
   now += ROUTE_REFUSAL_RECHECK_MS;
   fake.allow = undefined;
@@ -80,4 +81,64 @@ t.test('other failures are not refusals: they propagate', async (t) => {
   fake.inject({ path: /ingresses/, status: 500 });
   const err = await refusing.getRoutingObject('Ingress', 'apps', 'web').catch((e: unknown) => e);
   t.ok(err instanceof KubeError && err.status === 500);
+});
+
+t.test('listRoutingObjects: every object of a kind in a namespace, with its kind', async (t) => {
+  const { fake, reader } = await setup(t);
+  fake.put(service({ namespace: 'apps', name: 'api' }));
+  fake.put(service({ namespace: 'other', name: 'elsewhere' }));
+  const names = (objects: Array<{ kind?: string; metadata: { name: string } }>) =>
+    objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+  t.same(names(await reader.listRoutingObjects('Service', 'apps')), ['Service/api', 'Service/web']);
+  t.same(names(await reader.listRoutingObjects('Ingress', 'apps')), ['Ingress/web']);
+  t.same(names(await reader.listRoutingObjects('HTTPRoute', 'apps')), ['HTTPRoute/web']);
+  t.match(await reader.listRoutingObjects('Service', 'apps'), [{ spec: { selector: { 'app.kubernetes.io/name': 'api' } } }]);
+});
+
+t.test('the pass listings: one list per (kind, namespace); a refused or unserved list falls back to GETs', async (t) => {
+  const { fake, reader } = await setup(t);
+  const listings = createPassListings(reader, { now: () => 0 });
+  fake.requests.length = 0;
+  const got = await Promise.all([
+    listings.reader.getRoutingObject('Service', 'apps', 'web'),
+    listings.reader.getRoutingObject('Service', 'apps', 'gone'),
+    listings.reader.getRoutingObject('Ingress', 'apps', 'web'),
+  ]);
+  t.same(
+    got.map((o) => o?.kind ?? null),
+    ['Service', null, 'Ingress'],
+  );
+  t.same(fake.requests.map((r) => r.path).sort(), [
+    '/api/v1/namespaces/apps/services',
+    '/apis/networking.k8s.io/v1/namespaces/apps/ingresses',
+  ]);
+
+  fake.requests.length = 0;
+  fake.inject({ path: '/apis/gateway.networking.k8s.io/v1/namespaces/apps/httproutes', status: 404 });
+  t.match(await listings.reader.getRoutingObject('HTTPRoute', 'apps', 'web'), { kind: 'HTTPRoute' }, 'an unserved list: read by name');
+  fake.allow = [{ group: 'networking.k8s.io', resource: 'ingresses', verbs: ['get'] }];
+  listings.begin();
+  t.match(await listings.reader.getRoutingObject('Ingress', 'apps', 'web'), { kind: 'Ingress' }, 'a refused list: read by name');
+  t.same(
+    fake.requests.map((r) => `${r.status} ${r.path}`),
+    [
+      '404 /apis/gateway.networking.k8s.io/v1/namespaces/apps/httproutes',
+      '200 /apis/gateway.networking.k8s.io/v1/namespaces/apps/httproutes/web',
+      '403 /apis/networking.k8s.io/v1/namespaces/apps/ingresses',
+      '200 /apis/networking.k8s.io/v1/namespaces/apps/ingresses/web',
+    ],
+  );
+});
+
+t.test('refusal wrapper: a refused list is thrown again without asking, and said once with the get', async (t) => {
+  const { fake, reader } = await setup(t, { allow: [] });
+  const warnings: unknown[] = [];
+  const refusing = withRouteRefusals(reader, { now: () => 0, log: { warn: (...args: unknown[]) => warnings.push(args) } as never });
+  const listings = createPassListings(refusing, { now: () => 0 });
+  fake.requests.length = 0;
+  t.equal(await listings.reader.getRoutingObject('Ingress', 'apps', 'web'), null, 'list refused, then get refused: none');
+  listings.begin();
+  t.equal(await listings.reader.getRoutingObject('Ingress', 'apps', 'web'), null);
+  t.equal(fake.requests.length, 2, 'the second pass asks nothing');
+  t.equal(warnings.length, 1);
 });

@@ -68,6 +68,10 @@ export class MemoryKube implements KubeReader {
     return this.read(() => this.objects.get(objectKey(kind, namespace, name)) ?? null);
   }
 
+  listRoutingObjects(kind: string, namespace: string): Promise<K8sObject[]> {
+    return this.listWorkloads(kind as WorkloadKind, namespace);
+  }
+
   getSecret(): Promise<null> {
     return this.read(() => null);
   }
