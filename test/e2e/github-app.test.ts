@@ -5,7 +5,8 @@
 import t from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
 import { fluxEvent } from '../harness/bridge-process.js';
-import { APP_INSTALLATION_ID, startWorld, type World } from '../harness/world.js';
+import { finishRollout } from '../harness/rollouts.js';
+import { APP_INSTALLATION_ID, startWorld } from '../harness/world.js';
 import { OPT_IN, READY, idle, putDeployment, putKustomization, sha } from './scenario.js';
 
 const annotated = (repository: string, commit: string) => ({
@@ -15,20 +16,6 @@ const annotated = (repository: string, commit: string) => ({
 });
 const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
   (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
-/** The new spec's rollout is done, as the Deployment controller would report it. */
-function finishRollout(world: World, name: string): void {
-  const dep = world.kube.get('apps/v1', 'Deployment', 'apps', name)!;
-  const replicas = (dep.spec as { replicas: number }).replicas;
-  world.kube.patchStatus('apps/v1', 'Deployment', 'apps', name, {
-    ...dep.status,
-    observedGeneration: dep.metadata.generation,
-    replicas,
-    updatedReplicas: replicas,
-    readyReplicas: replicas,
-    availableReplicas: replicas,
-    unavailableReplicas: 0,
-  });
-}
 
 t.test(
   'GitHub App on Enterprise Server: JWT, installation looked up once (kept across a restart), installation tokens, skips with reasons',
@@ -99,7 +86,7 @@ t.test(
     await bridge.kill('SIGTERM');
     const before = world.github.requests.length;
     putDeployment(world, 'web', 'ghcr.io/acme/web:2', annotated('acme/web', sha('app-2')));
-    finishRollout(world, 'web');
+    finishRollout(world.kube, 'apps', 'web');
     bridge = await world.bridge();
     await bridge.post(fluxEvent('Kustomization', 'flux-system', 'apps'));
     await bridge.waitFor('second success', () => clientStates(world.github.deployments('acme', 'web')[1]).includes('success'));
