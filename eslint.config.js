@@ -1,5 +1,5 @@
 // ESLint flat config: typescript-eslint's strict type-checked rules over everything TypeScript;
-// eslint-config-prettier turns off what the formatter (Prettier, `npm run format:check`) owns.
+// eslint-config-prettier turns off what the formatter owns (Prettier: `npm run lint` checks, `npm run format` writes).
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
