@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { keepStatements, runPragma } from './kept-statements.js';
 
 export type Db = Database.Database;
 
@@ -72,23 +73,24 @@ const MIGRATIONS: string[] = [
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.pragma('journal_mode = WAL');
+  keepStatements(db);
+  runPragma(db, 'journal_mode = WAL');
   // FULL: a 202 answered to Flux means the queue row survives even a power loss.
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
+  runPragma(db, 'synchronous = FULL');
+  runPragma(db, 'busy_timeout = 5000');
   migrate(db);
   return db;
 }
 
 function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const current = Number(runPragma(db, 'user_version'));
   if (current > MIGRATIONS.length) {
     throw new Error(`database schema version ${current} is newer than this bridge knows (${MIGRATIONS.length}): upgrade the bridge`);
   }
   for (const [i, migration] of MIGRATIONS.slice(current).entries()) {
     db.transaction(() => {
       db.exec(migration);
-      db.pragma(`user_version = ${current + i + 1}`);
+      runPragma(db, `user_version = ${current + i + 1}`);
     })();
   }
 }

@@ -5,6 +5,7 @@ import { errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
 import { openDatabase, type Db } from './database.js';
 import { StorageHealth } from '../health/storage-health.js';
+import { runPragma } from './kept-statements.js';
 
 /**
  * Why a directory (or its nearest existing ancestor) cannot take writes, as the file system says:
@@ -48,8 +49,8 @@ export function diagnoseDirectory(dir: string): string | undefined {
 
 /** A small durable write: the schema version rewritten as it is (one page and an fsync). */
 export function probeWrite(db: Db): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  db.pragma(`user_version = ${version}`);
+  const version = Number(runPragma(db, 'user_version'));
+  runPragma(db, `user_version = ${version}`);
 }
 
 /**
