@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { REPO_ROOT } from '../harness/bridge-process.js';
+import { REPO_ROOT } from '../fixtures/locate.js';
 
 t.test("npm run demo: the README's first command shows a real rollout end to end", async (t) => {
   const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'dist', 'scripts', 'demo.js')], { timeout: 240_000 });

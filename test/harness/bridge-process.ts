@@ -1,17 +1,11 @@
 /** Starts the real bridge process (dist/src/main.js) for end-to-end tests, the demo and benchmarks. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { errorMessage } from '../../src/common/errors.js';
 import { signBody } from '../../src/http/hmac.js';
 import type { Readiness } from '../../src/http/status-routes.js';
+import { REPO_ROOT } from '../fixtures/locate.js';
 import type { StateBody } from './state-body.js';
-
-/** Repository root, from test/harness/ (tap, tsx) or dist/test/harness/ (compiled demo). */
-export const REPO_ROOT = (() => {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return here.includes(join('dist', 'test')) ? join(here, '..', '..', '..') : join(here, '..', '..');
-})();
 
 /** How long the process may take to start listening. */
 const START_TIMEOUT_MS = 60_000;

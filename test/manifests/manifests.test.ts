@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
-import { REPO_ROOT } from '../harness/bridge-process.js';
+import { REPO_ROOT } from '../fixtures/locate.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
 
