@@ -3,9 +3,12 @@ import type { ReportTarget } from '../metadata/resolve-target.js';
 /** Payload fields that, with owner/repo/environment/sha, identify one deployment. */
 const IDENTITY_FIELDS = ['cluster', 'namespace', 'sourceNamespace', 'kustomization', 'helmRelease', 'deploymentName', 'image'];
 
-/** The cache key of a target: (owner, repo, environment, sha, deploymentName). */
-export function identityKey(t: Pick<ReportTarget, 'owner' | 'repo' | 'environment' | 'sha' | 'deploymentName'>): string {
-  return [t.owner.toLowerCase(), t.repo.toLowerCase(), t.environment, t.sha, t.deploymentName].join('|');
+/** The cache key of a target: (owner, repo, environment, sha, deploymentName), after `forgejo|` for a Forgejo target. */
+export function identityKey(
+  t: Pick<ReportTarget, 'owner' | 'repo' | 'environment' | 'sha' | 'deploymentName'> & { forge?: ReportTarget['forge'] },
+): string {
+  const key = [t.owner.toLowerCase(), t.repo.toLowerCase(), t.environment, t.sha, t.deploymentName].join('|');
+  return t.forge === undefined || t.forge === 'github' ? key : `${t.forge}|${key}`;
 }
 
 function asObject(payload: unknown): Record<string, unknown> | undefined {

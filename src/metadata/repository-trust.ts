@@ -7,16 +7,22 @@
 /** Where the repository of a deployment may come from: `any` (annotation, else image label) or `annotation` only. */
 export type RepositorySource = 'annotation' | 'any';
 
-/** One `ALLOWED_REPOSITORIES` entry: `owner/*` or `owner/repo`, compared case-insensitively. */
+/**
+ * One `ALLOWED_REPOSITORIES` entry: `owner/*` or `owner/repo` (on any forge), `host/owner/*` or
+ * `host/owner/repo` (only on that forge's host), compared case-insensitively.
+ */
 export interface RepositoryPattern {
+  /** The forge's host name; absent: any forge. */
+  host?: string;
   owner: string;
   /** `*` matches every repository of the owner. */
   repo: string;
 }
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
+const HOST = /^[A-Za-z0-9.-]+$/;
 
-/** Parses a comma list of `owner/*` and `owner/repo`; every bad entry is reported. */
+/** Parses a comma list of `[host/]owner/*` and `[host/]owner/repo`; every bad entry is reported. */
 export function parseRepositoryPatterns(value: string): { patterns: RepositoryPattern[]; errors: string[] } {
   const patterns: RepositoryPattern[] = [];
   const errors: string[] = [];
@@ -24,27 +30,38 @@ export function parseRepositoryPatterns(value: string): { patterns: RepositoryPa
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const [owner, repo, ...rest] = entry.split('/');
-    if (rest.length > 0 || owner === undefined || repo === undefined || !NAME.test(owner) || (repo !== '*' && !NAME.test(repo))) {
-      errors.push(`"${entry}" is not owner/repo or owner/*`);
+    const parts = entry.split('/');
+    const host = parts.length === 3 ? parts[0] : undefined;
+    const [owner, repo] = parts.slice(parts.length === 3 ? 1 : 0);
+    const bad =
+      parts.length < 2 ||
+      parts.length > 3 ||
+      (host !== undefined && !HOST.test(host)) ||
+      owner === undefined ||
+      repo === undefined ||
+      !NAME.test(owner) ||
+      (repo !== '*' && !NAME.test(repo));
+    if (bad) {
+      errors.push(`"${entry}" is not owner/repo, owner/*, host/owner/repo or host/owner/*`);
       continue;
     }
-    patterns.push({ owner: owner.toLowerCase(), repo: repo.toLowerCase() });
+    patterns.push({ ...(host === undefined ? {} : { host: host.toLowerCase() }), owner: owner.toLowerCase(), repo: repo.toLowerCase() });
   }
   return { patterns, errors };
 }
 
-/** True when `owner/repo` matches one of the patterns; an empty list allows every repository. */
-export function repositoryAllowed(patterns: readonly RepositoryPattern[], owner: string, repo: string): boolean {
+/** True when `owner/repo` on the forge at `host` matches one of the patterns; an empty list allows every repository. */
+export function repositoryAllowed(patterns: readonly RepositoryPattern[], owner: string, repo: string, host?: string): boolean {
   if (patterns.length === 0) return true;
   const o = owner.toLowerCase();
   const r = repo.toLowerCase();
-  return patterns.some((p) => p.owner === o && (p.repo === '*' || p.repo === r));
+  const h = host?.toLowerCase();
+  return patterns.some((p) => (p.host === undefined || p.host === h) && p.owner === o && (p.repo === '*' || p.repo === r));
 }
 
 /** The patterns as written back in configuration syntax, for messages. */
 export function describePatterns(patterns: readonly RepositoryPattern[]): string {
-  return patterns.map((p) => `${p.owner}/${p.repo}`).join(',');
+  return patterns.map((p) => `${p.host === undefined ? '' : `${p.host}/`}${p.owner}/${p.repo}`).join(',');
 }
 
 /**

@@ -1,7 +1,12 @@
-/** `owner/repo` on the GitHub host the bridge writes to. */
+/** `owner/repo` on a forge the bridge writes to. */
 export interface RepoName {
   owner: string;
   repo: string;
+}
+
+/** A parsed repository reference: `host` (lower-cased host name) when it was a URL, absent for a bare `owner/repo`. */
+export interface RepoRef extends RepoName {
+  host?: string;
 }
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -18,10 +23,10 @@ function fromPath(path: string): RepoName | undefined {
 
 /**
  * Parses a repository reference: `owner/repo`, `https://<host>/owner/repo[.git]`,
- * `git@<host>:owner/repo.git` or `ssh://git@<host>/owner/repo`. `host` is the GitHub web host
- * (`github.com`, or the GHES host); a URL on another host is refused with the reason.
+ * `git@<host>:owner/repo.git` or `ssh://git@<host>/owner/repo`. Which forge the host belongs to is
+ * the caller's decision (`routeRepository`); the host name is returned lower-cased, without a port.
  */
-export function parseRepository(value: string, host: string): RepoName | { error: string } {
+export function parseRepository(value: string): RepoRef | { error: string } {
   const v = value.trim();
   const scp = /^[\w.-]+@([^:/]+):(.+)$/.exec(v);
   let urlHost: string | undefined;
@@ -41,10 +46,9 @@ export function parseRepository(value: string, host: string): RepoName | { error
   } else {
     path = v;
   }
-  if (urlHost !== undefined && urlHost.toLowerCase() !== host.toLowerCase()) {
-    return { error: `"${value}" is not on ${host}` };
-  }
-  return fromPath(path) ?? { error: `"${value}" does not name owner/repo` };
+  const name = fromPath(path);
+  if (name === undefined) return { error: `"${value}" does not name owner/repo` };
+  return urlHost === undefined ? name : { ...name, host: urlHost.toLowerCase() };
 }
 
 /** The web host of a GitHub API base URL: api.github.com → github.com; GHES https://h/api/v3 → h. */

@@ -4,6 +4,7 @@ import { isTransient } from './patterns.js';
 import { expandUrl } from './url-template.js';
 import { escapeTemplateValues } from './url-escape.js';
 import type { RouteScheme } from './route-url.js';
+import { routeRepository, type Forge } from './forge-route.js';
 import { pickRepository, repositoryAllowed, type RepositoryPattern, type RepositorySource } from './repository-trust.js';
 
 /** Prefix of every annotation the bridge reads. */
@@ -21,8 +22,12 @@ export interface Defaults {
   routeScheme?: RouteScheme;
   logUrlTemplate?: string;
   description: string;
-  /** GitHub web host that repository URLs must name (github.com or the GHES host). */
+  /** GitHub's web host name (github.com or the GHES host): repository URLs on it are reported to GitHub. */
   githubHost: string;
+  /** False on a Forgejo-only bridge (no GitHub credentials); default true. */
+  githubEnabled?: boolean;
+  /** `FORGEJO_URL`'s host name: repository URLs on it are reported to Forgejo as commit statuses. */
+  forgejoHost?: string;
   controllerVersion: string;
   /** `REPOSITORY_SOURCE`: `annotation` ignores the image's source label (default `any`). */
   repositorySource?: RepositorySource;
@@ -51,13 +56,17 @@ export interface ImageFacts {
   digest?: string;
 }
 
-/** Everything needed to create and update one GitHub deployment. */
+/** Everything needed to create and update one deployment (GitHub) or commit-status context (Forgejo). */
 export interface ReportTarget {
+  /** Where it is reported: decided by the repository's host (`routeRepository`). */
+  forge: Forge;
   owner: string;
   repo: string;
   environment: string;
   sha: string;
   deploymentName: string;
+  /** The cluster the workload runs in (`cluster` annotation, else `CLUSTER_NAME`): part of a Forgejo status context. */
+  cluster: string;
   /** Sent as the deployment `task` only when `deployment-name` is annotated. */
   task?: string;
   description: string;
@@ -151,9 +160,15 @@ export function resolveTarget(
         };
   }
   const origin = picked.from === 'annotation' ? `${ANNOTATION_PREFIX}repository annotation` : `${LABEL_SOURCE} label`;
-  const repo = parseRepository(picked.value, defaults.githubHost);
+  const repo = parseRepository(picked.value);
   if ('error' in repo) return { code: 'bad_repository', skip: `repository ${repo.error}: fix the ${origin}` };
-  if (!repositoryAllowed(defaults.allowedRepositories ?? [], repo.owner, repo.repo)) {
+  const routed = routeRepository(repo, {
+    github: defaults.githubHost,
+    githubEnabled: defaults.githubEnabled ?? true,
+    forgejo: defaults.forgejoHost,
+  });
+  if ('error' in routed) return { code: 'bad_repository', skip: `repository "${picked.value}" (from the ${origin}) ${routed.error}` };
+  if (!repositoryAllowed(defaults.allowedRepositories ?? [], repo.owner, repo.repo, routed.host)) {
     return { code: 'repository_not_allowed', skip: `${repo.owner}/${repo.repo} (from the ${origin}) is not in ALLOWED_REPOSITORIES` };
   }
   const commitValue = a.commit ?? labels[LABEL_REVISION];
@@ -217,11 +232,13 @@ export function resolveTarget(
 
   return {
     target: {
+      forge: routed.forge,
       owner: repo.owner,
       repo: repo.repo,
       environment,
       sha,
       deploymentName,
+      cluster,
       ...(annotatedName ? { task: annotatedName } : {}),
       description: a.description ?? defaults.description,
       productionEnvironment: truthy(a.production) ?? ['production', 'prod'].includes(environment.toLowerCase()),

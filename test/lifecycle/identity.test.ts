@@ -18,6 +18,8 @@ const payload = {
   team: 'web',
 };
 const target = (p: Record<string, unknown> = payload): ReportTarget => ({
+  forge: 'github',
+  cluster: 'prod-eu-1',
   owner: 'stefanprodan',
   repo: 'podinfo',
   environment: 'production',
@@ -50,6 +52,8 @@ t.test('identityKey', (t) => {
   ];
   for (const [name, change] of differs) t.not(identityKey({ ...base, ...change }), identityKey(base), `${name} is part of the key`);
   t.equal(identityKey(target()), identityKey(base), 'works on a whole target');
+  t.equal(identityKey({ ...base, forge: 'github' }), identityKey(base), 'GitHub keys are as they were before Forgejo');
+  t.equal(identityKey({ ...base, forge: 'forgejo' }), `forgejo|${identityKey(base)}`, 'the same repository on Forgejo is another target');
   t.end();
 });
 

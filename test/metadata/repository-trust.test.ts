@@ -2,14 +2,19 @@ import t from 'tap';
 import { ANNOTATION_PREFIX as P, LABEL_REVISION, LABEL_SOURCE, resolveTarget, type Defaults } from '../../src/metadata/resolve-target.js';
 import { describePatterns, parseRepositoryPatterns, pickRepository, repositoryAllowed } from '../../src/metadata/repository-trust.js';
 
+const NOT = 'is not owner/repo, owner/*, host/owner/repo or host/owner/*';
+
 t.test('ALLOWED_REPOSITORIES patterns', (t) => {
   const rows: Array<[string, string[], string[]]> = [
     ['acme/*', ['acme/*'], []],
     [' Acme/Web , globex/* ,,', ['acme/web', 'globex/*'], []],
-    ['acme', [], ['"acme" is not owner/repo or owner/*']],
-    ['acme/web/extra', [], ['"acme/web/extra" is not owner/repo or owner/*']],
-    ['*/web', [], ['"*/web" is not owner/repo or owner/*']],
-    ['acme/we b,ok/x', ['ok/x'], ['"acme/we b" is not owner/repo or owner/*']],
+    ['acme', [], [`"acme" ${NOT}`]],
+    ['Forgejo.example.com/acme/web', ['forgejo.example.com/acme/web'], []],
+    ['forgejo.example.com/acme/*,acme/x', ['forgejo.example.com/acme/*', 'acme/x'], []],
+    ['acme/web/extra/more', [], [`"acme/web/extra/more" ${NOT}`]],
+    ['host:3000/acme/web', [], [`"host:3000/acme/web" ${NOT}`]],
+    ['*/web', [], [`"*/web" ${NOT}`]],
+    ['acme/we b,ok/x', ['ok/x'], [`"acme/we b" ${NOT}`]],
     ['', [], []],
   ];
   for (const [text, patterns, errors] of rows) {
@@ -32,6 +37,20 @@ t.test('matching is case-insensitive; owner/* takes the whole owner; empty allow
   ];
   for (const [owner, repo, want] of rows) t.equal(repositoryAllowed(patterns, owner, repo), want, `${owner}/${repo}`);
   t.ok(repositoryAllowed([], 'anyone', 'anything'), 'no list: everything');
+  t.end();
+});
+
+t.test('host/owner patterns match only on that forge; owner patterns on any', (t) => {
+  const { patterns } = parseRepositoryPatterns('forgejo.example.com/platform/*,acme/web');
+  const rows: Array<[string, string, string, boolean]> = [
+    ['forgejo.example.com', 'platform', 'api', true],
+    ['FORGEJO.example.com', 'Platform', 'API', true],
+    ['github.com', 'platform', 'api', false],
+    ['forgejo.example.com', 'acme', 'web', true],
+    ['github.com', 'acme', 'web', true],
+    ['forgejo.example.com', 'acme', 'api', false],
+  ];
+  for (const [host, owner, repo, want] of rows) t.equal(repositoryAllowed(patterns, owner, repo, host), want, `${host}/${owner}/${repo}`);
   t.end();
 });
 

@@ -200,11 +200,13 @@ t.test('skip reasons: code and what to set', (t) => {
 t.test('label-only target: every field', (t) => {
   const tg = target(resolve({}));
   t.same(tg, {
+    forge: 'github',
     owner: 'stefanprodan',
     repo: 'podinfo',
     environment: 'staging',
     sha: SHA,
     deploymentName: 'podinfo',
+    cluster: 'prod-eu-1',
     description: 'Deployed by Flux',
     productionEnvironment: false,
     transientEnvironment: false,

@@ -1,0 +1,40 @@
+import t from 'tap';
+import { routeRepository, type ForgeHosts } from '../../src/metadata/forge-route.js';
+import { parseRepository } from '../../src/metadata/repository.js';
+
+const BOTH: ForgeHosts = { github: 'github.com', githubEnabled: true, forgejo: 'forgejo.example.com' };
+const GITHUB_ONLY: ForgeHosts = { github: 'github.com', githubEnabled: true };
+const GHES: ForgeHosts = { github: 'GHE.example.com', githubEnabled: true };
+const FORGEJO_ONLY: ForgeHosts = { github: 'github.com', githubEnabled: false, forgejo: 'forgejo.example.com' };
+
+t.test('routeRepository: the host decides the forge; a bare owner/repo goes to GitHub if it is configured', (t) => {
+  const rows: Array<[string, ForgeHosts, string]> = [
+    ['https://github.com/acme/web', BOTH, 'github github.com'],
+    ['https://forgejo.example.com/acme/web', BOTH, 'forgejo forgejo.example.com'],
+    ['https://Forgejo.Example.com:3000/acme/web', BOTH, 'forgejo forgejo.example.com'],
+    ['git@forgejo.example.com:acme/web.git', BOTH, 'forgejo forgejo.example.com'],
+    ['acme/web', BOTH, 'github github.com'],
+    ['acme/web', GITHUB_ONLY, 'github github.com'],
+    ['acme/web', FORGEJO_ONLY, 'forgejo forgejo.example.com'],
+    ['https://forgejo.example.com/acme/web', FORGEJO_ONLY, 'forgejo forgejo.example.com'],
+    ['https://ghe.example.com/platform/api', GHES, 'github ghe.example.com'],
+    ['platform/api', GHES, 'github ghe.example.com'],
+    ['https://gitlab.com/org/app', BOTH, 'is not on github.com nor on forgejo.example.com (FORGEJO_URL)'],
+    ['https://gitlab.com/org/app', GITHUB_ONLY, 'is not on github.com'],
+    ['https://github.com.evil.example/org/app', GITHUB_ONLY, 'is not on github.com'],
+    ['https://github.com/platform/api', GHES, 'is not on ghe.example.com'],
+    ['https://forgejo.example.com/acme/web', GITHUB_ONLY, 'is not on github.com'],
+    [
+      'https://github.com/acme/web',
+      FORGEJO_ONLY,
+      'is on github.com, but no GitHub credentials are set (GITHUB_TOKEN or a GitHub App): only FORGEJO_URL is served',
+    ],
+  ];
+  for (const [value, hosts, want] of rows) {
+    const parsed = parseRepository(value);
+    if ('error' in parsed) throw new Error(parsed.error);
+    const r = routeRepository(parsed, hosts);
+    t.equal('error' in r ? r.error : `${r.forge} ${r.host}`, want, `${value} with ${JSON.stringify(hosts)}`);
+  }
+  t.end();
+});
