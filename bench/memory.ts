@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     await pause(5000);
     const tracked = rssMiB(pid);
     const state = (await bridge.state()) as { skipped?: unknown[] };
-    const cached = [...(await bridge.metrics()).matchAll(/^gdb_deployments\{state="(\w+)"\} (\d+)/gm)]
+    const cached = [...(await bridge.metrics()).matchAll(/^gdb_deployments\{forge="\w+",state="(\w+)"\} (\d+)/gm)]
       .map((m) => `${m[1]} ${m[2]}`)
       .join(', ');
     say(

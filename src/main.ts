@@ -6,7 +6,7 @@ import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
-import { createGitHubSide } from './forges/github/github-client.js';
+import { buildForges } from './forges/forge-wiring.js';
 import { createKubeReader } from './kube/kube-client.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
@@ -14,17 +14,13 @@ import { createPassListings } from './kube/pass-listings.js';
 import { describePatterns } from './metadata/repository-trust.js';
 import { createMetrics } from './common/metrics.js';
 import { createReadiness } from './health/readiness.js';
-import { Publisher } from './reconcile/deployment-publisher.js';
 import { reconcileSource } from './reconcile/reconcile-source.js';
 import { AbsenceStore } from './store/absence-store.js';
-import { dryRunPort } from './forges/github/dry-run-port.js';
-import { GuardedPublisher } from './reconcile/refusal-guard.js';
 import { RecheckSchedule } from './runtime/recheck-schedule.js';
 import { Resync } from './runtime/resync.js';
 import { createSourceRunner } from './runtime/source-runner.js';
 import { openStorage, storageHealthFor } from './store/open-storage.js';
 import { DeploymentStore } from './store/deployment-store.js';
-import { InstallationStore } from './store/installation-store.js';
 import { ImageCache } from './store/image-cache.js';
 import { QueueStore } from './store/queue-store.js';
 import { RefusalStore } from './store/refusal-store.js';
@@ -58,36 +54,18 @@ async function main(config: Config): Promise<void> {
   const listings = createPassListings(kube.reader, { now });
   const imageCache = new ImageCache(db);
   const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
-  const github = createGitHubSide({
-    auth: config.githubAuth,
-    baseUrl: config.githubApiUrl,
-    userAgent: `github-deployment-bridge/${version}`,
-    metrics,
-    log: log.child({ component: 'github' }),
-    now,
-    installations: new InstallationStore(db),
-    writeIntervalMs: config.githubWriteIntervalMs,
-  });
   const refusals = new RefusalStore(db);
-  const basePublisher = new Publisher({ github: config.dryRun ? dryRunPort(github.port, log) : github.port, deployments, log, now });
-  const publisher = new GuardedPublisher({
-    publisher: basePublisher,
-    refusals,
-    deployments,
-    auth: config.githubAuth.kind,
-    log,
-    now,
-  });
-  const defaults = buildDefaults(config, version);
-  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: basePublisher, graceMs: config.cleanupGraceMs, log };
-  const reconcileDeps = { images, publisher, cleanup, sources, defaults, metrics, now };
+  const forges = buildForges({ config, db, deployments, refusals, metrics, log, now, userAgent: `github-deployment-bridge/${version}` });
+  const defaults = buildDefaults(config, version, forges.github !== undefined);
+  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: forges.router, graceMs: config.cleanupGraceMs, log };
+  const reconcileDeps = { images, publisher: forges.router, cleanup, sources, defaults, metrics, now };
 
   const worker = new Worker({
     queue,
     concurrency: config.reconcileConcurrency,
     log,
     now,
-    pausedUntil: () => github.health.pausedUntil(),
+    pausedUntil: () => forges.pausedUntil(),
     storage,
     run: createSourceRunner({
       reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog }, item),
@@ -115,7 +93,7 @@ async function main(config: Config): Promise<void> {
     storage,
     db,
     kube: kube.health,
-    github: github.health,
+    forges: forges.healths,
     skips: () => sources.listSkips(),
     resyncIntervalMs: config.resyncIntervalMs,
     now,
@@ -140,25 +118,26 @@ async function main(config: Config): Promise<void> {
     onEnqueued: () => worker.notify(),
     isShuttingDown: () => shuttingDown,
     activeReconciles: () => worker.active,
-    github: { health: github.health, refusals, now },
+    ...(forges.github ? { github: { health: forges.github.health, refusals, now } } : {}),
+    ...(forges.forgejo && config.forgejoUrl
+      ? { forgejo: { health: forges.forgejo.health, refusals, now, url: config.forgejoUrl.webUrl } }
+      : {}),
   });
   const address = await app.listen({ port: config.port, host: config.host });
-  github.health.onResume(() => worker.notify());
+  for (const h of forges.healths) h.onResume(() => worker.notify());
   worker.start();
   resync.start();
-  void github.monitor.start();
+  forges.start();
   log.info(
     {
       address,
       cluster: config.clusterName,
       resyncIntervalMs: config.resyncIntervalMs,
       database: config.databasePath,
-      github: {
-        api: config.githubApiUrl,
-        auth: config.githubAuth.kind,
-        allowedRepositories: describePatterns(config.allowedRepositories) || 'all',
-        repositorySource: config.repositorySource,
-      },
+      github: config.githubAuth ? { api: config.githubApiUrl, auth: config.githubAuth.kind } : 'off',
+      forgejo: config.forgejoUrl ? { url: config.forgejoUrl.webUrl } : 'off',
+      allowedRepositories: describePatterns(config.allowedRepositories) || 'all',
+      repositorySource: config.repositorySource,
     },
     'github-deployment-bridge started',
   );
@@ -173,7 +152,7 @@ async function main(config: Config): Promise<void> {
     }, SHUTDOWN_GRACE_MS + SHUTDOWN_EXTRA_MS).unref();
     log.info({ signal }, 'shutting down: finishing in-flight work');
     await resync.stop();
-    github.monitor.stop();
+    forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);
     await app.close();
     db.close();

@@ -50,8 +50,25 @@ export function createMetrics() {
     }),
     githubRefusals: new Gauge({
       name: 'gdb_github_refusals',
-      help: 'GitHub refusals (404, 403, 409, 422) waiting for their late retry, by class',
+      help: 'Forge refusals (404, 403, 409, 422) waiting for their late retry, by class (github_*, forgejo_*)',
       labelNames: ['code'],
+      registers,
+    }),
+    forgejo: new Counter({
+      name: 'gdb_forgejo_requests_total',
+      help: 'Forgejo requests by operation and status (paused: not sent; timeout, network: no answer)',
+      labelNames: ['operation', 'status'],
+      registers,
+    }),
+    forgejoPauses: new Counter({
+      name: 'gdb_forgejo_pauses_total',
+      help: 'Pauses of all Forgejo work by cause (secondary: a 429 or 503 with Retry-After; credentials)',
+      labelNames: ['kind'],
+      registers,
+    }),
+    forgejoCredentialsOk: new Gauge({
+      name: 'gdb_forgejo_credentials_ok',
+      help: '1 while Forgejo accepts FORGEJO_TOKEN (0: rejected; unchecked or unreachable count as 1)',
       registers,
     }),
     registryRequests: new Counter({
@@ -84,7 +101,12 @@ export function createMetrics() {
       labelNames: ['reason'],
       registers,
     }),
-    statuses: new Counter({ name: 'gdb_statuses_sent_total', help: 'Deployment statuses sent by state', labelNames: ['state'], registers }),
+    statuses: new Counter({
+      name: 'gdb_statuses_sent_total',
+      help: 'Statuses sent by forge (github: deployment statuses; forgejo: commit statuses, `gone` for a closed deployment) and state',
+      labelNames: ['forge', 'state'],
+      registers,
+    }),
     eventToStatus: new Histogram({
       name: 'gdb_event_to_status_seconds',
       help: 'Time from a webhook event to the GitHub status it caused',
@@ -103,7 +125,12 @@ export function createMetrics() {
       help: '1 while the database takes writes; 0 from a failed write until one goes through',
       registers,
     }),
-    deploymentsByState: new Gauge({ name: 'gdb_deployments', help: 'Cached deployments by last status', labelNames: ['state'], registers }),
+    deploymentsByState: new Gauge({
+      name: 'gdb_deployments',
+      help: 'Cached deployments (Forgejo: status contexts) by forge and last status',
+      labelNames: ['forge', 'state'],
+      registers,
+    }),
   };
 }
 

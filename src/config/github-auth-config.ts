@@ -18,7 +18,10 @@ function pemKey(bytes: Buffer, check: Check): string | Invalid {
   }
 }
 
-/** Exactly one of `GITHUB_TOKEN` or a GitHub App (`GITHUB_APP_ID` + `GITHUB_APP_PRIVATE_KEY` or `_PATH`). */
+/**
+ * Exactly one of `GITHUB_TOKEN` or a GitHub App (`GITHUB_APP_ID` + `GITHUB_APP_PRIVATE_KEY` or `_PATH`); neither
+ * only when `FORGEJO_URL` is set (a Forgejo-only bridge: undefined).
+ */
 export const githubAuth = combine(
   {
     token: setting('GITHUB_TOKEN', { parse: text, shown: EITHER, doc: 'token with Deployments read & write on the reported repositories' }),
@@ -39,13 +42,14 @@ export const githubAuth = combine(
       doc: "pins one installation for every repository; otherwise each owner's installation is looked up (`GET /repos/{owner}/{repo}/installation`) and kept for an hour in SQLite",
     }),
   },
-  ({ token, appId, privateKey, installationId }, source): GitHubAuth | Invalid => {
+  ({ token, appId, privateKey, installationId }, source): GitHubAuth | undefined | Invalid => {
     const app = appId !== undefined || privateKey !== undefined || installationId !== undefined;
     if (token !== undefined && app) return source.problem(`set either GITHUB_TOKEN or a GitHub App (${APP}), not both`);
     if (token !== undefined) return token === INVALID ? token : { kind: 'token', token };
+    if (!app && source.text('FORGEJO_URL') !== undefined) return undefined;
     if (!app)
       return source.problem(
-        `GitHub credentials are required: GITHUB_TOKEN (Deployments read & write on the reported repositories), or ${APP}`,
+        `GitHub credentials are required: GITHUB_TOKEN (Deployments read & write on the reported repositories), or ${APP}; or FORGEJO_URL with FORGEJO_TOKEN for Forgejo only`,
       );
     if (appId === undefined) source.problem('GITHUB_APP_ID is required with a GitHub App private key');
     if (privateKey === undefined) source.problem('GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID');

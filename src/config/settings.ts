@@ -8,6 +8,7 @@ import { webHostOf } from '../metadata/repository.js';
 import { parseRepositoryPatterns, type RepositoryPattern } from '../metadata/repository-trust.js';
 import { parseDockerConfigJson } from '../oci/docker-config.js';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform } from '../oci/platform.js';
+import { FORGEJO_REPORTING, forgejoToken } from './forgejo-config.js';
 import { githubAuth } from './github-auth-config.js';
 import { boolean, duration, integer, list, oneOf, text, url } from './parsers.js';
 import { INVALID, secret, setting, type Parse } from './schema.js';
@@ -68,6 +69,7 @@ export const REPORTING_SETTINGS = {
     shown: 'from `GITHUB_API_URL`',
     doc: 'web host that repository URLs in labels must name (`https://github.com`, or the GHES host)',
   }),
+  ...FORGEJO_REPORTING,
   kubeconfig: setting('KUBECONFIG', {
     parse: text,
     shown: '`~/.kube/config`, else in-cluster service account',
@@ -145,6 +147,7 @@ const SERVICE_SETTINGS = {
   }),
   stateToken: setting('STATE_TOKEN', { parse: text, doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
   githubAuth,
+  forgejoToken,
   githubWriteIntervalMs: setting('GITHUB_WRITE_INTERVAL', {
     parse: duration(`a duration from 0s to ${MAX_WRITE_INTERVAL_MS / 1000}s, such as 1s or 250ms`, {
       allowZero: true,
@@ -161,7 +164,7 @@ const SERVICE_SETTINGS = {
   dryRun: setting('DRY_RUN', {
     parse: boolean,
     default: 'false',
-    doc: 'do everything except GitHub writes, which are logged; the cache is kept in memory',
+    doc: 'do everything except forge writes (GitHub and Forgejo), which are logged; the cache is kept in memory',
   }),
   resyncIntervalMs: setting('RESYNC_INTERVAL', {
     parse: duration('a duration such as 30s, 5m, 1h or plain seconds'),

@@ -13,8 +13,8 @@ const MAX_REGISTRY_REASONS = 3;
 export interface DependencyFailures {
   /** The last Kubernetes API failure since it last answered, or null. */
   kube: string | null;
-  /** GitHub's current failure (GitHubHealth.outage()), or undefined. */
-  github: string | undefined;
+  /** Each forge's current failure (GitHubHealth.outage() of GitHub's and Forgejo's side), if any. */
+  forges: readonly string[];
   /** The current skips of workload containers. */
   skips: ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
 }
@@ -23,7 +23,7 @@ export interface DependencyFailures {
 export function degradedDependencies(f: DependencyFailures): string[] {
   const out: string[] = [];
   if (f.kube !== null) out.push(`Kubernetes API failing: ${f.kube.replace(/^Kubernetes API: /, '')}`);
-  if (f.github !== undefined) out.push(f.github);
+  out.push(...f.forges);
   const registry = f.skips.filter((s) => REGISTRY_OUTAGE_CODES.has(s.code));
   if (registry.length > 0) {
     const reasons = [...new Set(registry.map((s) => s.reason))];

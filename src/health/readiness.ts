@@ -1,6 +1,6 @@
 /**
  * /readyz: the bridge is ready while its database takes writes, the Kubernetes API answered recently
- * and GitHub accepts its credentials. Other failing dependencies only make it `degraded` (the queue
+ * and every configured forge (GitHub, Forgejo) accepts its credentials. Other failing dependencies only make it `degraded` (the queue
  * retries them), see degraded.ts.
  */
 import { errorMessage } from '../common/errors.js';
@@ -32,10 +32,10 @@ export interface ReadinessFacts {
   kube: KubeHealth;
   /** See kubeSilenceMs. */
   kubeSilenceMs: number;
-  /** Why GitHub work cannot go on (GitHubHealth.readinessProblem(): rejected credentials), or undefined. */
-  githubProblem: string | undefined;
-  /** Why GitHub work is failing now (GitHubHealth.outage()), or undefined: degraded, not unready. */
-  githubOutage: string | undefined;
+  /** Why a forge's work cannot go on (GitHubHealth.readinessProblem(): rejected credentials), one per failing forge. */
+  forgeProblems: readonly string[];
+  /** Why a forge's work is failing now (GitHubHealth.outage()): degraded, not unready. */
+  forgeOutages: readonly string[];
   skips: ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
 }
 
@@ -49,8 +49,8 @@ export function readinessOf(f: ReadinessFacts): Readiness {
   if (kubeStale) {
     reasons.push(`Kubernetes API has not answered${k.lastOk === null ? ' yet' : ' recently'}${k.lastError ? `: ${k.lastError}` : ''}`);
   }
-  if (f.githubProblem !== undefined) reasons.push(f.githubProblem);
-  const degraded = degradedDependencies({ kube: kubeStale ? null : k.lastError, github: f.githubOutage, skips: f.skips });
+  reasons.push(...f.forgeProblems);
+  const degraded = degradedDependencies({ kube: kubeStale ? null : k.lastError, forges: f.forgeOutages, skips: f.skips });
   return { ready: reasons.length === 0, reasons, degraded };
 }
 
@@ -59,7 +59,8 @@ export interface ReadinessSources {
   storage: Pick<StorageHealth, 'check'>;
   db: Pick<Db, 'exec'>;
   kube: () => KubeHealth;
-  github: Pick<GitHubHealth, 'readinessProblem' | 'outage'>;
+  /** The configured forges' health trackers (GitHub, Forgejo). */
+  forges: ReadonlyArray<Pick<GitHubHealth, 'readinessProblem' | 'outage'>>;
   skips: () => ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
   resyncIntervalMs: number;
   now: () => number;
@@ -83,8 +84,8 @@ export function createReadiness(s: ReadinessSources): () => Readiness {
       writeLock,
       kube: s.kube(),
       kubeSilenceMs: silenceMs,
-      githubProblem: s.github.readinessProblem(),
-      githubOutage: s.github.outage(),
+      forgeProblems: s.forges.flatMap((f) => f.readinessProblem() ?? []),
+      forgeOutages: s.forges.flatMap((f) => f.outage() ?? []),
       skips: s.skips(),
     });
   };

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
+import { fromGitHubState } from '../forges/forgejo/commit-status-plan.js';
 import type { GitHubHealth } from '../forges/github/github-health.js';
 import type { Metrics } from '../common/metrics.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
@@ -24,6 +25,8 @@ export interface StatusDeps {
   activeReconciles: () => number;
   /** The GitHub side: credentials, rate-limit pause and budget; refusals waiting for their late retry. */
   github?: { health: GitHubHealth; refusals: RefusalStore; now: () => number };
+  /** The Forgejo side (same tracker): credentials, pause; its refusals. */
+  forgejo?: { health: GitHubHealth; refusals: RefusalStore; now: () => number; url: string };
   /** What the registry cache holds (digests with labels, tags with their digest). */
   registryCache?: () => { digests: number; tags: number };
   /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>`. */
@@ -41,15 +44,21 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The `github` section of /state. */
-function githubState(g: NonNullable<StatusDeps['github']>) {
+/** Refusal keys of Forgejo targets (`refusalKeys`): the rest are GitHub's. */
+const isForgejoRefusal = (key: string) => key.startsWith('repo:forgejo:') || key.startsWith('deployment:forgejo|');
+
+/** The `github` and `forgejo` sections of /state: credentials, pause, (GitHub) budgets and each forge's refusals. */
+function forgeState(g: NonNullable<StatusDeps['github']>, forgejo: boolean) {
   const h = g.health.snapshot();
   return {
-    auth: h.auth,
+    ...(forgejo ? {} : { auth: h.auth }),
     credentials: { ...h.credentials, checkedAt: iso(h.credentials.checkedAt), nextCheckAt: iso(h.credentials.nextCheckAt) },
     paused: h.pause === null ? null : { kind: h.pause.kind, reason: h.pause.reason, since: iso(h.pause.since), until: iso(h.pause.until) },
-    budgets: h.budgets.map((b) => ({ ...b, resetAt: iso(b.resetAt), observedAt: iso(b.observedAt) })),
-    refusals: g.refusals.list().map((r) => ({ ...r, since: iso(r.since), retryAt: iso(r.retryAt), waiting: r.retryAt > g.now() })),
+    ...(forgejo ? {} : { budgets: h.budgets.map((b) => ({ ...b, resetAt: iso(b.resetAt), observedAt: iso(b.observedAt) })) }),
+    refusals: g.refusals
+      .list()
+      .filter((r) => isForgejoRefusal(r.key) === forgejo)
+      .map((r) => ({ ...r, since: iso(r.since), retryAt: iso(r.retryAt), waiting: r.retryAt > g.now() })),
   };
 }
 
@@ -71,13 +80,15 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
       deployments: deps.deployments
         .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
         .map((d) => ({
+          forge: d.forge,
           owner: d.owner,
           repo: d.repo,
           environment: d.environment,
           sha: d.sha,
           deploymentName: d.deploymentName,
-          deploymentId: d.deploymentId,
-          state: d.state ?? 'provisional',
+          ...(d.forge === 'github' ? { deploymentId: d.deploymentId } : { context: d.context }),
+          // A Forgejo context that ended says `gone` (Forgejo has no inactive state).
+          state: d.state === null ? 'provisional' : d.forge === 'forgejo' ? fromGitHubState(d.state) : d.state,
           description: d.description,
           workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
           container: d.origin.container,
@@ -102,7 +113,8 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
       readiness: deps.readiness(),
       ...(deps.storageState ? { storage: deps.storageState() } : {}),
       ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
-      ...(deps.github ? { github: githubState(deps.github) } : {}),
+      ...(deps.github ? { github: forgeState(deps.github, false) } : {}),
+      ...(deps.forgejo ? { forgejo: { url: deps.forgejo.url, ...forgeState(deps.forgejo, true) } } : {}),
     };
   });
 
@@ -111,10 +123,15 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     deps.metrics.queueDepth.set({ state: 'pending' }, counts.pending);
     deps.metrics.queueDepth.set({ state: 'active' }, counts.active);
     deps.metrics.deploymentsByState.reset();
-    for (const { state, count } of deps.deployments.countsByState()) deps.metrics.deploymentsByState.set({ state }, count);
+    for (const { forge, state, count } of deps.deployments.countsByState()) deps.metrics.deploymentsByState.set({ forge, state }, count);
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     if (deps.github) githubGauges(deps.metrics, deps.github);
+    if (deps.forgejo) deps.metrics.forgejoCredentialsOk.set(deps.forgejo.health.credentialState === 'rejected' ? 0 : 1);
+    // One store holds both forges' refusals; the code says which (github_*, forgejo_*).
+    const refusals = deps.github ?? deps.forgejo;
+    deps.metrics.githubRefusals.reset();
+    if (refusals) for (const { code, count } of refusals.refusals.counts(refusals.now())) deps.metrics.githubRefusals.set({ code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 }
@@ -126,6 +143,4 @@ function githubGauges(m: Metrics, g: NonNullable<StatusDeps['github']>): void {
   m.githubCredentialsOk.set(h.credentials.state === 'rejected' ? 0 : 1);
   m.githubRemaining.reset();
   for (const b of h.budgets) m.githubRemaining.set({ scope: b.scope, resource: b.resource }, b.remaining);
-  m.githubRefusals.reset();
-  for (const { code, count } of g.refusals.counts(g.now())) m.githubRefusals.set({ code }, count);
 }

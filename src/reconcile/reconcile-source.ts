@@ -4,13 +4,14 @@ import { derivePhase, type Phase } from '../flux/phase.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import type { Skip, SourceStore } from '../store/source-store.js';
 import { planReconcile, type PublishStep, type Recheck } from './reconcile-plan.js';
-import { RefusedByGitHub, type GuardedPublisher } from './refusal-guard.js';
+import type { ForgeRouter } from './forge-router.js';
+import { RefusedByForge } from './refusal-guard.js';
 import { resolveSource, type ResolveDeps } from './resolve-source.js';
 import { sweep, type CleanupDeps } from './sweep.js';
 
 export interface ReconcileDeps extends ResolveDeps {
-  /** The publisher behind the refusal guard: every GitHub answer that retrying will not change arrives as RefusedByGitHub. */
-  publisher: Pick<GuardedPublisher, 'publish'>;
+  /** Each forge's publisher behind its refusal guard: every answer that retrying will not change arrives as RefusedByForge. */
+  publisher: Pick<ForgeRouter, 'publish'>;
   cleanup: CleanupDeps;
   sources: Pick<SourceStore, 'record' | 'replaceSkips'>;
   log: Logger;
@@ -83,6 +84,7 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
 /** Publishes one target through the guard; a refusal becomes a skip, an outage a retry. */
 async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin, state, description }: PublishStep): Promise<Published> {
   const tlog = deps.log.child({
+    forge: target.forge,
     repo: `${target.owner}/${target.repo}`,
     environment: target.environment,
     sha: target.sha,
@@ -91,13 +93,13 @@ async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin,
   for (const w of target.warnings) tlog.warn(w);
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
-    for (const s of r.sent) deps.metrics.statuses.inc({ state: s });
-    return { sent: r.sent.length + r.superseded.length };
+    for (const s of r.sent) deps.metrics.statuses.inc({ forge: target.forge, state: s });
+    return { sent: r.sent.length + r.superseded };
   } catch (err) {
     if (isRetryable(err)) return { retry: err };
     // The reason stays the same while the refusal holds (its retry time is in /state's github.refusals).
-    if (err instanceof RefusedByGitHub) return { skip: { ...origin, source: ref, code: err.refusal.code, reason: err.refusal.reason } };
-    // Not a GitHub answer (the guard made every final one a refusal): a local failure, skipped with its message.
-    return { skip: { ...origin, source: ref, code: 'github_rejected', reason: `GitHub: ${errorMessage(err)}` } };
+    if (err instanceof RefusedByForge) return { skip: { ...origin, source: ref, code: err.refusal.code, reason: err.refusal.reason } };
+    // Not a forge's answer (the guard made every final one a refusal): a local failure, skipped with its message.
+    return { skip: { ...origin, source: ref, code: 'local_failure', reason: `not reported: ${errorMessage(err)}` } };
   }
 }

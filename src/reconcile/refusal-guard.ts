@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import { refusalKeys, refusalOf } from '../forges/github/refusal-classify.js';
+import { refusalKeys, refusalOf, type Refusal } from '../forges/github/refusal-classify.js';
 import type { DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
-import type { Publisher, PublishResult } from './deployment-publisher.js';
+import type { PublishResult } from './deployment-publisher.js';
 import type { DeploymentStore, Origin } from '../store/deployment-store.js';
 import type { RefusalStore, StoredRefusal } from '../store/refusal-store.js';
 
-/** GitHub refused this target (now, or earlier and not yet due for a retry); the workload is skipped with the reason. */
-export class RefusedByGitHub extends Error {
-  override readonly name = 'RefusedByGitHub';
+/** The forge refused this target (now, or earlier and not yet due for a retry); the workload is skipped with the reason. */
+export class RefusedByForge extends Error {
+  override readonly name = 'RefusedByForge';
   constructor(
     readonly refusal: StoredRefusal,
     options?: { cause?: unknown },
@@ -17,11 +17,18 @@ export class RefusedByGitHub extends Error {
   }
 }
 
-export interface GuardedPublisherOptions {
-  publisher: Pick<Publisher, 'publish'>;
+/** Sorts a failure: the refusal to remember, or undefined when retrying soon may help. */
+export type RefusalClassifier = (err: unknown, target: ReportTarget, now: number) => Refusal | undefined;
+
+export interface GuardedPublisherOptions<R> {
+  publisher: { publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> };
   refusals: RefusalStore;
-  deployments: DeploymentStore;
+  deployments: Pick<DeploymentStore, 'removeProvisional'>;
+  /** GitHub's `refusalOf` for this auth kind (the default), or another forge's classifier. */
   auth: 'token' | 'app';
+  classify?: RefusalClassifier;
+  /** Names the forge in the log line of a refusal (default GitHub). */
+  forgeName?: string;
   log: Logger;
   now: () => number;
 }
@@ -31,29 +38,29 @@ export interface GuardedPublisherOptions {
  * 403, 409, 422) is remembered in SQLite with a late retry time, so neither the resync loop nor a
  * restart repeats the failing request before then; a success forgets it.
  */
-export class GuardedPublisher {
-  constructor(private readonly o: GuardedPublisherOptions) {}
+export class GuardedPublisher<R = PublishResult> {
+  constructor(private readonly o: GuardedPublisherOptions<R>) {}
 
-  async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<PublishResult> {
+  async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> {
     const { refusals, now } = this.o;
     const keys = refusalKeys(target);
     const held = refusals.active([keys.repo, keys.deployment], now());
-    if (held !== undefined) throw new RefusedByGitHub(held);
+    if (held !== undefined) throw new RefusedByForge(held);
     try {
       const result = await this.o.publisher.publish(target, origin, desired, description);
       refusals.clear([keys.repo, keys.deployment]);
       return result;
     } catch (err) {
-      const refusal = refusalOf(err, target, this.o.auth, now());
+      const refusal = this.o.classify ? this.o.classify(err, target, now()) : refusalOf(err, target, this.o.auth, now());
       if (refusal === undefined) throw err;
       const stored = refusals.record(refusal, now());
       // Nothing was created: the next attempt starts with a fresh find-or-create (its list call finds any earlier one).
       this.o.deployments.removeProvisional(target);
       this.o.log.warn(
         { code: stored.code, reason: stored.reason, retryAt: new Date(stored.retryAt).toISOString() },
-        'GitHub refused; not retried before the retry time',
+        `${this.o.forgeName ?? 'GitHub'} refused; not retried before the retry time`,
       );
-      throw new RefusedByGitHub(stored, { cause: err });
+      throw new RefusedByForge(stored, { cause: err });
     }
   }
 }

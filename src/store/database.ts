@@ -67,6 +67,33 @@ const MIGRATIONS: string[] = [
    ) WITHOUT ROWID;`,
   // Queue: whether a row came only from the resync (read through the per-pass listings) or from an event or re-check.
   `ALTER TABLE queue ADD COLUMN via_resync INTEGER NOT NULL DEFAULT 0;`,
+  // Forgejo/Gitea: the forge is part of a deployment's key (the same owner/repo may live on both); a Forgejo row is one
+  // commit-status context (no deployment id), named in `context`. Rebuilt because SQLite cannot change a primary key.
+  `CREATE TABLE deployments_next (
+     forge TEXT NOT NULL DEFAULT 'github',
+     owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, sha TEXT NOT NULL,
+     deployment_name TEXT NOT NULL,
+     deployment_id INTEGER,
+     context TEXT,
+     state TEXT,
+     pending_state TEXT,
+     source_kind TEXT NOT NULL, source_namespace TEXT NOT NULL, source_name TEXT NOT NULL,
+     workload_kind TEXT NOT NULL, workload_namespace TEXT NOT NULL, workload_name TEXT NOT NULL,
+     container TEXT NOT NULL, image TEXT NOT NULL,
+     description TEXT,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (forge, owner, repo, environment, sha, deployment_name)
+   );
+   INSERT INTO deployments_next (owner, repo, environment, sha, deployment_name, deployment_id, state, pending_state,
+     source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container, image,
+     description, created_at, updated_at)
+   SELECT owner, repo, environment, sha, deployment_name, deployment_id, state, pending_state,
+     source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container, image,
+     description, created_at, updated_at FROM deployments;
+   DROP TABLE deployments;
+   ALTER TABLE deployments_next RENAME TO deployments;
+   CREATE INDEX deployments_lineage ON deployments (forge, owner, repo, environment, deployment_name);
+   CREATE INDEX deployments_context ON deployments (forge, owner, repo, sha, context) WHERE context IS NOT NULL;`,
 ];
 
 /** Opens (creating if missing) the SQLite database and brings its schema up to date. */

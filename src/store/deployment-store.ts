@@ -1,10 +1,17 @@
 import type { StatusState } from '../forges/github/github-types.js';
 import { ACTIVE_STATES } from '../lifecycle/status-plan.js';
 import type { SourceRef } from '../kube/kube-types.js';
+import type { Forge } from '../metadata/forge-route.js';
 import type { Db } from './database.js';
 
-/** The identity of one GitHub deployment: one per (owner, repo, environment, sha, deploymentName). */
+/**
+ * The identity of one deployment: one per (forge, owner, repo, environment, sha, deploymentName). On
+ * Forgejo a "deployment" is one commit-status context; its state is kept in GitHub's words
+ * (`gone` as `inactive`), so cleanup, /state and metrics treat both forges alike.
+ */
 export interface Identity {
+  /** Absent: GitHub. */
+  forge?: Forge;
   owner: string;
   repo: string;
   environment: string;
@@ -20,9 +27,12 @@ export interface Origin {
   image: string;
 }
 
-/** A cached deployment. `deploymentId` null: provisional (creation may or may not have reached GitHub). */
+/** A cached deployment. `deploymentId` null: provisional (creation may or may not have reached GitHub); always null on Forgejo. */
 export interface DeploymentRow extends Identity {
+  forge: Forge;
   deploymentId: number | null;
+  /** The commit-status context (Forgejo); null on GitHub. */
+  context: string | null;
   state: StatusState | null;
   /** A status being sent: set before the POST, cleared after; non-null after a crash mid-send. */
   pendingState: StatusState | null;
@@ -32,6 +42,8 @@ export interface DeploymentRow extends Identity {
 }
 
 interface Raw {
+  forge: Forge;
+  context: string | null;
   owner: string;
   repo: string;
   environment: string;
@@ -54,16 +66,22 @@ interface Raw {
 
 /** One line of `countsByState`. */
 interface StateCount {
+  forge: Forge;
   state: string;
   count: number;
 }
 
 const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
 
-const KEY = `owner = @owner AND repo = @repo AND environment = @environment AND sha = @sha AND deployment_name = @deploymentName`;
+/** On GitHub a deployment exists once its id is known; a Forgejo context exists from its first status (no id). */
+const PUBLISHED = `(deployment_id IS NOT NULL OR forge <> 'github')`;
+
+const KEY = `forge = @forge AND owner = @owner AND repo = @repo AND environment = @environment AND sha = @sha AND deployment_name = @deploymentName`;
 
 function toRow(r: Raw): DeploymentRow {
   return {
+    forge: r.forge,
+    context: r.context,
     owner: r.owner,
     repo: r.repo,
     environment: r.environment,
@@ -84,6 +102,7 @@ function toRow(r: Raw): DeploymentRow {
 }
 
 const identityParams = (i: Identity) => ({
+  forge: i.forge ?? 'github',
   owner: i.owner,
   repo: i.repo,
   environment: i.environment,
@@ -100,17 +119,18 @@ export class DeploymentStore {
     return r && toRow(r);
   }
 
-  /** Writes the provisional row before anything is sent to GitHub (step one of find-or-create). */
-  insertProvisional(id: Identity, origin: Origin, now: number): DeploymentRow {
+  /** Writes the provisional row before anything is sent to the forge (step one of find-or-create); `context` on Forgejo. */
+  insertProvisional(id: Identity, origin: Origin, now: number, context: string | null = null): DeploymentRow {
     this.db
       .prepare(
-        `INSERT INTO deployments (owner, repo, environment, sha, deployment_name, source_kind, source_namespace,
+        `INSERT INTO deployments (forge, owner, repo, environment, sha, deployment_name, context, source_kind, source_namespace,
         source_name, workload_kind, workload_namespace, workload_name, container, image, created_at, updated_at)
-      VALUES (@owner, @repo, @environment, @sha, @deploymentName, @sk, @sns, @sn, @wk, @wns, @wn, @container, @image, @now, @now)
+      VALUES (@forge, @owner, @repo, @environment, @sha, @deploymentName, @context, @sk, @sns, @sn, @wk, @wns, @wn, @container, @image, @now, @now)
       ON CONFLICT DO NOTHING`,
       )
       .run({
         ...identityParams(id),
+        context,
         sk: origin.source.kind,
         sns: origin.source.namespace,
         sn: origin.source.name,
@@ -148,9 +168,16 @@ export class DeploymentStore {
       .run({ ...identityParams(id), state, description, now });
   }
 
-  /** Drops a provisional row (GitHub refused the creation); the next attempt starts with a fresh find-or-create. */
+  /** Drops a row with nothing on the forge (a refused creation); the next attempt starts with a fresh find-or-create. */
   removeProvisional(id: Identity): void {
-    this.db.prepare(`DELETE FROM deployments WHERE ${KEY} AND deployment_id IS NULL`).run(identityParams(id));
+    this.db
+      .prepare(`DELETE FROM deployments WHERE ${KEY} AND deployment_id IS NULL AND state IS NULL AND pending_state IS NULL`)
+      .run(identityParams(id));
+  }
+
+  /** Forgets a deployment (a Forgejo status superseded by a newer commit stays on the forge as history, out of cleanup's way). */
+  forget(id: Identity): void {
+    this.db.prepare(`DELETE FROM deployments WHERE ${KEY}`).run(identityParams(id));
   }
 
   /** Other commits of the same lineage (owner, repo, environment, deploymentName) that have a deployment. */
@@ -158,8 +185,8 @@ export class DeploymentStore {
     return (
       this.db
         .prepare(
-          `SELECT * FROM deployments WHERE owner = @owner AND repo = @repo AND environment = @environment
-        AND deployment_name = @deploymentName AND sha != @sha AND deployment_id IS NOT NULL`,
+          `SELECT * FROM deployments WHERE forge = @forge AND owner = @owner AND repo = @repo AND environment = @environment
+        AND deployment_name = @deploymentName AND sha != @sha AND ${PUBLISHED}`,
         )
         .all(identityParams(id)) as Raw[]
     ).map(toRow);
@@ -171,7 +198,7 @@ export class DeploymentStore {
       this.db
         .prepare(
           `SELECT * FROM deployments WHERE source_kind = ? AND source_namespace = ? AND source_name = ?
-        AND deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`,
+        AND ${PUBLISHED} AND state IN ${ACTIVE_SQL}`,
         )
         .all(source.kind, source.namespace, source.name) as Raw[]
     ).map(toRow);
@@ -182,7 +209,7 @@ export class DeploymentStore {
     return this.db
       .prepare(
         `SELECT DISTINCT source_kind AS kind, source_namespace AS namespace, source_name AS name FROM deployments
-      WHERE deployment_id IS NOT NULL AND state IN ${ACTIVE_SQL}`,
+      WHERE ${PUBLISHED} AND state IN ${ACTIVE_SQL}`,
       )
       .all() as SourceRef[];
   }
@@ -201,10 +228,10 @@ export class DeploymentStore {
     ).map(toRow);
   }
 
-  /** Rows per state (`provisional` for rows without a GitHub deployment), for /metrics. */
+  /** Rows per forge and state (`provisional` for rows with nothing on the forge yet), for /metrics. */
   countsByState(): StateCount[] {
     return this.db
-      .prepare(`SELECT COALESCE(state, 'provisional') AS state, COUNT(*) AS count FROM deployments GROUP BY 1`)
+      .prepare(`SELECT forge, COALESCE(state, 'provisional') AS state, COUNT(*) AS count FROM deployments GROUP BY 1, 2`)
       .all() as StateCount[];
   }
 }

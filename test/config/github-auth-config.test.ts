@@ -37,7 +37,7 @@ t.test('a token or an App, exactly one', (t) => {
   );
   const escaped = PEM.trim().replace(/\n/g, '\\n');
   t.equal(
-    loadConfig({ ...BASE, GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: escaped }, readFile).githubAuth.kind,
+    loadConfig({ ...BASE, GITHUB_APP_ID: '1', GITHUB_APP_PRIVATE_KEY: escaped }, readFile).githubAuth?.kind,
     'app',
     'a key with \\n escapes (env files)',
   );
@@ -98,7 +98,7 @@ t.test('GitHub problems are reported with the others at once', (t) => {
     /^WEBHOOK_TOKEN/,
     /^GITHUB_APP_ID="abc"/,
     /^GITHUB_APP_PRIVATE_KEY or/,
-    /^ALLOWED_REPOSITORIES: "acme" is not owner\/repo or owner\/\*/,
+    /^ALLOWED_REPOSITORIES: "acme" is not owner\/repo, owner\/\*, host\/owner\/repo or host\/owner\/\*/,
     /^REPOSITORY_SOURCE="labels" must be annotation or any/,
   ]) {
     t.ok(

@@ -10,11 +10,11 @@ import type { KubeReader } from '../../src/kube/kube-types.js';
 import { createMetrics } from '../../src/common/metrics.js';
 
 t.test('each failing dependency is named with its last error; nothing when all answer', (t) => {
-  t.same(degradedDependencies({ kube: null, github: undefined, skips: [] }), []);
+  t.same(degradedDependencies({ kube: null, forges: [], skips: [] }), []);
   t.same(
     degradedDependencies({
       kube: 'Kubernetes API: GET kustomizations flux-system/web failed: connect ECONNREFUSED 127.0.0.1:6443',
-      github: 'GitHub failing since 2025-01-01T00:00:00.000Z: GET /repos/{owner}/{repo}/deployments: timed out',
+      forges: ['GitHub failing since 2025-01-01T00:00:00.000Z: GET /repos/{owner}/{repo}/deployments: timed out'],
       skips: [
         { code: 'registry_unavailable', reason: 'ghcr.io is unreachable (ECONNREFUSED)' },
         { code: 'registry_unavailable', reason: 'ghcr.io is unreachable (ECONNREFUSED)' },
@@ -34,7 +34,7 @@ t.test('each failing dependency is named with its last error; nothing when all a
 
 t.test('registry reasons beyond three are counted, not listed', (t) => {
   const skips = ['a', 'b', 'c', 'd', 'e'].map((h) => ({ code: 'registry_timeout', reason: `${h}.example did not answer` }));
-  t.same(degradedDependencies({ kube: null, github: undefined, skips }), [
+  t.same(degradedDependencies({ kube: null, forges: [], skips }), [
     'registry failing for 5 workload container(s): a.example did not answer; b.example did not answer; c.example did not answer (+2 more)',
   ]);
   t.end();

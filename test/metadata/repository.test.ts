@@ -3,7 +3,7 @@ import { parseCommit, parseRepository, webHostOf } from '../../src/metadata/repo
 
 const ok = (owner: string, repo: string, host?: string) => ({ owner, repo, ...(host === undefined ? {} : { host }) });
 
-t.test('parseRepository: owner/repo and the host of a URL (which forge is routeRepository\'s call)', (t) => {
+t.test("parseRepository: owner/repo and the host of a URL (which forge is routeRepository's call)", (t) => {
   const rows: Array<[string, { owner: string; repo: string; host?: string } | RegExp]> = [
     ['https://github.com/stefanprodan/podinfo', ok('stefanprodan', 'podinfo', 'github.com')],
     ['https://github.com/stefanprodan/podinfo.git', ok('stefanprodan', 'podinfo', 'github.com')],

@@ -53,12 +53,14 @@ export function resolved(workloads: ResolvedWorkload[], o: Partial<ResolvedSourc
 /** A cached deployment of Deployment apps/<name> at `sha`. */
 export function row(name: string, sha = commitOf(name), state: StatusState = 'success'): DeploymentRow {
   return {
+    forge: 'github',
     owner: 'acme',
     repo: name,
     environment: 'staging',
     sha,
     deploymentName: name,
     deploymentId: 1,
+    context: null,
     state,
     pendingState: null,
     description: null,

@@ -9,6 +9,7 @@ import { createMetrics } from '../../src/common/metrics.js';
 import { Publisher } from '../../src/reconcile/deployment-publisher.js';
 import { reconcileSource, type ReconcileDeps, type ReconcileOutcome } from '../../src/reconcile/reconcile-source.js';
 import { GuardedPublisher } from '../../src/reconcile/refusal-guard.js';
+import { ForgeRouter, laneOf } from '../../src/reconcile/forge-router.js';
 import { AbsenceStore } from '../../src/store/absence-store.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
@@ -72,7 +73,15 @@ export function startReconcileRig(t: Test): ReconcileRig {
       controllerVersion: '0.0.0',
     },
     metrics: createMetrics(),
-    publisher: new GuardedPublisher({ publisher, refusals, deployments, auth: 'token', log, now }),
+    publisher: new ForgeRouter(
+      {
+        github: laneOf(new GuardedPublisher({ publisher, refusals, deployments, auth: 'token', log, now }), publisher, (r) => ({
+          sent: r.sent,
+          superseded: r.superseded.length,
+        })),
+      },
+      log,
+    ),
     cleanup: { deployments, absences: new AbsenceStore(db), publisher, graceMs: GRACE_MS, log },
     sources,
     log,

@@ -1,6 +1,6 @@
 /**
  * What the refusal guard lets through: a GitHub answer that retrying will not change always leaves it
- * as RefusedByGitHub; anything else it rethrows is retryable. The reconcile relies on this: it sorts
+ * as RefusedByForge; anything else it rethrows is retryable. The reconcile relies on this: it sorts
  * failures into refusals (skips) and outages (retry) and has no case of its own for 404 or 422.
  */
 import t from 'tap';
@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { GitHubError, isRetryable } from '../../src/common/errors.js';
 import { GitHubCallError, type GitHubOperation } from '../../src/forges/github/call-error.js';
 import { REFUSAL_RETRY_MS } from '../../src/forges/github/refusal-classify.js';
-import { GuardedPublisher, RefusedByGitHub } from '../../src/reconcile/refusal-guard.js';
+import { GuardedPublisher, RefusedByForge } from '../../src/reconcile/refusal-guard.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
@@ -59,7 +59,7 @@ t.test('every GitHub failure leaves the guard as a refusal or as something retry
         () => undefined,
         (e: unknown) => e,
       );
-      if (!(err instanceof RefusedByGitHub) && !isRetryable(err)) escaped++;
+      if (!(err instanceof RefusedByForge) && !isRetryable(err)) escaped++;
     }
   t.equal(escaped, 0, `none of ${failures.length * 2} failures escaped as a final GitHub answer`);
 });

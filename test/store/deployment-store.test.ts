@@ -41,8 +41,10 @@ t.test('insertProvisional is idempotent', (t) => {
   t.equal(deployments.get(id()), undefined, 'unknown identity');
   const row = deployments.insertProvisional(id(), origin(), 100);
   t.same(row, {
+    forge: 'github',
     ...id(),
     deploymentId: null,
+    context: null,
     state: null,
     pendingState: null,
     description: null,

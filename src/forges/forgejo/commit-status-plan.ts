@@ -40,6 +40,11 @@ const FROM_GITHUB: Record<StatusState, ContextPhase> = {
   error: 'error',
 };
 
+/** A phase in GitHub's words: how the deployments table keeps a Forgejo context (cleanup and /state read one vocabulary). */
+export const asGitHubState = (phase: ContextPhase): StatusState => AS_GITHUB[phase];
+/** The phase a GitHub-worded state stands for. */
+export const fromGitHubState = (state: StatusState): ContextPhase => FROM_GITHUB[state];
+
 /** Forgejo's state for each phase the bridge sends. */
 export const FORGEJO_STATE: Record<SentPhase, ForgejoState> = {
   in_progress: 'pending',

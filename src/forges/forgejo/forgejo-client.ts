@@ -139,7 +139,9 @@ export class ForgejoClient implements CommitStatusPort {
   private refusal(op: ForgejoOperation, what: string, res: Response, text: string): ForgeError {
     const said = messageOf(text);
     const retryAt = retryAtOf(res.status, res.headers.get('retry-after'), (this.o.now ?? Date.now)());
-    return new ForgeError(`${what}: ${res.status} ${said ?? res.statusText}`.trim(), res.status, {
+    // Forgejo answers a status posted to a commit the repository does not have with a bare 500.
+    const hint = op === 'createStatus' && res.status === 500 ? ' (Forgejo also answers 500 when the commit is not in the repository)' : '';
+    return new ForgeError(`${what}: ${res.status} ${said ?? res.statusText}${hint}`.trim(), res.status, {
       operation: op,
       ...(said !== undefined ? { forgeMessage: said } : {}),
       ...(retryAt !== undefined ? { retryAt } : {}),

@@ -14,16 +14,19 @@ export class ForgeError extends Error {
   /** The forge's own `message` field, when it answered one (Forgejo hides it on a 500). */
   readonly forgeMessage: string | undefined;
   readonly operation: ForgejoOperation | undefined;
+  /** True when the request never left (Forgejo work was paused). */
+  readonly notSent: boolean;
   constructor(
     message: string,
-    /** The HTTP status; undefined for network failures, timeouts and unreadable answers. */
+    /** The HTTP status; undefined for network failures, timeouts, unreadable answers and requests not sent. */
     readonly status?: number,
-    options?: { cause?: unknown; retryAt?: number; forgeMessage?: string; operation?: ForgejoOperation },
+    options?: { cause?: unknown; retryAt?: number; forgeMessage?: string; operation?: ForgejoOperation; notSent?: boolean },
   ) {
     super(message, options);
     this.retryAt = options?.retryAt;
     this.forgeMessage = options?.forgeMessage;
     this.operation = options?.operation;
+    this.notSent = options?.notSent ?? false;
   }
 }
 
@@ -40,9 +43,9 @@ export function isForgeRetryable(err: unknown): boolean {
   return s === undefined || s === 401 || s === 408 || s === 429 || s >= 500 || err.retryAt !== undefined;
 }
 
-/** True when the forge definitely did not apply the request: it answered a 4xx (not a timeout, not a 5xx). */
+/** True when the forge definitely did not apply the request: it answered a 4xx (not a timeout, not a 5xx), or it was never sent. */
 export function forgeRefused(err: unknown): boolean {
-  return err instanceof ForgeError && err.status !== undefined && err.status >= 400 && err.status < 500;
+  return err instanceof ForgeError && (err.notSent || (err.status !== undefined && err.status >= 400 && err.status < 500));
 }
 
 /** Statuses whose `Retry-After` the bridge honours: a rate limit, or a proxy saying the forge is unavailable. */

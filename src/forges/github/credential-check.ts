@@ -3,6 +3,10 @@ import { errorMessage } from '../../common/errors.js';
 import { GitHubCallError } from './call-error.js';
 import type { GitHubHealth } from './github-health.js';
 
+/** GitHub's rejection: a 401 answer. */
+const githubUnauthorized = (err: unknown): string | undefined =>
+  err instanceof GitHubCallError && err.status === 401 ? `401 ${err.githubMessage ?? err.message}` : undefined;
+
 /** Wait before checking rejected (or unreachable) credentials again; doubled per failure up to the cap. */
 export const RECHECK_FIRST_MS = 60_000;
 export const RECHECK_MAX_MS = 10 * 60_000;
@@ -11,6 +15,8 @@ export interface CredentialMonitorOptions {
   /** `GET /rate_limit` (token) or `GET /app` (App); answers a problem that stops the work, or undefined. Throws on failure. */
   check: () => Promise<string | undefined>;
   health: GitHubHealth;
+  /** The rejection a failed check means (a 401), or undefined for a failure to reach the forge; default GitHub's. */
+  unauthorized?: (err: unknown) => string | undefined;
   log: Logger;
   now: () => number;
 }
@@ -67,16 +73,17 @@ export class CredentialMonitor {
       clearTimeout(this.timer);
       const was = this.o.health.credentialState;
       this.o.health.credentialsOk();
-      if (was !== 'ok') this.o.log.info('GitHub credentials accepted');
+      if (was !== 'ok') this.o.log.info(`${this.forge} credentials accepted`);
     } catch (err) {
-      if (err instanceof GitHubCallError && err.status === 401) {
-        this.failed(`401 ${err.githubMessage ?? err.message}`);
+      const rejected = (this.o.unauthorized ?? githubUnauthorized)(err);
+      if (rejected !== undefined) {
+        this.failed(rejected);
         return;
       }
       this.failures += 1;
       const delay = this.delay();
-      this.o.health.credentialsUnreachable(`could not check the GitHub credentials: ${errorMessage(err)}`, this.o.now() + delay);
-      this.o.log.warn({ err: errorMessage(err), retryInMs: delay }, 'GitHub credential check failed');
+      this.o.health.credentialsUnreachable(`could not check the ${this.forge} credentials: ${errorMessage(err)}`, this.o.now() + delay);
+      this.o.log.warn({ err: errorMessage(err), retryInMs: delay }, `${this.forge} credential check failed`);
       if (this.o.health.credentialState !== 'ok') this.schedule(delay);
     }
   }
@@ -85,8 +92,12 @@ export class CredentialMonitor {
     this.failures += 1;
     const delay = this.delay();
     this.o.health.credentialsRejected(reason, this.o.now() + delay);
-    this.o.log.error({ reason, retryInMs: delay }, 'GitHub credentials rejected: GitHub work paused');
+    this.o.log.error({ reason, retryInMs: delay }, `${this.forge} credentials rejected: ${this.forge} work paused`);
     this.schedule(delay);
+  }
+
+  private get forge(): string {
+    return this.o.health.forge;
   }
 
   private delay(): number {

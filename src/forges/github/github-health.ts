@@ -4,8 +4,10 @@ import { budgetSpent, readBudget, type Budget, type HeaderBag, type LimitKind, t
 /** What the last credential check (or a 401) said. */
 export type CredentialState = 'unchecked' | 'ok' | 'rejected' | 'unreachable';
 
-/** A pause of all GitHub work. */
+/** A pause of all of one forge's work (GitHub's, or Forgejo's: the same tracker serves both). */
 export interface GitHubPause {
+  /** The forge paused, as people read it: `GitHub`, `Forgejo`. */
+  forge?: string;
   kind: LimitKind | 'credentials';
   since: number;
   until: number;
@@ -24,12 +26,16 @@ export interface GitHubHealthSnapshot {
 export class GitHubPaused extends GitHubError {
   override readonly name = 'GitHubPaused';
   constructor(readonly pause: GitHubPause) {
-    super(`GitHub work paused until ${new Date(pause.until).toISOString()}: ${pause.reason}`, undefined, { retryAt: pause.until });
+    super(`${pause.forge ?? 'GitHub'} work paused until ${new Date(pause.until).toISOString()}: ${pause.reason}`, undefined, {
+      retryAt: pause.until,
+    });
   }
 }
 
 export interface GitHubHealthOptions {
   auth: 'token' | 'app';
+  /** The forge's name in messages (default `GitHub`). */
+  forge?: string;
   now: () => number;
   /** Called once per new pause (not when one already running is extended). */
   onPause?: (pause: GitHubPause) => void;
@@ -51,6 +57,11 @@ export class GitHubHealth {
   private readonly rejected: Array<() => void> = [];
 
   constructor(private readonly o: GitHubHealthOptions) {}
+
+  /** The forge's name in messages. */
+  get forge(): string {
+    return this.o.forge ?? 'GitHub';
+  }
 
   /** Records the budget headers of an answer; a spent `core` budget pauses before the next refusal. */
   observe(scope: string, headers: HeaderBag): void {
@@ -130,7 +141,7 @@ export class GitHubHealth {
       until,
       reason: this.credentials.reason ?? 'credentials rejected',
     };
-    throw new GitHubPaused({ ...p, until });
+    throw new GitHubPaused({ ...p, until, forge: this.forge });
   }
 
   /** Registers a callback for when rejected credentials work again. */
@@ -147,7 +158,7 @@ export class GitHubHealth {
   readinessProblem(): string | undefined {
     const c = this.credentials;
     if (c.state !== 'rejected') return undefined;
-    return `GitHub credentials rejected: ${c.reason ?? 'unknown'}${c.nextCheckAt === null ? '' : ` (next check ${new Date(c.nextCheckAt).toISOString()})`}`;
+    return `${this.forge} credentials rejected: ${c.reason ?? 'unknown'}${c.nextCheckAt === null ? '' : ` (next check ${new Date(c.nextCheckAt).toISOString()})`}`;
   }
 
   /** A request got no usable answer (connection refused, timeout, 5xx): shown until a request succeeds. */
@@ -158,7 +169,7 @@ export class GitHubHealth {
   /** Why GitHub work is failing right now (not a readiness problem: the queue retries), or undefined. */
   outage(): string | undefined {
     const f = this.failure;
-    return f === null ? undefined : `GitHub failing since ${new Date(f.since).toISOString()}: ${f.reason}`;
+    return f === null ? undefined : `${this.forge} failing since ${new Date(f.since).toISOString()}: ${f.reason}`;
   }
 
   get credentialState(): CredentialState {

@@ -1,5 +1,6 @@
 import { GitHubError, isRetryable } from '../../common/errors.js';
 import { identityKey } from '../../lifecycle/identity.js';
+import type { Forge } from '../../metadata/forge-route.js';
 import { GitHubCallError } from './call-error.js';
 
 /** A refusal is tried again after this long (persisted): a resync every few minutes must not repeat it. */
@@ -7,7 +8,16 @@ export const REFUSAL_RETRY_MS = 60 * 60_000;
 
 /** Low-cardinality class of a refusal, for /state and metrics. */
 export type RefusalCode =
-  'github_not_installed' | 'github_not_found' | 'github_forbidden' | 'github_invalid' | 'github_conflict' | 'github_rejected';
+  | 'github_not_installed'
+  | 'github_not_found'
+  | 'github_forbidden'
+  | 'github_invalid'
+  | 'github_conflict'
+  | 'github_rejected'
+  | 'forgejo_not_found'
+  | 'forgejo_forbidden'
+  | 'forgejo_invalid'
+  | 'forgejo_rejected';
 
 /** A GitHub answer that will not change by retrying soon, and what a person should do about it. */
 export interface Refusal {
@@ -21,6 +31,8 @@ export interface Refusal {
 
 /** The deployment a refusal is about. */
 export interface RefusalTarget {
+  /** Absent: GitHub. */
+  forge?: Forge;
   owner: string;
   repo: string;
   environment: string;
@@ -30,7 +42,8 @@ export interface RefusalTarget {
 
 /** The keys a target's refusals are kept under: its repository, and its own deployment identity. */
 export function refusalKeys(t: RefusalTarget): { repo: string; deployment: string } {
-  return { repo: `repo:${t.owner}/${t.repo}`.toLowerCase(), deployment: `deployment:${identityKey(t)}` };
+  const forge = t.forge === undefined || t.forge === 'github' ? '' : `${t.forge}:`;
+  return { repo: `repo:${forge}${t.owner}/${t.repo}`.toLowerCase(), deployment: `deployment:${identityKey(t)}` };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { DesiredState } from '../../../src/lifecycle/status-plan.js';
 import { resolveTarget, type ReportTarget } from '../../../src/metadata/resolve-target.js';
 import { createMetrics, type Metrics } from '../../../src/common/metrics.js';
 import { Publisher, type PublishResult } from '../../../src/reconcile/deployment-publisher.js';
-import { GuardedPublisher, RefusedByGitHub } from '../../../src/reconcile/refusal-guard.js';
+import { GuardedPublisher, RefusedByForge } from '../../../src/reconcile/refusal-guard.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
 import { InstallationStore } from '../../../src/store/installation-store.js';
@@ -42,7 +42,7 @@ export function target(commit: string, repo = `${OWNER}/${REPO}`): { target: Rep
 }
 
 /** What one attempt did, as the worker would see it. */
-export type Attempt = { ok: PublishResult } | { retry: Error } | { refused: RefusedByGitHub };
+export type Attempt = { ok: PublishResult } | { retry: Error } | { refused: RefusedByForge };
 
 export interface Rig {
   sim: GitHubSimulator;
@@ -104,7 +104,7 @@ export async function startRig(t: Test, o: { sim?: GitHubSimulatorOptions; auth?
       try {
         return { ok: await guarded.publish(x.target, x.origin, desired, 'ReconciliationSucceeded') };
       } catch (err) {
-        if (err instanceof RefusedByGitHub) return { refused: err };
+        if (err instanceof RefusedByForge) return { refused: err };
         return { retry: err as Error };
       }
     },

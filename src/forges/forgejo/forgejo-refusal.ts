@@ -1,0 +1,31 @@
+/**
+ * Sorts a Forgejo failure like `refusalOf` sorts GitHub's: undefined when retrying soon may help
+ * (5xx, network, timeouts, 401, 429/503 with Retry-After), else a refusal with what a person should
+ * do. 404 and 403 block the repository; 422 and other 4xx the one status context. Pure.
+ */
+import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode, type RefusalTarget } from '../github/refusal-classify.js';
+import { ForgeError, isForgeRetryable } from './forgejo-error.js';
+
+export function forgejoRefusalOf(err: unknown, t: RefusalTarget, now: number): Refusal | undefined {
+  if (!(err instanceof ForgeError) || isForgeRetryable(err) || err.status === undefined) return undefined;
+  const status = err.status;
+  const said = err.forgeMessage ?? err.message;
+  const where = `${t.owner}/${t.repo}`;
+  const keys = refusalKeys({ ...t, forge: 'forgejo' });
+  const out = (key: string, code: RefusalCode, reason: string): Refusal => ({ key, code, reason, status, retryAt: now + REFUSAL_RETRY_MS });
+  if (status === 404)
+    return out(
+      keys.repo,
+      'forgejo_not_found',
+      `${where} not found on Forgejo, or FORGEJO_TOKEN's user cannot see it: give that user write access to the repository`,
+    );
+  if (status === 403)
+    return out(
+      keys.repo,
+      'forgejo_forbidden',
+      `Forgejo refused access to ${where} (403 ${said}): FORGEJO_TOKEN needs scope write:repository and its user write access to the repository`,
+    );
+  if (status === 422)
+    return out(keys.deployment, 'forgejo_invalid', `Forgejo refused the status of ${t.sha.slice(0, 7)} on ${where} (422 ${said})`);
+  return out(keys.deployment, 'forgejo_rejected', `Forgejo refused ${err.operation ?? 'a request'} for ${where} (${status} ${said})`);
+}

@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { Metrics } from '../../common/metrics.js';
+import { CredentialMonitor } from '../github/credential-check.js';
+import { GitHubHealth, GitHubPaused } from '../github/github-health.js';
+import { ForgejoClient } from './forgejo-client.js';
+import { ForgeError } from './forgejo-error.js';
+import type { ForgejoLocation } from './forgejo-url.js';
+import type { CommitStatusPort } from './forgejo-types.js';
+
+export interface ForgejoSideOptions {
+  location: ForgejoLocation;
+  /** The token, or a function that reads it (`FORGEJO_TOKEN_FILE`, re-read before each request). */
+  token: string | (() => Promise<string>);
+  userAgent: string;
+  metrics: Metrics;
+  log: Logger;
+  now: () => number;
+  timeoutMs?: number;
+}
+
+/** The Forgejo side as the rest of the bridge sees it: the commit-status port, its health, the credential check. */
+export interface ForgejoSide {
+  port: CommitStatusPort;
+  health: GitHubHealth;
+  monitor: CredentialMonitor;
+}
+
+/**
+ * Builds the Forgejo client with the same health tracker and credential check as GitHub's: nothing is
+ * sent while paused (rejected token, a 429/503 that named a time), a 401 pauses the side until the
+ * check (`GET /user`) passes again, and 5xx or network failures show as an outage until a request
+ * succeeds. A 403 from the check means a valid token without `read:user`: accepted.
+ */
+export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
+  const health = new GitHubHealth({
+    auth: 'token',
+    forge: 'Forgejo',
+    now: o.now,
+    onPause: (p) => o.metrics.forgejoPauses.inc({ kind: p.kind }),
+  });
+  const client = new ForgejoClient({
+    apiBase: o.location.apiBase,
+    token: o.token,
+    userAgent: o.userAgent,
+    now: o.now,
+    ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+    observe: (operation, outcome) => o.metrics.forgejo.inc({ operation, status: String(outcome) }),
+  });
+  const monitor = new CredentialMonitor({
+    health,
+    log: o.log,
+    now: o.now,
+    check: async () => {
+      try {
+        await client.currentUser();
+      } catch (err) {
+        if (!(err instanceof ForgeError && err.status === 403)) throw err;
+      }
+      return undefined;
+    },
+    unauthorized: (err) => (err instanceof ForgeError && err.status === 401 ? `401 ${err.forgeMessage ?? 'unauthorized'}` : undefined),
+  });
+
+  const gated = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      health.assertOpen();
+    } catch (err) {
+      if (!(err instanceof GitHubPaused)) throw err;
+      o.metrics.forgejo.inc({ operation: 'any', status: 'paused' });
+      throw new ForgeError(err.message, undefined, { cause: err, retryAt: err.pause.until, notSent: true });
+    }
+    try {
+      const out = await call();
+      health.succeeded();
+      return out;
+    } catch (err) {
+      if (err instanceof ForgeError) observeFailure(err);
+      throw err;
+    }
+  };
+  const observeFailure = (err: ForgeError) => {
+    if (err.status === 401) monitor.rejected(err.forgeMessage ?? 'unauthorized');
+    else if (err.retryAt !== undefined) {
+      health.rateLimited({ kind: 'secondary', until: err.retryAt, reason: err.message });
+      o.log.warn({ until: new Date(err.retryAt).toISOString() }, 'Forgejo asked to wait (Retry-After): pausing Forgejo work');
+    } else if (err.status === undefined || err.status >= 500) health.unreachable(err.message);
+  };
+
+  const port: CommitStatusPort = {
+    createStatus: (repo, sha, body) => gated(() => client.createStatus(repo, sha, body)),
+    latestStatus: (repo, sha, context) => gated(() => client.latestStatus(repo, sha, context)),
+  };
+  return { port, health, monitor };
+}

@@ -1,0 +1,50 @@
+import { asGitHubState, fromGitHubState, type ContextPhase, type SentPhase } from '../forges/forgejo/commit-status-plan.js';
+import type { CommitStatusKey, CommitStatusRecord, CommitStatusStore } from '../forges/forgejo/commit-status-publisher.js';
+import type { StatusState } from '../forges/github/github-types.js';
+import type { Db } from './database.js';
+
+const KEY = `forge = 'forgejo' AND owner = @owner AND repo = @repo AND sha = @sha AND context = @context`;
+const keyParams = (k: CommitStatusKey) => ({ owner: k.owner, repo: k.repo, sha: k.sha, context: k.context });
+
+interface Raw {
+  state: StatusState | null;
+  pending_state: StatusState | null;
+  description: string | null;
+}
+
+/**
+ * The Forgejo publisher's records, kept in the deployments table (one row per context on a commit,
+ * written first by `DeploymentStore.insertProvisional` with its origin, so cleanup finds it). A row
+ * that never held a status and has no pending mark reads as unknown: the forge is asked first.
+ */
+export class CommitStatusRows implements CommitStatusStore {
+  constructor(private readonly db: Db) {}
+
+  get(key: CommitStatusKey): CommitStatusRecord | undefined {
+    const r = this.db.prepare(`SELECT state, pending_state, description FROM deployments WHERE ${KEY}`).get(keyParams(key)) as
+      Raw | undefined;
+    if (r === undefined || (r.state === null && r.pending_state === null)) return undefined;
+    return {
+      phase: r.state === null ? null : fromGitHubState(r.state),
+      description: r.description,
+      pendingPhase: r.pending_state === null ? null : (fromGitHubState(r.pending_state) as SentPhase),
+    };
+  }
+
+  settle(key: CommitStatusKey, phase: ContextPhase | null, description: string | null, now: number): void {
+    this.update(key, 'state = @state, pending_state = NULL, description = @description', {
+      state: phase === null ? null : asGitHubState(phase),
+      description,
+      now,
+    });
+  }
+
+  setPending(key: CommitStatusKey, phase: SentPhase | null, now: number): void {
+    this.update(key, 'pending_state = @pending', { pending: phase === null ? null : asGitHubState(phase), now });
+  }
+
+  private update(key: CommitStatusKey, set: string, values: Record<string, unknown>): void {
+    const done = this.db.prepare(`UPDATE deployments SET ${set}, updated_at = @now WHERE ${KEY}`).run({ ...keyParams(key), ...values });
+    if (done.changes === 0) throw new Error(`no deployment row for status context "${key.context}" on ${key.owner}/${key.repo}@${key.sha}`);
+  }
+}
