@@ -1,3 +1,5 @@
+import { ForgeError, isForgeRetryable } from '../forges/forgejo/forgejo-error.js';
+
 /**
  * Typed errors of the bridge. Every adapter wraps what it caught with `{ cause }` and one of
  * these classes, so the worker can sort failures with a single `isRetryable`.
@@ -44,6 +46,7 @@ export class GitHubError extends Error {
 
 /** True when trying the same work again later may succeed (outages, timeouts, 5xx, rate limits). */
 export function isRetryable(err: unknown): boolean {
+  if (err instanceof ForgeError) return isForgeRetryable(err);
   if (err instanceof RegistryError) return err.failure === 'unavailable' || err.failure === 'timeout';
   if (err instanceof GitHubError) {
     // 401: credentials are refreshed or fixed, then the work runs; 403 is transient only as a rate limit.

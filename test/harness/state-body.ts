@@ -7,13 +7,17 @@ import type { Readiness } from '../../src/http/status-routes.js';
 
 /** One cached deployment, as /state lists it. */
 export interface StateDeployment {
+  forge: 'github' | 'forgejo';
   owner: string;
   repo: string;
   environment: string;
   sha: string;
   deploymentName: string;
-  deploymentId: number | null;
-  /** `provisional` until GitHub has the deployment. */
+  /** GitHub only. */
+  deploymentId?: number | null;
+  /** Forgejo only: the commit-status context. */
+  context?: string | null;
+  /** `provisional` until the forge has the deployment; a Forgejo context that ended says `gone`. */
   state: string;
   description: string | null;
   /** `Kind/namespace/name`. */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBridge, type BridgeProcess } from './bridge-process.js';
 import { startFakeKube, writeKubeconfig, type FakeKube } from './fake-kube.js';
+import { startForgejoSimulator, type ForgejoSimulator, type ForgejoSimulatorOptions } from './forgejo-sim.js';
 import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions } from './github-sim.js';
 import { startRegistry, type RunningRegistry } from './registry.js';
 
@@ -16,6 +17,7 @@ export const KUBE_TOKEN = 'bridge-service-account-token';
 export const GITHUB_TOKEN = 'ghs_simulatedtoken0000000000000000000';
 export const APP_ID = 4242;
 export const APP_INSTALLATION_ID = 77;
+export const FORGEJO_TOKEN = 'forgejo_simulated_token_0000000000000000';
 
 /** How the bridge authenticates in this world: `GITHUB_TOKEN`, or a GitHub App installed on `acme` (by default). */
 export interface WorldAuth {
@@ -26,6 +28,8 @@ export interface World {
   dir: string;
   kube: FakeKube;
   github: GitHubSimulator;
+  /** The Forgejo simulator, when the world has one (`forgejo` option): `FORGEJO_URL` and `FORGEJO_TOKEN` are set. */
+  forgejo: ForgejoSimulator | undefined;
   registry: RunningRegistry | undefined;
   kubeconfig: string;
   /** The bridge environment pointing at this world; override per test. */
@@ -35,7 +39,16 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(o: { registry?: boolean; github?: GitHubSimulatorOptions } & WorldAuth = {}): Promise<World> {
+export interface WorldOptions extends WorldAuth {
+  registry?: boolean;
+  github?: GitHubSimulatorOptions;
+  /** A Forgejo simulator accepting FORGEJO_TOKEN (`true`: with default options). */
+  forgejo?: boolean | ForgejoSimulatorOptions;
+  /** No GitHub credentials in the environment: a Forgejo-only bridge. */
+  githubOff?: boolean;
+}
+
+export async function startWorld(o: WorldOptions = {}): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-world-'));
   const kube = await startFakeKube({ token: KUBE_TOKEN });
   // A GitHub App: a fresh RSA key; the simulator verifies the bridge's JWTs with its public half.
@@ -50,13 +63,17 @@ export async function startWorld(o: { registry?: boolean; github?: GitHubSimulat
     ? { GITHUB_APP_ID: String(APP_ID), GITHUB_APP_PRIVATE_KEY: appKey.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString() }
     : { GITHUB_TOKEN };
   const registry = o.registry ? await startRegistry() : undefined;
+  const forgejo = o.forgejo
+    ? await startForgejoSimulator({ tokens: [FORGEJO_TOKEN], ...(typeof o.forgejo === 'object' ? o.forgejo : {}) })
+    : undefined;
   const kubeconfig = writeKubeconfig(dir, kube.url, KUBE_TOKEN);
   const bridges: BridgeProcess[] = [];
   const env = (extra: Record<string, string> = {}) => ({
     PORT: '0',
     HOST: '127.0.0.1',
     WEBHOOK_TOKEN: WEBHOOK_KEY,
-    ...githubAuth,
+    ...(o.githubOff ? {} : githubAuth),
+    ...(forgejo ? { FORGEJO_URL: forgejo.url, FORGEJO_TOKEN } : {}),
     GITHUB_API_URL: github.url,
     GITHUB_SERVER_URL: 'https://github.com',
     KUBECONFIG: kubeconfig,
@@ -71,6 +88,7 @@ export async function startWorld(o: { registry?: boolean; github?: GitHubSimulat
     dir,
     kube,
     github,
+    forgejo,
     registry,
     kubeconfig,
     env,
@@ -81,7 +99,7 @@ export async function startWorld(o: { registry?: boolean; github?: GitHubSimulat
     },
     async close() {
       await Promise.all(bridges.map((b) => b.kill('SIGKILL')));
-      await Promise.all([kube.close(), github.close(), registry?.close()]);
+      await Promise.all([kube.close(), github.close(), forgejo?.close(), registry?.close()]);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,7 +1,6 @@
 /**
  * Typed failures of a forge other than GitHub (Forgejo and Gitea share one API), shaped like
- * `GitHubError` so the worker can sort them the same way. `common/errors.ts` learns about this
- * class when the Forgejo side is wired in (`isRetryable` delegates to `isForgeRetryable`).
+ * `GitHubError` so the worker sorts them the same way (`isRetryable` delegates to `isForgeRetryable`).
  */
 
 /** The Forgejo calls the bridge makes, named so a refusal can say what was refused. */

@@ -32,15 +32,20 @@ const identityOf = (t: ReportTarget): Identity => ({
 });
 
 /**
- * The status text: the verdict, then what runs (version, else digest, else the image) and where,
- * e.g. `Rollout complete · 1.4.2 · cluster eu-1` (cut to 140 characters by the status body).
+ * The status text: what runs (the image's version label, else its digest, else its name and tag) and
+ * where, then the verdict, e.g. `1.4.2 on eu-1 · Rollout complete`; the verdict's tail is what the
+ * 140-character cut (in the status body) takes, never the version or the cluster.
  */
 export function statusText(target: ReportTarget, verdict: string): string {
   const version = target.payload.version;
   const digest = target.payload.digest;
   const what =
-    typeof version === 'string' ? version : typeof digest === 'string' ? digest.replace(/^(sha256:[0-9a-f]{12}).*$/, '$1') : target.image;
-  return `${verdict} · ${what} · cluster ${target.cluster}`;
+    typeof version === 'string'
+      ? version
+      : typeof digest === 'string'
+        ? digest.replace(/^(sha256:[0-9a-f]{12}).*$/, '$1')
+        : target.image.slice(target.image.lastIndexOf('/') + 1);
+  return `${what} on ${target.cluster} · ${verdict}`;
 }
 
 /**

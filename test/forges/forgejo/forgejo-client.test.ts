@@ -113,7 +113,11 @@ t.test('refusals are typed: 401, 404 and the 500 of an unknown commit', async (t
   t.match(e404, { status: 404, message: /^create pending status "deploy\/staging \(eu-1\)" on acme\/gone@ccccccc: 404 The target/ });
   t.ok(forgeRefused(e404) && !isForgeRetryable(e404), '404: refused, not retried');
   const e500 = await failure(t, forgejo.createStatus(r, 'd'.repeat(40), body()));
-  t.match(e500, { status: 500, forgeMessage: undefined, message: /: 500 Internal Server Error \(Forgejo also answers 500 when the commit is not in the repository\)$/ });
+  t.match(e500, {
+    status: 500,
+    forgeMessage: undefined,
+    message: /: 500 Internal Server Error \(Forgejo also answers 500 when the commit is not in the repository\)$/,
+  });
   t.ok(isForgeRetryable(e500) && !forgeRefused(e500), 'an unknown commit looks like an outage');
   t.same(
     seen.map(([, o]) => o),
