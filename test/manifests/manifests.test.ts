@@ -12,12 +12,14 @@ interface ClusterRole extends Obj {
   rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
 }
 interface Container {
+  name: string;
+  env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }>;
   securityContext: unknown;
   livenessProbe: { httpGet: unknown };
   readinessProbe: { httpGet: unknown };
   resources: { requests: Record<string, string>; limits: Record<string, string> };
   image: string;
-  volumeMounts: Array<{ mountPath: string }>;
+  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
 }
 interface Deployment extends Obj {
   spec: {
@@ -27,7 +29,7 @@ interface Deployment extends Obj {
       spec: {
         securityContext: unknown;
         containers: Container[];
-        volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
+        volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string }; secret?: { secretName: string } }>;
       };
     };
   };
@@ -46,6 +48,13 @@ function render(dir: string): Obj[] {
   }
   return parseAllDocuments(out).map((d) => d.toJS() as Obj);
 }
+
+/** Every directory a user may apply. */
+const RENDERED = ['manifests', 'manifests/flux', 'manifests/optional/registry-secrets', 'manifests/optional/preview-routes'];
+
+/** A ClusterRole's grants as `group/resource:verbs`, sorted, for comparing with a list. */
+const grants = (role: ClusterRole) =>
+  role.rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}:${[...r.verbs].sort().join(',')}`)).sort();
 
 const find = (objs: Obj[], kind: string, name?: string) => {
   const o = objs.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
@@ -67,11 +76,8 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
   for (const o of objs) if (!o.kind.startsWith('Cluster')) t.equal(o.metadata.namespace, 'flux-system', `${o.kind} in flux-system`);
 
   const role = find(objs, 'ClusterRole') as ClusterRole;
-  const granted = role.rules.flatMap((r) =>
-    r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}:${[...r.verbs].sort().join(',')}`),
-  );
   t.same(
-    granted.sort(),
+    grants(role),
     [
       'apps/daemonsets:get,list,watch',
       'apps/deployments:get,list,watch',
@@ -79,13 +85,10 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
       'apps/statefulsets:get,list,watch',
       'core/namespaces:get,list,watch',
       'core/pods:get,list,watch',
-      'core/services:get,list',
-      'gateway.networking.k8s.io/httproutes:get,list',
       'helm.toolkit.fluxcd.io/helmreleases:get,list,watch',
       'kustomize.toolkit.fluxcd.io/kustomizations:get,list,watch',
-      'networking.k8s.io/ingresses:get,list',
     ],
-    'read-only, and no Secrets in the base',
+    'read-only; no Secrets and no routing objects in the base',
   );
   t.match(find(objs, 'ClusterRoleBinding'), {
     roleRef: { name: role.metadata.name },
@@ -148,5 +151,35 @@ t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signal
   for (const label of ['source', 'revision', 'version']) t.match(text, new RegExp(`org\\.opencontainers\\.image\\.${label}=`));
   const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
   for (const p of ['node_modules', '.git', 'data']) t.ok(ignore.includes(p), `.dockerignore has ${p}`);
+  t.end();
+});
+
+t.test('optional preview-routes component: get/list on the routing objects, bound to the bridge', (t) => {
+  const objs = render('manifests/optional/preview-routes');
+  t.same(objs.map((o) => o.kind).sort(), ['ClusterRole', 'ClusterRoleBinding']);
+  const role = find(objs, 'ClusterRole') as ClusterRole;
+  t.same(grants(role), ['core/services:get,list', 'gateway.networking.k8s.io/httproutes:get,list', 'networking.k8s.io/ingresses:get,list']);
+  t.not(role.metadata.name, 'github-deployment-bridge', 'a role of its own, not a second copy of the base role');
+  t.match(find(objs, 'ClusterRoleBinding'), {
+    roleRef: { kind: 'ClusterRole', name: role.metadata.name },
+    subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
+  });
+  t.end();
+});
+
+t.test('no write verbs anywhere: every rendered role only reads', (t) => {
+  const roles = RENDERED.flatMap(render).filter((o): o is ClusterRole => o.kind === 'ClusterRole' || o.kind === 'Role');
+  t.same([...new Set(roles.map((r) => r.metadata.name))].sort(), [
+    'github-deployment-bridge',
+    'github-deployment-bridge-preview-routes',
+    'github-deployment-bridge-registry-secrets',
+  ]);
+  for (const role of roles)
+    for (const rule of role.rules)
+      t.same(
+        rule.verbs.filter((v) => !['get', 'list', 'watch'].includes(v)),
+        [],
+        `${role.metadata.name}: ${rule.resources.join(',')}`,
+      );
   t.end();
 });
