@@ -34,6 +34,9 @@ interface Deployment extends Obj {
     };
   };
 }
+interface Secret extends Obj {
+  stringData: Record<string, string>;
+}
 interface NetworkPolicy extends Obj {
   spec: { policyTypes: string[]; ingress: Array<{ from: unknown }> };
 }
@@ -49,12 +52,22 @@ function render(dir: string): Obj[] {
   return parseAllDocuments(out).map((d) => d.toJS() as Obj);
 }
 
-/** Every directory a user may apply. */
-const RENDERED = ['manifests', 'manifests/flux', 'manifests/optional/registry-secrets', 'manifests/optional/preview-routes'];
+/** Every directory a user may apply or compose, and the test's own composition of the Forgejo component. */
+const RENDERED = [
+  'manifests',
+  'manifests/flux',
+  'manifests/optional/registry-secrets',
+  'manifests/optional/preview-routes',
+  'test/manifests/forgejo',
+];
 
 /** A ClusterRole's grants as `group/resource:verbs`, sorted, for comparing with a list. */
 const grants = (role: ClusterRole) =>
   role.rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}:${[...r.verbs].sort().join(',')}`)).sort();
+
+/** The bridge's container of a rendered install. */
+const bridgeContainer = (objs: Obj[]) =>
+  (find(objs, 'Deployment') as Deployment).spec.template.spec.containers.find((c) => c.name === 'bridge')!;
 
 const find = (objs: Obj[], kind: string, name?: string) => {
   const o = objs.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
@@ -107,6 +120,15 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
   t.ok(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory, 'requests and a memory limit');
   t.match(c.image, /^ghcr\.io\/.+:\d+\.\d+\.\d+$/);
   t.same(c.volumeMounts.map((m) => m.mountPath).sort(), ['/data', '/etc/github-deployment-bridge/hmac']);
+  t.match(
+    c.env.find((e) => e.name === 'GITHUB_TOKEN'),
+    { valueFrom: { secretKeyRef: { name: 'github-deployment-bridge-github', key: 'token', optional: true } } },
+    'a Forgejo-only install needs no GitHub Secret',
+  );
+  t.notOk(
+    c.env.some((e) => e.name.startsWith('FORGEJO_')),
+    'Forgejo only with its component',
+  );
   t.equal(find(objs, 'PersistentVolumeClaim').metadata.name, pod.volumes.find((v) => v.name === 'data')!.persistentVolumeClaim!.claimName);
 
   const np = find(objs, 'NetworkPolicy') as NetworkPolicy;
@@ -164,6 +186,44 @@ t.test('optional preview-routes component: get/list on the routing objects, boun
     roleRef: { kind: 'ClusterRole', name: role.metadata.name },
     subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
   });
+  t.end();
+});
+
+t.test('optional Forgejo component: URL, token file from a read-only Secret mount, nothing else changed', (t) => {
+  const base = render('manifests');
+  const objs = render('test/manifests/forgejo');
+  t.same(
+    objs.map((o) => `${o.kind}/${o.metadata.name}`).sort(),
+    base.map((o) => `${o.kind}/${o.metadata.name}`).sort(),
+    'no Secret rendered',
+  );
+  const c = bridgeContainer(objs);
+  const env = new Map(c.env.map((e) => [e.name, e]));
+  t.equal(env.get('FORGEJO_URL')?.value, 'https://forgejo.example.com');
+  const tokenFile = env.get('FORGEJO_TOKEN_FILE')?.value ?? '';
+  t.notOk(env.has('FORGEJO_TOKEN'), 'the token is a file, never a plain variable');
+  const mount = c.volumeMounts.find((m) => tokenFile.startsWith(`${m.mountPath}/`));
+  t.match(
+    mount,
+    { name: 'forgejo', mountPath: '/etc/github-deployment-bridge/forgejo', readOnly: true },
+    'token file inside a read-only mount',
+  );
+  t.equal(tokenFile, `${mount?.mountPath ?? ''}/token`, 'the Secret key `token`');
+  const volumes = (find(objs, 'Deployment') as Deployment).spec.template.spec.volumes;
+  t.same(volumes.find((v) => v.name === mount?.name)?.secret, { secretName: 'github-deployment-bridge-forgejo' });
+  for (const name of ['CLUSTER_NAME', 'WEBHOOK_TOKEN_FILE', 'GITHUB_TOKEN']) t.ok(env.has(name), `base ${name} kept`);
+  t.same(
+    c.volumeMounts.filter((m) => m.name !== 'forgejo'),
+    bridgeContainer(base).volumeMounts,
+    'base mounts kept',
+  );
+
+  const example = parseAllDocuments(readFileSync(join(REPO_ROOT, 'manifests/optional/forgejo/secret.example.yaml'), 'utf8')).map(
+    (d) => d.toJS() as Secret,
+  );
+  t.match(example, [
+    { kind: 'Secret', metadata: { name: 'github-deployment-bridge-forgejo', namespace: 'flux-system' }, stringData: { token: String } },
+  ]);
   t.end();
 });
 
