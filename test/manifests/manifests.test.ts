@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../fixtures/locate.js';
 
@@ -65,6 +65,13 @@ const RENDERED = [
 const grants = (role: ClusterRole) =>
   role.rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}:${[...r.verbs].sort().join(',')}`)).sort();
 
+/** Checks that the rendered ClusterRoleBinding gives `role` to the bridge's ServiceAccount. */
+const boundToBridge = (t: Test, objs: Obj[], role: ClusterRole) =>
+  t.match(find(objs, 'ClusterRoleBinding'), {
+    roleRef: { kind: 'ClusterRole', name: role.metadata.name },
+    subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
+  });
+
 /** The bridge's container of a rendered install. */
 const bridgeContainer = (objs: Obj[]) =>
   (find(objs, 'Deployment') as Deployment).spec.template.spec.containers.find((c) => c.name === 'bridge')!;
@@ -103,10 +110,7 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
     ],
     'read-only; no Secrets and no routing objects in the base',
   );
-  t.match(find(objs, 'ClusterRoleBinding'), {
-    roleRef: { name: role.metadata.name },
-    subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
-  });
+  boundToBridge(t, objs, role);
 
   const dep = find(objs, 'Deployment') as Deployment;
   t.equal(dep.spec.replicas, 1);
@@ -154,11 +158,9 @@ t.test('Flux side and the optional Secrets component', (t) => {
     },
   });
   const secrets = render('manifests/optional/registry-secrets');
-  t.same(
-    find(secrets, 'ClusterRole').rules,
-    [{ apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['get'] }],
-    'get only, no list',
-  );
+  const secretsRole = find(secrets, 'ClusterRole') as ClusterRole;
+  t.same(secretsRole.rules, [{ apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['get'] }], 'get only, no list');
+  boundToBridge(t, secrets, secretsRole);
   t.end();
 });
 
@@ -182,10 +184,7 @@ t.test('optional preview-routes component: get/list on the routing objects, boun
   const role = find(objs, 'ClusterRole') as ClusterRole;
   t.same(grants(role), ['core/services:get,list', 'gateway.networking.k8s.io/httproutes:get,list', 'networking.k8s.io/ingresses:get,list']);
   t.not(role.metadata.name, 'github-deployment-bridge', 'a role of its own, not a second copy of the base role');
-  t.match(find(objs, 'ClusterRoleBinding'), {
-    roleRef: { kind: 'ClusterRole', name: role.metadata.name },
-    subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
-  });
+  boundToBridge(t, objs, role);
   t.end();
 });
 
