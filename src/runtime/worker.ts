@@ -136,9 +136,10 @@ export class Worker {
         if (recheckInMs !== undefined) this.o.queue.schedule(item, this.o.now() + recheckInMs);
       };
     } catch (err) {
-      // Failed during a pause (a rate limit, rejected credentials): due again when the pause ends, not before.
+      // Failed during a pause (a rate limit, rejected credentials): due again when the pause ends, not before;
+      // a forge that named its own time (Retry-After) while the others work: not before that time either.
       const now = this.o.now();
-      const retryAt = this.pausedUntil() ?? now + retryDelay(item.attempts);
+      const retryAt = this.pausedUntil() ?? Math.max(now + retryDelay(item.attempts), askedRetryAt(err) ?? 0);
       this.o.log.warn(
         { source: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) },
         'reconcile failed; will retry',
@@ -173,4 +174,14 @@ export class Worker {
   get active(): number {
     return this.inflight.size;
   }
+}
+
+/** The latest time to come back that a failure (or one of its causes) carries, e.g. a forge's Retry-After. */
+export function askedRetryAt(err: unknown): number | undefined {
+  let latest: number | undefined;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const at = (e as { retryAt?: unknown }).retryAt;
+    if (typeof at === 'number' && (latest === undefined || at > latest)) latest = at;
+  }
+  return latest;
 }
