@@ -1,6 +1,7 @@
 import { derivePhase, type Phase } from '../flux/phase.js';
 import type { K8sObject, SourceRef } from '../kube/kube-types.js';
 import { desiredFor } from '../lifecycle/desired-state.js';
+import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { ResolvedSource } from '../reconcile/resolve-source.js';
 
 /** What `explain` found for one Flux source, ready to print. */
@@ -13,8 +14,20 @@ export interface ExplainReport {
 
 const OPT_IN_HINT = 'not opted in: annotate it github-deployment-bridge.io/auto-report: "true"';
 
+/** How a target is named: GitHub's deployment, or Forgejo's commit-status context (`contextOf` renders it). */
+function where(t: ReportTarget, contextOf: (t: ReportTarget) => string): string {
+  const commit = `${t.owner}/${t.repo}@${t.sha.slice(0, 12)}`;
+  if (t.forge === 'forgejo') return `Forgejo ${commit} commit status "${contextOf(t)}"`;
+  return `${commit} environment ${t.environment}${t.task ? ` task ${t.task}` : ''}`;
+}
+
 /** Pure: turns a resolved source into the lines a person reads (what would be reported, or exactly why not). */
-export function explainLines(source: SourceRef, obj: K8sObject | null, resolved: ResolvedSource | null): ExplainReport {
+export function explainLines(
+  source: SourceRef,
+  obj: K8sObject | null,
+  resolved: ResolvedSource | null,
+  contextOf: (t: ReportTarget) => string = () => '',
+): ExplainReport {
   const title = `${source.kind} ${source.namespace}/${source.name}`;
   if (!obj || !resolved)
     return {
@@ -38,12 +51,14 @@ export function explainLines(source: SourceRef, obj: K8sObject | null, resolved:
     lines.push(`  ${w.key}: rollout ${w.rollout.state} (${w.rollout.description})`);
     for (const { target: t } of w.candidates) {
       lines.push(
-        `    container ${t.container} (${t.image}) → ${t.owner}/${t.repo}@${t.sha.slice(0, 12)} environment ${t.environment}` +
-          `${t.task ? ` task ${t.task}` : ''}${t.productionEnvironment ? ' [production]' : ''}${t.transientEnvironment ? ' [transient]' : ''}`,
+        `    container ${t.container} (${t.image}) → ${where(t, contextOf)}` +
+          `${t.productionEnvironment ? ' [production]' : ''}${t.transientEnvironment ? ' [transient]' : ''}`,
       );
       lines.push(`      would be ${desired.state ?? 'left as it is'}: ${desired.description}`);
       if (t.environmentUrl)
-        lines.push(`      environment_url ${t.environmentUrl}${w.route?.url === t.environmentUrl ? ` (from ${w.route.from})` : ''}`);
+        lines.push(
+          `      ${t.forge === 'forgejo' ? 'target_url' : 'environment_url'} ${t.environmentUrl}${w.route?.url === t.environmentUrl ? ` (from ${w.route.from})` : ''}`,
+        );
       if (t.logUrl) lines.push(`      log_url ${t.logUrl}`);
       for (const warning of t.warnings) lines.push(`      warning: ${warning}`);
     }

@@ -10,6 +10,8 @@ import { resolveSource } from '../reconcile/resolve-source.js';
 import { openDatabase } from '../store/database.js';
 import { ImageCache } from '../store/image-cache.js';
 import { controllerVersion } from '../common/version.js';
+import { statusContext } from '../forges/forgejo/status-context.js';
+import type { ReportTarget } from '../metadata/resolve-target.js';
 import { explainLines } from './explain-report.js';
 
 const USAGE = 'usage: github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name>';
@@ -46,12 +48,19 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
     const deps = {
       kube,
       images: buildImageFacts(config, new ImageCache(db), kube, metrics, log),
-      defaults: buildDefaults(config, controllerVersion()),
+      // No credentials are read here: GitHub counts as configured when its variables are set, or Forgejo is not.
+      defaults: buildDefaults(
+        config,
+        controllerVersion(),
+        Boolean(env.GITHUB_TOKEN?.trim() || env.GITHUB_APP_ID?.trim()) || !config.forgejoUrl,
+      ),
       metrics,
     };
     const obj = await kube.getFluxObject(ref);
     const resolved = obj ? await resolveSource(deps, ref, obj) : null;
-    process.stdout.write(`${explainLines(ref, obj, resolved).lines.join('\n')}\n`);
+    const contextOf = (t: ReportTarget) =>
+      statusContext(config.forgejoStatusContext, { environment: t.environment, deploymentName: t.task, cluster: t.cluster });
+    process.stdout.write(`${explainLines(ref, obj, resolved, contextOf).lines.join('\n')}\n`);
     return 0;
   } finally {
     db.close();
