@@ -7,18 +7,22 @@ import { deployment } from '../test/harness/flux-objects.js';
 import { queueIdle } from '../test/harness/state-body.js';
 import type { World } from '../test/harness/world.js';
 
-/** Annotations naming repository and commit, so the bridge never asks a registry. */
-export function annotated(repo: string, commit: string): Record<string, string> {
-  return { ...OPT_IN, 'github-deployment-bridge.io/repository': `acme/${repo}`, 'github-deployment-bridge.io/commit': commit };
+/**
+ * Annotations naming repository and commit, so the bridge never asks a registry; with `forgeUrl`
+ * (a Forgejo base URL) the repository is `<forgeUrl>/acme/<repo>`, else GitHub's `acme/<repo>`.
+ */
+export function annotated(repo: string, commit: string, forgeUrl?: string): Record<string, string> {
+  const repository = forgeUrl === undefined ? `acme/${repo}` : `${forgeUrl}/acme/${repo}`;
+  return { ...OPT_IN, 'github-deployment-bridge.io/repository': repository, 'github-deployment-bridge.io/commit': commit };
 }
 
-/** Puts an opted-in Deployment `apps/<name>` (rollout finished) whose repository and commit are annotated. */
-export function putAnnotatedDeployment(world: World, name: string, repo: string, commit: string): void {
+/** Puts an opted-in Deployment `apps/<name>` (rollout finished) whose repository (see `annotated`) and commit are annotated. */
+export function putAnnotatedDeployment(world: World, name: string, repo: string, commit: string, forgeUrl?: string): void {
   world.kube.put(
     deployment({
       namespace: 'apps',
       name,
-      annotations: annotated(repo, commit),
+      annotations: annotated(repo, commit, forgeUrl),
       containers: [{ name: 'app', image: `registry.invalid/acme/${repo}:${commit.slice(0, 7)}` }],
     }),
   );
@@ -42,6 +46,12 @@ export async function settled(bridge: BridgeProcess, timeoutMs = 600_000): Promi
 /** A GitHub path with owner, repo and numeric ids replaced by placeholders. */
 export function githubEndpoint(method: string, path: string): string {
   return `${method} ${path.replace(/^\/repos\/[^/]+\/[^/]+/, '/repos/{owner}/{repo}').replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
+}
+
+/** A Forgejo API path (below `/api/v1`) like `githubEndpoint`, commit SHAs replaced too, with its query. */
+export function forgejoEndpoint(method: string, path: string, query: Record<string, string> = {}): string {
+  const q = new URLSearchParams(query).toString();
+  return `${githubEndpoint(method, path).replace(/\/[0-9a-f]{40}(?=\/|$)/, '/{sha}')}${q ? `?${q}` : ''}`;
 }
 
 /** A Kubernetes path as `get <resource>` or `list <resource>` (namespace and name dropped). */
