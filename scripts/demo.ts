@@ -1,7 +1,8 @@
 /**
- * `npm run demo`: the real bridge process against a simulated cluster and GitHub (and the real
- * docker-registry when Debian's package is installed). Plays a short rollout with signed Flux events
- * and prints what GitHub ends up showing. `--serve` keeps everything running for `curl`.
+ * `npm run demo`: the real bridge process against a simulated cluster, GitHub and Forgejo (and the
+ * real docker-registry when Debian's package is installed). Plays two rollouts of acme/web on GitHub
+ * and a pull-request preview of acme/shop on Forgejo with signed Flux events, and prints what each
+ * forge ends up showing. `--serve` keeps everything running for `curl`.
  */
 import { existsSync } from 'node:fs';
 import { fluxEvent, type BridgeProcess } from '../test/harness/bridge-process.js';
@@ -9,10 +10,9 @@ import { commitOf } from '../test/harness/kube-meta.js';
 import { deployment, kustomization, type ConditionSpec } from '../test/harness/flux-objects.js';
 import { pushImage } from '../test/harness/push-image.js';
 import { finishRollout } from '../test/harness/rollouts.js';
+import type { StateDeployment } from '../test/harness/state-body.js';
 import { startWorld, type World } from '../test/harness/world.js';
-
-const OPT_IN = { 'github-deployment-bridge.io/auto-report': 'true' };
-const say = (text: string) => process.stdout.write(`\n▶ ${text}\n`);
+import { DEMO_CLEANUP_GRACE, FORGEJO, OPT_IN, playPreview, printForgejo, say } from './demo-forgejo.js';
 
 async function image(world: World, tag: string, sha: string): Promise<{ image: string; annotations: Record<string, string> }> {
   if (!world.registry) {
@@ -35,7 +35,7 @@ async function image(world: World, tag: string, sha: string): Promise<{ image: s
 async function rollout(world: World, bridge: BridgeProcess, tag: string, generation: number): Promise<void> {
   const sha = commitOf(`demo-${tag}`);
   const { image: ref, annotations } = await image(world, tag, sha);
-  say(`Flux applies acme/web ${tag} (commit ${sha.slice(0, 7)}): Kustomization apps/web is reconciling`);
+  say(`Flux applies acme/web ${tag} (commit ${sha.slice(0, 7)}): Kustomization flux-system/web is reconciling`);
   world.kube.put(
     deployment({
       namespace: 'apps',
@@ -60,7 +60,7 @@ async function rollout(world: World, bridge: BridgeProcess, tag: string, generat
   );
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'Progressing', message: 'Deployment/apps/web configured' }));
   await bridge.waitFor('in_progress', () => latest(world, sha) === 'in_progress', 30_000);
-  say('Health checks pass: Kustomization apps/web is Ready');
+  say('Health checks pass: Kustomization flux-system/web is Ready');
   world.kube.put(
     kustomization({
       namespace: 'flux-system',
@@ -99,15 +99,19 @@ function printGitHub(world: World): void {
   );
 }
 
+/** One /state row: GitHub rows carry a deployment id, Forgejo rows a commit-status context. */
+const stateLine = (d: StateDeployment) =>
+  `  ${d.forge.padEnd(7)} ${d.owner}/${d.repo} ${d.environment} ${d.sha.slice(0, 7)} ${d.forge === 'github' ? `#${String(d.deploymentId)}` : `"${String(d.context)}"`} ${d.state}\n`;
+
 async function main(): Promise<void> {
   const serve = process.argv.includes('--serve');
   const withRegistry = existsSync('/usr/bin/docker-registry');
-  const world = await startWorld({ registry: withRegistry });
+  const world = await startWorld({ registry: withRegistry, forgejo: FORGEJO });
   try {
     say(
-      `Simulated cluster ${world.kube.url}, GitHub ${world.github.url}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`,
+      `Simulated cluster ${world.kube.url}, GitHub ${world.github.url}, Forgejo ${world.forgejo?.url ?? '(none)'}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`,
     );
-    const bridge = await world.bridge();
+    const bridge = await world.bridge({ CLEANUP_GRACE: DEMO_CLEANUP_GRACE });
     say(`Bridge listening on ${bridge.url}`);
     await rollout(world, bridge, '1.0.0', 1);
     await rollout(world, bridge, '1.1.0', 2);
@@ -119,11 +123,14 @@ async function main(): Promise<void> {
     printGitHub(world);
     if (world.github.violations.length > 0)
       throw new Error(`the bridge sent ${world.github.violations.length} request(s) GitHub's schema rejects`);
+    await playPreview(world, bridge);
+    printForgejo(world);
     const state = await bridge.state();
     say(`GET ${bridge.url}/state → deployments:`);
-    for (const d of state.deployments)
-      process.stdout.write(`  ${d.owner}/${d.repo} ${d.environment} ${d.sha.slice(0, 7)} #${String(d.deploymentId)} ${d.state}\n`);
-    say("Demo succeeded: two rollouts reported, the older one superseded, every request valid against GitHub's schema");
+    for (const d of state.deployments) process.stdout.write(stateLine(d));
+    say(
+      "Demo succeeded: two rollouts reported on GitHub, the older one superseded; a Forgejo preview reported with its route and ended when closed; every request valid against GitHub's and Forgejo's schemas",
+    );
     if (serve) {
       say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C to stop)`);
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));

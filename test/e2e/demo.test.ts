@@ -4,10 +4,34 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { REPO_ROOT } from '../fixtures/locate.js';
 
+/** One Forgejo status as the demo prints it: state, context and link, the description on the next line. */
+const status = (state: string, link: string, description: string) =>
+  `  ${state.padEnd(8)} deploy/preview-pr-42 \\(sim-cluster\\)  ${link}\\n {11}"${description}`;
+const ROUTE = 'https://pr-42\\.preview\\.example\\.com/';
+
 t.test("npm run demo: the README's first command shows a real rollout end to end", async (t) => {
   const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'dist', 'scripts', 'demo.js')], { timeout: 240_000 });
   t.match(stdout, /#\d+\s+staging\s+[0-9a-f]{7}\s+in_progress → success → inactive \(by GitHub\)/);
   t.match(stdout, /#\d+\s+staging\s+[0-9a-f]{7}\s+in_progress → success\n/);
-  t.match(stdout, /schema violations: 0/);
+  t.match(stdout, /GitHub writes: \d+ .*; schema violations: 0\n/);
+
+  t.match(
+    stdout,
+    new RegExp(
+      [
+        status('pending', `(?:${ROUTE}|no link)`, 'shop:[0-9a-f]{7} on sim-cluster · Progressing'),
+        status('success', ROUTE, 'shop:[0-9a-f]{7} on sim-cluster · ReconciliationSucceeded'),
+        status('success', 'no link', 'Deployment gone: Flux Kustomization flux-system/preview-pr-42 was deleted'),
+      ].join('.*\\n'),
+    ),
+    'Forgejo: pending, success linking the route from the Ingress, then gone without a link, in that order',
+  );
+  t.match(stdout, /Forgejo writes: 3; schema violations: 0\n/);
+  t.match(
+    stdout,
+    /forgejo acme\/shop preview-pr-42 [0-9a-f]{7} "deploy\/preview-pr-42 \(sim-cluster\)" gone\n/,
+    '/state: the ended context',
+  );
+  t.match(stdout, /github {2}acme\/web staging [0-9a-f]{7} #\d+ success\n/, '/state: the current GitHub deployment');
   t.match(stdout, /^▶ Demo succeeded/m, 'the success line .ci/run looks for in a lone clone');
 });
