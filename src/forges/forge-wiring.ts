@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import type { Metrics } from '../common/metrics.js';
 import { Publisher } from '../reconcile/deployment-publisher.js';
-import { ForgeRouter, laneOf, type ForgeLane } from '../reconcile/forge-router.js';
+import { ForgeRouter, githubLane, laneOf, type ForgeLane } from '../reconcile/forge-router.js';
 import { GuardedPublisher } from '../reconcile/refusal-guard.js';
 import { CommitStatusRows } from '../store/commit-status-rows.js';
 import type { Db } from '../store/database.js';
@@ -69,7 +69,7 @@ export function buildForges(d: ForgeWiringDeps): Forges {
     });
     const plain = new Publisher({ github: config.dryRun ? dryRunPort(github.port, log) : github.port, deployments, log, now });
     const guarded = new GuardedPublisher({ publisher: plain, refusals, deployments, auth: config.githubAuth.kind, log, now });
-    lanes.github = laneOf(guarded, plain, (r) => ({ sent: r.sent, superseded: r.superseded.length }));
+    lanes.github = githubLane(guarded, plain);
     out.github = github;
     out.healths.push(github.health);
     monitors.push(github.monitor);

@@ -3,6 +3,7 @@ import type { DesiredState } from '../lifecycle/status-plan.js';
 import type { Forge } from '../metadata/forge-route.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { DeploymentRow, Origin } from '../store/deployment-store.js';
+import type { PublishResult } from './deployment-publisher.js';
 
 /** What one publish sent, on any forge: the states (in the forge-neutral words of the deployments table) and supersessions. */
 export interface ForgePublished {
@@ -62,4 +63,12 @@ export function laneOf<R>(
     publish: async (target, origin, desired, description) => count(await guarded.publish(target, origin, desired, description)),
     deactivate: (row, description) => plain.deactivate(row, description),
   };
+}
+
+/** GitHub's lane: its guarded publisher for publishing, the plain one for cleanup. */
+export function githubLane(
+  guarded: { publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<PublishResult> },
+  plain: Pick<ForgeLane, 'deactivate'>,
+): ForgeLane {
+  return laneOf(guarded, plain, (r) => ({ sent: r.sent, superseded: r.superseded.length }));
 }

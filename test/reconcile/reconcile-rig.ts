@@ -9,7 +9,7 @@ import { createMetrics } from '../../src/common/metrics.js';
 import { Publisher } from '../../src/reconcile/deployment-publisher.js';
 import { reconcileSource, type ReconcileDeps, type ReconcileOutcome } from '../../src/reconcile/reconcile-source.js';
 import { GuardedPublisher } from '../../src/reconcile/refusal-guard.js';
-import { ForgeRouter, laneOf } from '../../src/reconcile/forge-router.js';
+import { ForgeRouter, githubLane } from '../../src/reconcile/forge-router.js';
 import { AbsenceStore } from '../../src/store/absence-store.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
@@ -74,12 +74,7 @@ export function startReconcileRig(t: Test): ReconcileRig {
     },
     metrics: createMetrics(),
     publisher: new ForgeRouter(
-      {
-        github: laneOf(new GuardedPublisher({ publisher, refusals, deployments, auth: 'token', log, now }), publisher, (r) => ({
-          sent: r.sent,
-          superseded: r.superseded.length,
-        })),
-      },
+      { github: githubLane(new GuardedPublisher({ publisher, refusals, deployments, auth: 'token', log, now }), publisher) },
       log,
     ),
     cleanup: { deployments, absences: new AbsenceStore(db), publisher, graceMs: GRACE_MS, log },
