@@ -7,12 +7,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { MAIN_JS, fluxEvent, type BridgeProcess } from '../harness/bridge-process.js';
-import { kustomization, type InventoryRef } from '../harness/flux-objects.js';
 import type { StoredStatus } from '../harness/forgejo-sim.js';
 import { ingress, service } from '../harness/route-objects.js';
 import { queueIdle } from '../harness/state-body.js';
 import { startWorld, type World, type WorldOptions } from '../harness/world.js';
-import { HEALTH_FAILED, OPT_IN, PROGRESSING, READY, pushAppImage, putDeployment, sha } from './scenario.js';
+import { HEALTH_FAILED, OPT_IN, PROGRESSING, READY, pushAppImage, putDeployment, putKustomization, sha } from './scenario.js';
 
 const A = sha('forgejo-a');
 const B = sha('forgejo-b');
@@ -46,26 +45,12 @@ function putApp(world: World, app: string, commit: string, environment: string, 
   });
 }
 
-/** Kustomization flux-system/<name> whose inventory is the given Deployments (and routing objects). */
-function putSource(world: World, name: string, workloads: string[], conditions = READY, generation = 1, extra: InventoryRef[] = []): void {
-  world.kube.put(
-    kustomization({
-      namespace: 'flux-system',
-      name,
-      generation,
-      observedGeneration: generation,
-      conditions,
-      inventory: [...workloads.map((w) => ({ namespace: NS, name: w, group: 'apps', kind: 'Deployment' })), ...extra],
-    }),
-  );
-}
-
 /** The preview of pull request 42: Deployment shop, its Service and an Ingress with tls for pr-42.preview.example.com. */
 function putPreview(world: World, commit: string, conditions = READY, generation = 1): void {
   putApp(world, 'shop', commit, 'preview-pr-42');
   world.kube.put(service({ namespace: NS, name: 'shop' }));
   world.kube.put(ingress({ namespace: NS, name: 'shop', host: 'pr-42.preview.example.com', path: '/', service: 'shop', tls: true }));
-  putSource(world, 'preview-pr-42', ['shop'], conditions, generation, [
+  putKustomization(world, 'preview-pr-42', ['shop'], conditions, generation, [
     { namespace: NS, name: 'shop', group: '', kind: 'Service' },
     { namespace: NS, name: 'shop', group: 'networking.k8s.io', kind: 'Ingress' },
   ]);
@@ -157,11 +142,11 @@ t.test('a failure that Flux retries successfully turns success; a deployment-nam
   const world = await forgejoWorld(t);
   const forgejo = forgejoOf(world);
   putApp(world, 'api', A, 'staging', { 'github-deployment-bridge.io/deployment-name': 'api-eu' });
-  putSource(world, 'api', ['api'], HEALTH_FAILED);
+  putKustomization(world, 'api', ['api'], HEALTH_FAILED);
   const bridge = await world.bridge();
   await event(bridge, 'api', 'HealthCheckFailed');
   await bridge.waitFor('failure', () => forgejo.statuses('acme', 'api', A).length === 1);
-  putSource(world, 'api', ['api'], READY, 1);
+  putKustomization(world, 'api', ['api'], READY, 1);
   await event(bridge, 'api');
   await bridge.waitFor('success', () => forgejo.statuses('acme', 'api', A).length === 2);
   await settle(bridge);
@@ -181,7 +166,7 @@ t.test('one bridge serves GitHub and Forgejo at once, routed by the repository h
   const forgejoImage = await pushAppImage(world, 'shop', '2.0.0', A, { 'org.opencontainers.image.source': `${forgejo.url}/acme/shop` });
   putDeployment(world, 'web', githubImage);
   putDeployment(world, 'shop', forgejoImage);
-  putSource(world, 'apps', ['web', 'shop']);
+  putKustomization(world, 'apps', ['web', 'shop'], READY);
   const bridge = await world.bridge();
   await event(bridge, 'apps');
   await bridge.waitFor(
@@ -208,7 +193,7 @@ t.test('Forgejo only: starts without GitHub credentials; a github.com repository
     'github-deployment-bridge.io/repository': 'https://github.com/acme/web',
     'github-deployment-bridge.io/commit': A,
   });
-  putSource(world, 'apps', ['shop', 'web']);
+  putKustomization(world, 'apps', ['shop', 'web'], READY);
   const bridge = await world.bridge();
   await event(bridge, 'apps');
   await bridge.waitFor('shop success', () => forgejo.statuses('acme', 'shop', A).length === 1);
@@ -223,7 +208,7 @@ t.test('a rejected token: /readyz says which forge failed; nothing is written un
   const world = await forgejoWorld(t, { githubOff: true });
   const forgejo = forgejoOf(world);
   putApp(world, 'shop', A, 'staging');
-  putSource(world, 'apps', ['shop']);
+  putKustomization(world, 'apps', ['shop'], READY);
   const bridge = await world.bridge({ FORGEJO_TOKEN: 'wrong-token' });
   const ready = await bridge.waitFor('unready because of Forgejo', async () => {
     const r = await bridge.readyz();
@@ -245,7 +230,7 @@ t.test('faults: a missing repository is a skip, a 5xx and a 429 with Retry-After
   const forgejo = forgejoOf(world);
   putApp(world, 'gone', A, 'staging', { repo: 'missing' });
   putApp(world, 'shop', A, 'staging');
-  putSource(world, 'apps', ['gone', 'shop']);
+  putKustomization(world, 'apps', ['gone', 'shop'], READY);
   forgejo.inject({ method: 'POST', path: /\/statuses\//, status: 502, body: 'Bad Gateway' });
   forgejo.inject({ method: 'POST', path: /\/statuses\//, status: 429, headers: { 'retry-after': '1' }, body: 'Too Many Requests' });
   const bridge = await world.bridge();
@@ -266,7 +251,7 @@ t.test('trust boundary: host/owner patterns; a repository outside gets no reques
   const world = await forgejoWorld(t);
   const forgejo = forgejoOf(world);
   putApp(world, 'shop', A, 'staging');
-  putSource(world, 'apps', ['shop']);
+  putKustomization(world, 'apps', ['shop'], READY);
   const bridge = await world.bridge({ ALLOWED_REPOSITORIES: `${new URL(forgejo.url).hostname}/platform/*,github.com/acme/*` });
   await event(bridge, 'apps');
   await settle(bridge);
@@ -278,7 +263,7 @@ t.test('DRY_RUN: Forgejo reads happen, writes are only logged', async (t) => {
   const world = await forgejoWorld(t);
   const forgejo = forgejoOf(world);
   putApp(world, 'shop', A, 'staging');
-  putSource(world, 'apps', ['shop']);
+  putKustomization(world, 'apps', ['shop'], READY);
   const bridge = await world.bridge({ DRY_RUN: 'true' });
   await event(bridge, 'apps');
   await bridge.waitFor('the would-be status logged', () =>

@@ -1,7 +1,7 @@
 /** Shared set-up of the end-to-end tests: an app image in the real registry and its Flux objects. */
 import type { BridgeProcess } from '../harness/bridge-process.js';
 import { commitOf } from '../harness/kube-meta.js';
-import { deployment, kustomization, type ConditionSpec } from '../harness/flux-objects.js';
+import { deployment, kustomization, type ConditionSpec, type InventoryRef } from '../harness/flux-objects.js';
 import { pushImage } from '../harness/push-image.js';
 import { finishRollout as finishDeploymentRollout } from '../harness/rollouts.js';
 import { queueIdle, type StateBody } from '../harness/state-body.js';
@@ -43,8 +43,15 @@ export async function pushAppImage(
 
 export const sha = (seed: string) => commitOf(seed);
 
-/** Puts a Kustomization `apps/<name>` whose inventory is the given Deployments, with the given Ready state. */
-export function putKustomization(world: World, name: string, workloads: string[], conditions: ConditionSpec, generation = 1): void {
+/** Puts a Kustomization `apps/<name>` whose inventory is the given Deployments (then `extra`), with the given Ready state. */
+export function putKustomization(
+  world: World,
+  name: string,
+  workloads: string[],
+  conditions: ConditionSpec,
+  generation = 1,
+  extra: InventoryRef[] = [],
+): void {
   world.kube.put(
     kustomization({
       namespace: 'flux-system',
@@ -55,6 +62,7 @@ export function putKustomization(world: World, name: string, workloads: string[]
       inventory: [
         { namespace: '', name: 'apps', group: '', kind: 'Namespace' },
         ...workloads.map((w) => ({ namespace: 'apps', name: w, group: 'apps', kind: 'Deployment' })),
+        ...extra,
       ],
     }),
   );
