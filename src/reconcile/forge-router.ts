@@ -31,7 +31,7 @@ export class ForgeRouter {
     private readonly log: Logger,
   ) {}
 
-  publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgePublished> {
+  async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgePublished> {
     return this.lane(target.forge).publish(target, origin, desired, description);
   }
 
