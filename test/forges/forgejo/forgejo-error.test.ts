@@ -14,7 +14,8 @@ t.test('isForgeRetryable follows the rules isRetryable has for GitHub', (t) => {
   }
   t.ok(isForgeRetryable(new ForgeError('x', 403, { retryAt: NOW })), 'a refusal that names a time to come back is retried');
   t.notOk(isForgeRetryable(new Error('x')), 'only ForgeErrors');
-  t.notOk(isRetryable(new ForgeError('x', 503)), 'errors.ts does not know ForgeError yet: taught at wiring time');
+  t.ok(isRetryable(new ForgeError('x', 503)), 'the worker sorts ForgeErrors with the same isRetryable');
+  t.notOk(isRetryable(new ForgeError('x', 404)), 'a 404 is not retried');
   t.end();
 });
 
