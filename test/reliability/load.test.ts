@@ -231,7 +231,7 @@ t.test('200 sources change at once under repeated events: right final state, no 
     }
     const sa = states(a[0]!);
     const sb = states(b[0]!);
-    // A was caught up Ready and rolled out: success at once; GitHub's auto_inactive retires it when B succeeds.
+    // A was caught up Ready and rolled out: success at once; the bridge retires it when B succeeds.
     if (sa.join(',') !== 'success,inactive') bad.push(`${app(i)} A: ${sa.join(',')}`);
     if (!inOrder(sb) || sb.at(-1) !== 'success' || (isHeld(i) && !sb.includes('in_progress'))) bad.push(`${app(i)} B: ${sb.join(',')}`);
     for (const d of ds) {
