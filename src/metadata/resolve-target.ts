@@ -71,9 +71,8 @@ export interface ReportTarget {
   task?: string;
   description: string;
   productionEnvironment: boolean;
-  /** A preview: GitHub shows it as destroyed once inactive, and auto_inactive never touches it. */
+  /** A preview: GitHub shows it as destroyed once inactive. */
   transientEnvironment: boolean;
-  autoInactive: boolean;
   environmentUrl?: string;
   logUrl?: string;
   container: string;
@@ -243,7 +242,6 @@ export function resolveTarget(
       description: a.description ?? defaults.description,
       productionEnvironment: truthy(a.production) ?? ['production', 'prod'].includes(environment.toLowerCase()),
       transientEnvironment: isTransient(a, environment, defaults.transientEnvironments ?? []),
-      autoInactive: annotatedName === undefined,
       ...(environmentUrl ? { environmentUrl } : {}),
       ...(logUrl ? { logUrl } : {}),
       container: container.name,

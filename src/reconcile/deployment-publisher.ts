@@ -69,12 +69,13 @@ export class Publisher {
         description: text,
         ...(target.environmentUrl ? { environment_url: target.environmentUrl } : {}),
         ...(target.logUrl ? { log_url: target.logUrl } : {}),
-        ...(target.autoInactive ? {} : { auto_inactive: false }),
+        // GitHub's auto_inactive knows no clusters nor workloads: `supersede` retires exactly this workload's older commits.
+        auto_inactive: false,
       });
       sent.push(state);
     }
     // Also after a crash mid-supersession: any success re-checks its lineage (a local query).
-    const superseded = deployments.get(id)?.state === 'success' ? await this.supersede(target, id, origin) : [];
+    const superseded = deployments.get(id)?.state === 'success' ? await this.supersede(id, origin) : [];
     return { deploymentId, sent, superseded, created };
   }
 
@@ -154,15 +155,15 @@ export class Publisher {
   }
 
   /**
-   * Older commits of the lineage that were live (or never finished) become inactive. Where GitHub's
-   * auto_inactive already deactivated an older success (non-production, auto_inactive not turned off),
-   * the cache just records it: sending it again would be a duplicate status and a wasted write.
+   * Older commits of the same workload that were live (or never finished) become inactive, by the bridge's
+   * own write. GitHub's auto_inactive (always turned off) would retire every older success of the
+   * environment: other clusters' live deployments and sibling workloads, which this bridge does not know.
    */
-  private async supersede(target: ReportTarget, id: Identity, origin: Origin): Promise<number[]> {
-    const githubDeactivates = target.autoInactive && !target.productionEnvironment && !target.transientEnvironment;
+  private async supersede(id: Identity, origin: Origin): Promise<number[]> {
     const out: number[] = [];
     // Only an older commit of the same workload is superseded. Two workloads sharing a lineage (one repo,
     // no deployment-name) each run their own commit: superseding across them would flip both forever.
+    // The lineage is this bridge's own cache: it never lists another cluster's deployments.
     const sameWorkload = (r: DeploymentRow) =>
       r.origin.workload.kind === origin.workload.kind &&
       r.origin.workload.namespace === origin.workload.namespace &&
@@ -170,14 +171,9 @@ export class Publisher {
     for (const row of this.deps.deployments.lineage(id).filter(sameWorkload)) {
       const older = await this.settled(published(row, row));
       if (!isSupersedable(older.state)) continue;
-      const description = statusDescription(`Superseded by ${id.sha.slice(0, 7)}`);
-      if (older.state === 'success' && githubDeactivates) {
-        this.deps.deployments.setState(older, 'inactive', `${description} (GitHub auto_inactive)`, this.deps.now());
-        continue;
-      }
       await this.sendStatus(older, older.deploymentId, {
         state: 'inactive',
-        description,
+        description: statusDescription(`Superseded by ${id.sha.slice(0, 7)}`),
       });
       out.push(older.deploymentId);
     }

@@ -11,7 +11,7 @@ const ROUTE = 'https://pr-42\\.preview\\.example\\.com/';
 
 t.test("npm run demo: the README's first command shows a real rollout end to end", async (t) => {
   const { stdout } = await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'dist', 'scripts', 'demo.js')], { timeout: 240_000 });
-  t.match(stdout, /#\d+\s+staging\s+[0-9a-f]{7}\s+in_progress → success → inactive \(by GitHub\)/);
+  t.match(stdout, /#\d+\s+staging\s+[0-9a-f]{7}\s+in_progress → success → inactive\n/);
   t.match(stdout, /#\d+\s+staging\s+[0-9a-f]{7}\s+in_progress → success\n/);
   t.match(stdout, /GitHub writes: \d+ .*; schema violations: 0\n/);
 

@@ -48,6 +48,8 @@ export interface RecordedRequest extends SimRecord {
   /** How it authenticated: a token, the App's JWT, an installation token (with its installation), or nothing. */
   credential?: 'none' | 'token' | 'jwt' | 'installation';
   installationId?: number;
+  /** The token presented (`credential: 'token'`): tells several clients of one simulator apart. */
+  token?: string;
 }
 
 /** A running simulator. */
@@ -189,6 +191,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
       (credential === undefined ? { kind: 'none' as const } : { kind: 'token' as const, token: credential });
     rec.credential = presented.kind;
     if (presented.kind === 'installation') rec.installationId = presented.installation.id;
+    if (presented.kind === 'token') rec.token = presented.token;
     const tokenOk = presented.kind === 'token' && (this.options.tokens === undefined || this.options.tokens.includes(presented.token));
     const installationOk = presented.kind === 'installation' && !presented.expired;
     // /rate_limit costs nothing; without credentials it answers the anonymous budget, with bad ones 401.

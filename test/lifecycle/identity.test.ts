@@ -28,7 +28,6 @@ const target = (p: Record<string, unknown> = payload): ReportTarget => ({
   description: 'Deployed by Flux',
   productionEnvironment: true,
   transientEnvironment: false,
-  autoInactive: true,
   container: 'podinfod',
   image: IMAGE,
   payload: p,

@@ -210,7 +210,6 @@ t.test('label-only target: every field', (t) => {
     description: 'Deployed by Flux',
     productionEnvironment: false,
     transientEnvironment: false,
-    autoInactive: true,
     container: 'podinfod',
     image: IMAGE,
     payload: {
@@ -303,16 +302,14 @@ t.test('production environment', (t) => {
   t.end();
 });
 
-t.test('deployment-name sets task and turns auto_inactive off', (t) => {
+t.test('deployment-name sets task', (t) => {
   const named = target(resolve({ 'deployment-name': 'podinfo-frontend' }));
   t.equal(named.deploymentName, 'podinfo-frontend');
   t.equal(named.task, 'podinfo-frontend');
-  t.equal(named.autoInactive, false);
   t.equal(named.payload.deploymentName, 'podinfo-frontend');
   const blank = target(resolve({ 'deployment-name': '   ' }));
   t.equal(blank.deploymentName, 'podinfo', 'blank name falls back to the repository');
   t.notOk('task' in blank);
-  t.equal(blank.autoInactive, true);
   t.equal(target(resolve({ 'deployment-name': ' api ' })).task, 'api', 'trimmed');
   t.end();
 });

@@ -27,13 +27,12 @@ const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name:
 const workload = { kind: 'Deployment', namespace: 'shop', name: 'shop' };
 
 /**
- * How the workload is configured: `production` (GitHub's auto_inactive leaves production alone),
- * `named` (a deployment-name annotation: the bridge sends auto_inactive false), `staging` (defaults:
- * GitHub's auto_inactive is on for a non-production environment).
+ * How the workload is configured: `production`, `named` (a deployment-name annotation), `staging`
+ * (defaults: where GitHub's auto_inactive would act if the bridge left it on). All three must end alike.
  */
 type Flavour = 'production' | 'named' | 'staging';
 
-function target(flavour: Flavour, commit: string, image: string): { target: ReportTarget; origin: Origin } {
+function target(flavour: Flavour, commit: string, image: string, cluster = 'eu-1'): { target: ReportTarget; origin: Origin } {
   const annotations: Record<string, string> = flavour === 'named' ? { 'deployment-name': 'shop-api' } : {};
   const r = resolveTarget(
     source,
@@ -41,7 +40,7 @@ function target(flavour: Flavour, commit: string, image: string): { target: Repo
     { name: 'app', image },
     { labels: { 'org.opencontainers.image.source': `https://github.com/${OWNER}/${REPO}`, 'org.opencontainers.image.revision': commit } },
     {
-      cluster: 'eu-1',
+      cluster,
       environment: flavour === 'production' ? 'production' : 'staging',
       description: 'Flux',
       githubHost: 'github.com',
@@ -256,6 +255,11 @@ function assertGitHub(t: Test, sim: GitHubSimulator) {
     );
   t.same(states(ds[0]!), ['in_progress', 'success', 'inactive'], 'A: rolled out, succeeded, superseded');
   t.same(states(ds[1]!), ['success'], 'B: caught up at success');
+  t.same(
+    ds.flatMap((d) => d.statuses.filter((s) => s.addedBy !== 'client').map((s) => `${d.sha.slice(0, 7)} ${s.state}`)),
+    [],
+    'GitHub added no status of its own: the bridge turned auto_inactive off and superseded A itself',
+  );
   t.same(sim.violations, [], "every request matched GitHub's schema");
 }
 
@@ -289,19 +293,17 @@ t.test('the lifecycle through createOctokit (throttled, as in production)', asyn
   );
 });
 
-for (const flavour of ['production', 'named'] as const) {
+for (const flavour of ['production', 'named', 'staging'] as const) {
   t.test(`crash at every step of the create protocol (${flavour})`, async (t) => {
     const clean = await run(t, { flavour });
     assertGitHub(t, clean.sim);
     t.same(clean.total, BASELINE, 'without a crash');
-    if (flavour === 'named') {
-      const successes = clean.sim.writes().filter((w) => (w.body as { state?: string }).state === 'success');
-      t.same(
-        successes.map((w) => (w.body as { auto_inactive?: boolean }).auto_inactive),
-        [false, false],
-        "a named lineage turns GitHub's auto_inactive off",
-      );
-    }
+    const successes = clean.sim.writes().filter((w) => (w.body as { state?: string }).state === 'success');
+    t.same(
+      successes.map((w) => (w.body as { auto_inactive?: boolean }).auto_inactive),
+      [false, false],
+      "every success turns GitHub's auto_inactive off: it would retire other clusters' live deployments",
+    );
 
     for (const point of CRASH_POINTS) {
       await t.test(point.name, async (t) => {
@@ -338,10 +340,37 @@ for (const flavour of ['production', 'named'] as const) {
   });
 }
 
-t.test('GitHub auto_inactive already deactivated A: the bridge does not add a second inactive (staging defaults)', async (t) => {
-  const r = await run(t, { flavour: 'staging' });
-  const [a] = r.sim.deployments(OWNER, REPO);
-  t.comment(`A statuses: ${a!.statuses.map((s) => `${s.state}(${s.addedBy})`).join(', ')}`);
-  assertGitHub(t, r.sim);
-  t.equal(r.sim.writes().length, BASELINE.create + BASELINE.status - 1, 'no write for what GitHub already did');
+t.test('two clusters, one environment: each bridge adopts and supersedes only its own deployments', async (t) => {
+  const sim = await startGitHubSimulator({ tokens: [TOKEN], repos: [`${OWNER}/${REPO}`] });
+  const dir = mkdtempSync(join(tmpdir(), 'gdb-publisher-'));
+  const dbs = ['eu-1', 'us-1'].map((c) => openDatabase(join(dir, `${c}.db`)));
+  t.teardown(async () => {
+    for (const db of dbs) db.close();
+    rmSync(dir, { recursive: true, force: true });
+    await sim.close();
+  });
+  let clock = 1_000;
+  const [eu, us] = dbs.map(
+    (db) => new Publisher({ github: plainPort(sim), deployments: new DeploymentStore(db), log, now: () => ++clock }),
+  );
+  const succeed = (p: Publisher, commit: string, cluster: string) => {
+    const { target: tg, origin } = target('staging', commit, `ghcr.io/acme/shop:${commit.slice(0, 7)}`, cluster);
+    return p.publish(tg, origin, 'success', cluster);
+  };
+  const euA = await succeed(eu!, SHA_A, 'eu-1');
+  const usA = await succeed(us!, SHA_A, 'us-1');
+  t.ok(usA.created && usA.deploymentId !== euA.deploymentId, "us-1 creates its own deployment of A: eu-1's payload names eu-1");
+  t.same((await succeed(eu!, SHA_B, 'eu-1')).superseded, [euA.deploymentId], "eu-1's B supersedes eu-1's A only");
+  const latest = () =>
+    Object.fromEntries(
+      sim.deployments(OWNER, REPO).map((d) => [`${String(d.payload.cluster)} ${d.sha.slice(0, 7)}`, d.statuses.at(-1)?.state]),
+    );
+  t.same(
+    latest(),
+    { [`eu-1 ${SHA_A.slice(0, 7)}`]: 'inactive', [`us-1 ${SHA_A.slice(0, 7)}`]: 'success', [`eu-1 ${SHA_B.slice(0, 7)}`]: 'success' },
+    "us-1's A stays live while us-1 runs it",
+  );
+  t.same((await succeed(us!, SHA_B, 'us-1')).superseded, [usA.deploymentId], "us-1's B supersedes us-1's A only");
+  t.equal(latest()[`eu-1 ${SHA_B.slice(0, 7)}`], 'success', "eu-1's B stays live");
+  t.same(sim.violations, []);
 });

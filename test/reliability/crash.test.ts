@@ -15,8 +15,8 @@ import { Diverged, crashFigures, crashTable, playStages, type CrashPoint, type F
 const A = sha('crash-commit-a');
 const B = sha('crash-commit-b');
 /**
- * Production: GitHub's auto_inactive leaves A alone, so superseding A is the bridge's own write (one more
- * crash point). Writes spaced 200 ms apart instead of 1 s: the spacing plays no part in crash safety.
+ * Superseding A is the bridge's own write in every environment (auto_inactive is off): one more crash
+ * point. Writes spaced 200 ms apart instead of 1 s: the spacing plays no part in crash safety.
  */
 const BRIDGE_ENV = { ENVIRONMENT: 'production', GITHUB_WRITE_INTERVAL: '200ms' };
 
