@@ -30,7 +30,6 @@ const target = (sha: string, o: Partial<ReportTarget> = {}): ReportTarget => ({
   description: 'Deployed by Flux',
   productionEnvironment: false,
   transientEnvironment: false,
-  autoInactive: true,
   environmentUrl: URL,
   container: 'app',
   image: 'git.example.com/acme/web:1.4.2',
