@@ -132,7 +132,11 @@ export const REPORTING_SETTINGS = {
 
 /** The server's own: listening, the webhook key, GitHub writes, the queue and cleanup. */
 const SERVICE_SETTINGS = {
-  port: setting('PORT', { parse: integer(0, 65535), default: '8080', doc: 'port to listen on' }),
+  port: setting('PORT', {
+    parse: integer(0, 65535),
+    default: '8484',
+    doc: "port of every endpoint; not 8080, which Flux's `allow-scraping` NetworkPolicy opens to all namespaces in `flux-system`",
+  }),
   host: setting('HOST', { parse: text, default: '0.0.0.0', doc: 'address to listen on' }),
   webhookKey: secret('WEBHOOK_TOKEN', {
     raw: true,

@@ -11,7 +11,7 @@ t.test("README's configuration table is the one the declarations generate", (t) 
 
 t.test('one row per variable a person sets, alternatives on one row', (t) => {
   const table = configTable();
-  t.match(table, /^\| `PORT` \| `8080` \| port to listen on \|$/m);
+  t.match(table, /^\| `PORT` \| `8484` \| port of every endpoint; not 8080, /m);
   t.match(table, /^\| `WEBHOOK_TOKEN` or `WEBHOOK_TOKEN_FILE` \| required \| /m);
   t.match(table, /^\| `GITHUB_APP_PRIVATE_KEY` or `GITHUB_APP_PRIVATE_KEY_PATH` \| with `GITHUB_APP_ID` \| /m);
   t.match(table, /^\| `ENVIRONMENT` \| — \| /m);

@@ -22,7 +22,7 @@ function problemsOf(t: Test, env: NodeJS.ProcessEnv, readFile?: (p: string) => B
 t.test('minimal valid env and defaults', (t) => {
   const c = loadConfig({ ...MINIMAL });
   t.match(c, {
-    port: 8080,
+    port: 8484,
     host: '0.0.0.0',
     githubAuth: { kind: 'token', token: 'ghp_test' },
     githubApiUrl: 'https://api.github.com',
@@ -88,7 +88,7 @@ t.test('every variable set', (t) => {
     'ghe.example.com',
     'GITHUB_SERVER_URL names the web host',
   );
-  t.equal(loadConfig({ ...MINIMAL, PORT: '', ENVIRONMENT: '  ' }).port, 8080, 'empty values mean unset');
+  t.equal(loadConfig({ ...MINIMAL, PORT: '', ENVIRONMENT: '  ' }).port, 8484, 'empty values mean unset');
   t.notOk('environment' in loadConfig({ ...MINIMAL, ENVIRONMENT: '  ' }));
   t.end();
 });
@@ -241,7 +241,7 @@ t.test('the result is frozen', (t) => {
   t.throws(() => {
     (c as { port: number }).port = 1;
   }, TypeError);
-  t.equal(c.port, 8080);
+  t.equal(c.port, 8484);
   t.end();
 });
 

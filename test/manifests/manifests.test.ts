@@ -1,64 +1,27 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { parseAllDocuments } from 'yaml';
+import { SETTINGS } from '../../src/config/settings.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
+import { bridgeContainer, bridgeDeployment, find, readYaml, render, type Obj, type Service } from './render.js';
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
-
-// The parts of rendered objects the tests look inside, as YAML has them (not the client's V1 classes: they rename `from`).
 interface ClusterRole extends Obj {
   rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
 }
-interface Container {
-  name: string;
-  env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }>;
-  securityContext: unknown;
-  livenessProbe: { httpGet: unknown };
-  readinessProbe: { httpGet: unknown };
-  resources: { requests: Record<string, string>; limits: Record<string, string> };
-  image: string;
-  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
-}
-interface Deployment extends Obj {
-  spec: {
-    replicas: number;
-    strategy: { type: string };
-    template: {
-      spec: {
-        securityContext: unknown;
-        containers: Container[];
-        volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string }; secret?: { secretName: string } }>;
-      };
-    };
-  };
-}
-interface Secret extends Obj {
-  stringData: Record<string, string>;
-}
 interface NetworkPolicy extends Obj {
-  spec: { policyTypes: string[]; ingress: Array<{ from: unknown }> };
+  spec: { policyTypes: string[]; ingress: Array<{ from: unknown; ports: Array<{ port: string | number }> }> };
 }
 
-/** Renders a kustomize directory with kubectl, as a user would (`kubectl kustomize`). */
-function render(dir: string): Obj[] {
-  let out: string;
-  try {
-    out = execFileSync('kubectl', ['kustomize', join(REPO_ROOT, dir)], { encoding: 'utf8' });
-  } catch (err) {
-    throw new Error('kubectl kustomize failed: install kubectl (Debian package kubernetes-client; .ci/run does)', { cause: err });
-  }
-  return parseAllDocuments(out).map((d) => d.toJS() as Obj);
-}
-
-/** Every directory a user may apply or compose, and the test's own composition of the Forgejo component. */
+/** Every directory a user may apply or compose, and the test's own compositions of the components. */
 const RENDERED = [
   'manifests',
   'manifests/flux',
   'manifests/optional/registry-secrets',
   'manifests/optional/preview-routes',
   'test/manifests/forgejo',
+  'test/manifests/github-app',
+  'test/manifests/tenant',
+  'test/manifests/own-image',
 ];
 
 /** A ClusterRole's grants as `group/resource:verbs`, sorted, for comparing with a list. */
@@ -72,15 +35,8 @@ const boundToBridge = (t: Test, objs: Obj[], role: ClusterRole) =>
     subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
   });
 
-/** The bridge's container of a rendered install. */
-const bridgeContainer = (objs: Obj[]) =>
-  (find(objs, 'Deployment') as Deployment).spec.template.spec.containers.find((c) => c.name === 'bridge')!;
-
-const find = (objs: Obj[], kind: string, name?: string) => {
-  const o = objs.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
-  if (!o) throw new Error(`${kind} ${name ?? ''} not rendered`);
-  return o;
-};
+/** The kinds and names of a rendering, sorted, to compare a component's output with the base's. */
+const inventory = (objs: Obj[]) => objs.map((o) => `${o.kind}/${o.metadata.name}`).sort();
 
 t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
   const objs = render('manifests');
@@ -112,12 +68,12 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
   );
   boundToBridge(t, objs, role);
 
-  const dep = find(objs, 'Deployment') as Deployment;
+  const dep = bridgeDeployment(objs);
   t.equal(dep.spec.replicas, 1);
   t.equal(dep.spec.strategy.type, 'Recreate', 'never two replicas on one SQLite volume');
   const pod = dep.spec.template.spec;
   t.match(pod.securityContext, { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
-  const c = pod.containers[0]!;
+  const c = bridgeContainer(objs);
   t.match(c.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
   t.match(c.livenessProbe.httpGet, { path: '/healthz' });
   t.match(c.readinessProbe.httpGet, { path: '/readyz' });
@@ -129,34 +85,53 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
     { valueFrom: { secretKeyRef: { name: 'github-deployment-bridge-github', key: 'token', optional: true } } },
     'a Forgejo-only install needs no GitHub Secret',
   );
+  t.match(
+    c.env.find((e) => e.name === 'STATE_TOKEN'),
+    { valueFrom: { secretKeyRef: { name: 'github-deployment-bridge-state', key: 'token', optional: true } } },
+    '/state asks for a bearer token once its Secret exists',
+  );
   t.notOk(
-    c.env.some((e) => e.name.startsWith('FORGEJO_')),
-    'Forgejo only with its component',
+    c.env.some((e) => e.name.startsWith('FORGEJO_') || e.name.startsWith('GITHUB_APP_')),
+    'Forgejo and the GitHub App only with their components',
   );
   t.equal(find(objs, 'PersistentVolumeClaim').metadata.name, pod.volumes.find((v) => v.name === 'data')!.persistentVolumeClaim!.claimName);
 
   const np = find(objs, 'NetworkPolicy') as NetworkPolicy;
   t.same(np.spec.policyTypes, ['Ingress']);
   t.match(np.spec.ingress[0]!.from, [{ podSelector: { matchLabels: { app: 'notification-controller' } } }]);
-  t.equal(np.spec.ingress.length, 2, 'notification-controller and metrics scraping only');
+  t.equal(np.spec.ingress.length, 2, 'notification-controller and metrics scraping only (test/manifests/network-policy.test.ts)');
   t.end();
 });
 
-t.test('Flux side and the optional Secrets component', (t) => {
-  const flux = render('manifests/flux');
-  t.match(find(flux, 'Provider'), {
-    apiVersion: 'notification.toolkit.fluxcd.io/v1beta3',
-    spec: { type: 'generic-hmac', address: /:8080\/webhook$/, secretRef: { name: 'github-deployment-bridge-hmac' } },
-  });
-  t.match(find(flux, 'Alert'), {
-    apiVersion: 'notification.toolkit.fluxcd.io/v1beta3',
-    spec: {
-      eventSources: [
-        { kind: 'Kustomization', name: '*' },
-        { kind: 'HelmRelease', name: '*' },
-      ],
-    },
-  });
+t.test('one port: PORT, the container port, probes, Service, NetworkPolicy and the Provider address agree; not 8080', (t) => {
+  const objs = render('manifests');
+  const c = bridgeContainer(objs);
+  const port = Number(c.env.find((e) => e.name === 'PORT')?.value);
+  t.not(port, 8080, "Flux's allow-scraping opens 8080 of every flux-system pod to all namespaces");
+  t.equal(String(port), SETTINGS.port.rows[0]!.shown.replaceAll('`', ''), "PORT's default, so the image alone listens there too");
+  t.same(c.ports, [{ name: 'http', containerPort: port, protocol: 'TCP' }]);
+  t.equal(c.livenessProbe.httpGet.port, 'http');
+  t.equal(c.readinessProbe.httpGet.port, 'http');
+  const svc = find(objs, 'Service') as Service;
+  t.same(svc.spec.ports, [{ name: 'http', port, targetPort: 'http', protocol: 'TCP' }]);
+  t.same(svc.spec.selector, bridgeDeployment(objs).spec.template.metadata.labels, 'the Service selects the pod');
+  for (const rule of (find(objs, 'NetworkPolicy') as NetworkPolicy).spec.ingress) t.same(rule.ports, [{ port: 'http', protocol: 'TCP' }]);
+  const provider = find(render('manifests/flux'), 'Provider') as Obj & { spec: { address: string } };
+  t.equal(provider.spec.address, `http://${svc.metadata.name}.${svc.metadata.namespace ?? ''}.svc.cluster.local:${port}/webhook`);
+  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  t.match(dockerfile, new RegExp(`^EXPOSE ${port}$`, 'm'));
+  t.end();
+});
+
+t.test('every variable a rendered Deployment sets is a setting the bridge reads', (t) => {
+  const known = new Set(Object.values(SETTINGS).flatMap((s) => s.rows.flatMap((r) => r.names)));
+  for (const dir of RENDERED)
+    for (const o of render(dir).filter((x) => x.kind === 'Deployment'))
+      for (const e of bridgeContainer([o]).env) t.ok(known.has(e.name), `${dir}: ${e.name}`);
+  t.end();
+});
+
+t.test('optional registry-secrets component: get on Secrets and ServiceAccounts, bound to the bridge', (t) => {
   const secrets = render('manifests/optional/registry-secrets');
   const secretsRole = find(secrets, 'ClusterRole') as ClusterRole;
   t.same(secretsRole.rules, [{ apiGroups: [''], resources: ['secrets', 'serviceaccounts'], verbs: ['get'] }], 'get only, no list');
@@ -167,6 +142,7 @@ t.test('Flux side and the optional Secrets component', (t) => {
 t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signals, labels', (t) => {
   const text = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
   t.equal((text.match(/^FROM /gm) ?? []).length, 2, 'build and runtime stages');
+  t.match(text, /^FROM \$\{NODE_IMAGE\} AS build$/m, 'no pinned --platform: buildx builds each target platform (release.yml)');
   t.match(text, /^ARG NODE_IMAGE=node:(22|24)-bookworm-slim$/m);
   t.match(text, /npm prune --omit=dev/, 'runtime gets production dependencies only');
   t.match(text, /^USER 65532:65532$/m);
@@ -191,11 +167,7 @@ t.test('optional preview-routes component: get/list on the routing objects, boun
 t.test('optional Forgejo component: URL, token file from a read-only Secret mount, nothing else changed', (t) => {
   const base = render('manifests');
   const objs = render('test/manifests/forgejo');
-  t.same(
-    objs.map((o) => `${o.kind}/${o.metadata.name}`).sort(),
-    base.map((o) => `${o.kind}/${o.metadata.name}`).sort(),
-    'no Secret rendered',
-  );
+  t.same(inventory(objs), inventory(base), 'no Secret rendered');
   const c = bridgeContainer(objs);
   const env = new Map(c.env.map((e) => [e.name, e]));
   t.equal(env.get('FORGEJO_URL')?.value, 'https://forgejo.example.com');
@@ -208,7 +180,7 @@ t.test('optional Forgejo component: URL, token file from a read-only Secret moun
     'token file inside a read-only mount',
   );
   t.equal(tokenFile, `${mount?.mountPath ?? ''}/token`, 'the Secret key `token`');
-  const volumes = (find(objs, 'Deployment') as Deployment).spec.template.spec.volumes;
+  const volumes = bridgeDeployment(objs).spec.template.spec.volumes;
   t.same(volumes.find((v) => v.name === mount?.name)?.secret, { secretName: 'github-deployment-bridge-forgejo' });
   for (const name of ['CLUSTER_NAME', 'WEBHOOK_TOKEN_FILE', 'GITHUB_TOKEN']) t.ok(env.has(name), `base ${name} kept`);
   t.same(
@@ -217,10 +189,7 @@ t.test('optional Forgejo component: URL, token file from a read-only Secret moun
     'base mounts kept',
   );
 
-  const example = parseAllDocuments(readFileSync(join(REPO_ROOT, 'manifests/optional/forgejo/secret.example.yaml'), 'utf8')).map(
-    (d) => d.toJS() as Secret,
-  );
-  t.match(example, [
+  t.match(readYaml('manifests/optional/forgejo/secret.example.yaml'), [
     { kind: 'Secret', metadata: { name: 'github-deployment-bridge-forgejo', namespace: 'flux-system' }, stringData: { token: String } },
   ]);
   t.end();
@@ -240,5 +209,47 @@ t.test('no write verbs anywhere: every rendered role only reads', (t) => {
         [],
         `${role.metadata.name}: ${rule.resources.join(',')}`,
       );
+  t.end();
+});
+
+t.test('optional GitHub App component: App id and key from one Secret, the key a read-only file, no GITHUB_TOKEN', (t) => {
+  const base = render('manifests');
+  const objs = render('test/manifests/github-app');
+  t.same(inventory(objs), inventory(base), 'no Secret rendered');
+  const c = bridgeContainer(objs);
+  const env = new Map(c.env.map((e) => [e.name, e]));
+  t.notOk(env.has('GITHUB_TOKEN'), 'the bridge refuses a token and an App at once');
+  t.same(env.get('GITHUB_APP_ID')?.valueFrom, { secretKeyRef: { name: 'github-deployment-bridge-github-app', key: 'app-id' } });
+  t.same(env.get('GITHUB_APP_INSTALLATION_ID')?.valueFrom, {
+    secretKeyRef: { name: 'github-deployment-bridge-github-app', key: 'installation-id', optional: true },
+  });
+  t.notOk(env.has('GITHUB_APP_PRIVATE_KEY'), 'the key is a file, never a plain variable');
+  const keyPath = env.get('GITHUB_APP_PRIVATE_KEY_PATH')?.value ?? '';
+  const mount = c.volumeMounts.find((m) => keyPath.startsWith(`${m.mountPath}/`));
+  t.match(mount, { name: 'github-app', readOnly: true }, 'key file inside a read-only mount');
+  const volume = bridgeDeployment(objs).spec.template.spec.volumes.find((v) => v.name === mount?.name);
+  t.same(volume?.secret, {
+    secretName: 'github-deployment-bridge-github-app',
+    items: [{ key: 'private-key.pem', path: keyPath.slice((mount?.mountPath.length ?? 0) + 1) }],
+    defaultMode: 0o440,
+  });
+  const baseEnv = bridgeContainer(base).env.filter((e) => e.name !== 'GITHUB_TOKEN');
+  t.same(
+    c.env.filter((e) => !e.name.startsWith('GITHUB_APP_')),
+    baseEnv,
+    'every other base variable kept, in order',
+  );
+  t.same(
+    c.volumeMounts.filter((m) => m.name !== 'github-app'),
+    bridgeContainer(base).volumeMounts,
+    'base mounts kept',
+  );
+  t.match(readYaml('manifests/optional/github-app/secret.example.yaml'), [
+    {
+      kind: 'Secret',
+      metadata: { name: 'github-deployment-bridge-github-app', namespace: 'flux-system' },
+      stringData: { 'app-id': /^\d+$/, 'private-key.pem': /BEGIN/ },
+    },
+  ]);
   t.end();
 });
