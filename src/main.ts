@@ -2,6 +2,7 @@
 import pino from 'pino';
 import { buildApp } from './http/http-app.js';
 import { explainMain } from './cli/explain.js';
+import { parseCommand, usage } from './cli/usage.js';
 import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
@@ -163,8 +164,16 @@ async function main(config: Config): Promise<void> {
   process.once('SIGINT', (s) => void shutdown(s));
 }
 
-if (process.argv[2] === 'explain') {
-  explainMain(process.argv.slice(3), process.env).then(
+const command = parseCommand(process.argv.slice(2));
+if (command.kind === 'help') {
+  process.stdout.write(usage(controllerVersion()));
+} else if (command.kind === 'version') {
+  process.stdout.write(`${controllerVersion()}\n`);
+} else if (command.kind === 'unknown') {
+  process.stderr.write(`github-deployment-bridge: unknown command or argument '${command.arg}'\n\n${usage(controllerVersion())}`);
+  process.exitCode = 2;
+} else if (command.kind === 'explain') {
+  explainMain(command.args, process.env).then(
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`github-deployment-bridge explain: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);

@@ -1,0 +1,48 @@
+/** The command line: which command the arguments name, and the text `--help` prints. */
+
+/** What `github-deployment-bridge [args]` is asked to do. */
+export type Command =
+  { kind: 'serve' } | { kind: 'explain'; args: string[] } | { kind: 'help' } | { kind: 'version' } | { kind: 'unknown'; arg: string };
+
+/** Reads the command from the arguments after the script; no arguments serve, as in the container. */
+export function parseCommand(args: readonly string[]): Command {
+  const [first, ...rest] = args;
+  switch (first) {
+    case undefined:
+      return { kind: 'serve' };
+    case 'serve':
+      return rest.length ? { kind: 'unknown', arg: rest[0] ?? '' } : { kind: 'serve' };
+    case 'explain':
+      return { kind: 'explain', args: rest };
+    case 'help':
+    case '--help':
+    case '-h':
+      return { kind: 'help' };
+    case 'version':
+    case '--version':
+    case '-v':
+      return { kind: 'version' };
+    default:
+      return { kind: 'unknown', arg: first };
+  }
+}
+
+/** The `--help` text: commands, and where the settings are described. */
+export function usage(version: string): string {
+  return `github-deployment-bridge ${version}: turns Flux CD reconciliations into GitHub Deployments
+and Forgejo/Gitea commit statuses.
+
+usage:
+  github-deployment-bridge [serve]        run the service (the default): POST /webhook, /healthz,
+                                          /readyz, /state and /metrics, all on PORT
+  github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name>
+                                          print what a reconcile would report for a Flux object, or
+                                          why not; reads the cluster and registries, writes nothing
+  github-deployment-bridge --help         this text
+  github-deployment-bridge --version      the version
+
+Settings are environment variables only (WEBHOOK_TOKEN, GITHUB_TOKEN or the GitHub App,
+CLUSTER_NAME, ...); every one is described in README.md, "Configuration". Invalid settings are
+all reported at start, exit status 2.
+`;
+}
