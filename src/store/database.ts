@@ -105,15 +105,35 @@ export function openDatabase(path: string): Db {
   // FULL: a 202 answered to Flux means the queue row survives even a power loss.
   runPragma(db, 'synchronous = FULL');
   runPragma(db, 'busy_timeout = 5000');
-  migrate(db);
+  try {
+    migrate(db, path);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 
-function migrate(db: Db): void {
-  const current = Number(runPragma(db, 'user_version'));
-  if (current > MIGRATIONS.length) {
-    throw new Error(`database schema version ${current} is newer than this bridge knows (${MIGRATIONS.length}): upgrade the bridge`);
+/**
+ * A database written by a newer bridge: migrations only go forward, so an older bridge leaves it untouched and
+ * refuses to start (README "Upgrade and rollback").
+ */
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly path: string,
+    readonly found: number,
+  ) {
+    super(
+      `database ${path} has schema version ${found}, newer than this bridge knows (${MIGRATIONS.length}): ` +
+        'run the newer bridge again, or restore the backup taken before the upgrade (README "Upgrade and rollback")',
+    );
+    this.name = 'SchemaTooNewError';
   }
+}
+
+function migrate(db: Db, path: string): void {
+  const current = Number(runPragma(db, 'user_version'));
+  if (current > MIGRATIONS.length) throw new SchemaTooNewError(path, current);
   for (const [i, migration] of MIGRATIONS.slice(current).entries()) {
     db.transaction(() => {
       db.exec(migration);

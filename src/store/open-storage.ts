@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
-import { openDatabase, type Db } from './database.js';
+import { SchemaTooNewError, openDatabase, type Db } from './database.js';
 import { StorageHealth } from '../health/storage-health.js';
 import { runPragma } from './kept-statements.js';
 
@@ -69,6 +69,8 @@ export function openStorage(path: string): Db {
     } catch {
       /* already failing */
     }
+    // Not a storage fault: the file is fine, this bridge is too old for it.
+    if (err instanceof SchemaTooNewError) throw err;
     const cause = path === ':memory:' ? undefined : diagnoseDirectory(dirname(path));
     const code = (err as { code?: unknown }).code;
     throw new Error(
