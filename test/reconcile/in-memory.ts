@@ -27,6 +27,8 @@ const objectKey = (kind: string, namespace: string, name: string) => `${kind}/${
 /** The Kubernetes API: objects by kind, namespace and name; `down` makes every read fail as an outage. */
 export class MemoryKube implements KubeReader {
   private readonly objects = new Map<string, K8sObject>();
+  /** Namespaces deleted (`deleteNamespace`); every other namespace exists. */
+  private readonly deletedNamespaces = new Set<string>();
   down: string | null = null;
 
   put(obj: K8sObject & { kind: string }): void {
@@ -35,6 +37,12 @@ export class MemoryKube implements KubeReader {
 
   remove(kind: string, namespace: string, name: string): void {
     this.objects.delete(objectKey(kind, namespace, name));
+  }
+
+  /** Deletes a namespace and everything in it, as the API's namespace controller does. */
+  deleteNamespace(name: string): void {
+    this.deletedNamespaces.add(name);
+    for (const [key, o] of this.objects) if (o.metadata.namespace === name) this.objects.delete(key);
   }
 
   private read<T>(value: () => T): Promise<T> {
@@ -70,6 +78,10 @@ export class MemoryKube implements KubeReader {
 
   listRoutingObjects(kind: string, namespace: string): Promise<K8sObject[]> {
     return this.listWorkloads(kind as WorkloadKind, namespace);
+  }
+
+  getNamespace(name: string): Promise<K8sObject | null> {
+    return this.read(() => (this.deletedNamespaces.has(name) ? null : { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
   }
 
   getSecret(): Promise<null> {
