@@ -140,10 +140,12 @@ export class Worker {
         if (recheckInMs !== undefined) this.o.queue.schedule(item, this.o.now() + recheckInMs);
       };
     } catch (err) {
-      // Failed during a pause of all work (rejected credentials): due again when the pause ends, not before;
-      // a scope paused by a rate limit, or a forge that named its own time (Retry-After): not before that time either.
+      // Failed during a pause of all work (rejected credentials): due again when the pause ends. A failure that
+      // names its time (a credential scope paused by a rate limit, a forge's Retry-After) is due then: not before,
+      // and not later by a backoff its earlier pauses grew. Others back off.
       const now = this.o.now();
-      const retryAt = this.pausedUntil() ?? Math.max(now + retryDelay(item.attempts), askedRetryAt(err) ?? 0);
+      const asked = askedRetryAt(err);
+      const retryAt = this.pausedUntil() ?? (asked !== undefined && asked > now ? asked : now + retryDelay(item.attempts));
       this.o.log.warn(
         { source: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) },
         'reconcile failed; will retry',

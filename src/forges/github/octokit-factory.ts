@@ -138,7 +138,7 @@ function settle(o: GitHubClientOptions, err: unknown, count: (status: string) =>
       o.health.rateLimited(hit, o.scope);
       o.log.warn(
         { kind: hit.kind, scope: o.scope, until: new Date(hit.until).toISOString() },
-        `GitHub rate limit: pausing the requests of ${o.scope}`,
+        "GitHub rate limit: pausing this credential's requests",
       );
     }
     // After the refusal's own pause, so the pause says why GitHub refused.
