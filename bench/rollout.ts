@@ -21,7 +21,7 @@ const PER_SOURCE = 10;
 const WRITES_PER_MINUTE = Number(process.env.WRITES_PER_MINUTE ?? 80);
 /** How long the workloads roll out (progressing) before they finish and Flux reports Ready. */
 const ROLLOUT_S = Number(process.env.ROLLOUT_S ?? 60);
-const PAUSE_MSG = 'GitHub rate limit: pausing GitHub work';
+const PAUSE_MSG = "GitHub rate limit: pausing this credential's requests";
 
 const repoOf = (i: number) => `r-${i}`;
 const commitOf = (i: number) => sha(`rollout-${i}-b`);

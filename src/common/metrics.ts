@@ -28,13 +28,14 @@ export function createMetrics() {
     }),
     githubPauses: new Counter({
       name: 'gdb_github_pauses_total',
-      help: 'Pauses of all GitHub work by cause (primary, secondary rate limit; credentials)',
+      help: 'Pauses of GitHub requests by cause (primary, secondary rate limit: of one credential scope; credentials: of all)',
       labelNames: ['kind'],
       registers,
     }),
     githubPausedUntil: new Gauge({
       name: 'gdb_github_paused_until_seconds',
-      help: 'End of the current pause of GitHub work (Unix seconds); 0 when not paused',
+      help: 'End of the running pause of GitHub requests (Unix seconds) by credential scope (token, app, installation N); scope "all": of every request (rejected credentials, or a token\'s rate limit), 0 when none',
+      labelNames: ['scope'],
       registers,
     }),
     githubRemaining: new Gauge({

@@ -38,7 +38,7 @@ export interface Forges {
   forgejo?: ForgejoSide;
   /** Every configured forge's health tracker (readiness reads them all). */
   healths: GitHubHealth[];
-  /** Until when every configured forge is paused (nothing could be written), else null. */
+  /** Until when every configured forge is paused (credentials rejected: nothing could be written), else null. */
   pausedUntil(): number | null;
   /** Starts the credential checks. */
   start(): void;

@@ -33,6 +33,7 @@ export function withHealth(inner: KubeReader, now: () => number): { reader: Kube
       listWorkloads: track(inner.listWorkloads.bind(inner)),
       getRoutingObject: track(inner.getRoutingObject.bind(inner)),
       listRoutingObjects: track(inner.listRoutingObjects.bind(inner)),
+      getNamespace: track(inner.getNamespace.bind(inner)),
       getSecret: track(inner.getSecret.bind(inner)),
       getServiceAccountPullSecrets: track(inner.getServiceAccountPullSecrets.bind(inner)),
       listPods: track(inner.listPods.bind(inner)),

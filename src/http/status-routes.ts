@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { fromGitHubState } from '../forges/forgejo/commit-status-plan.js';
-import type { GitHubHealth } from '../forges/github/github-health.js';
+import type { GitHubHealth, GitHubPause } from '../forges/github/github-health.js';
 import type { Metrics } from '../common/metrics.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
 import type { QueueStore } from '../store/queue-store.js';
@@ -47,13 +47,17 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 /** Refusal keys of Forgejo targets (`refusalKeys`): the rest are GitHub's. */
 const isForgejoRefusal = (key: string) => key.startsWith('repo:forgejo:') || key.startsWith('deployment:forgejo|');
 
+const pauseState = (p: GitHubPause) => ({ kind: p.kind, reason: p.reason, since: iso(p.since), until: iso(p.until) });
+
 /** The `github` and `forgejo` sections of /state: credentials, pause, (GitHub) budgets and each forge's refusals. */
 function forgeState(g: NonNullable<StatusDeps['github']>, forgejo: boolean) {
   const h = g.health.snapshot();
   return {
     ...(forgejo ? {} : { auth: h.auth }),
     credentials: { ...h.credentials, checkedAt: iso(h.credentials.checkedAt), nextCheckAt: iso(h.credentials.nextCheckAt) },
-    paused: h.pause === null ? null : { kind: h.pause.kind, reason: h.pause.reason, since: iso(h.pause.since), until: iso(h.pause.until) },
+    paused: h.pause === null ? null : pauseState(h.pause),
+    // Rate limits pause one credential scope each (the token; the App's JWT, each installation).
+    pausedScopes: h.pauses.map((p) => ({ scope: p.scope, ...pauseState(p) })),
     ...(forgejo ? {} : { budgets: h.budgets.map((b) => ({ ...b, resetAt: iso(b.resetAt), observedAt: iso(b.observedAt) })) }),
     refusals: g.refusals
       .list()
@@ -139,7 +143,9 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
 /** GitHub gauges, set at scrape time from the health tracker and the refusal store. */
 function githubGauges(m: Metrics, g: NonNullable<StatusDeps['github']>): void {
   const h = g.health.snapshot();
-  m.githubPausedUntil.set(h.pause === null ? 0 : Math.ceil(h.pause.until / 1000));
+  m.githubPausedUntil.reset();
+  m.githubPausedUntil.set({ scope: 'all' }, h.pause === null ? 0 : Math.ceil(h.pause.until / 1000));
+  for (const p of h.pauses) m.githubPausedUntil.set({ scope: p.scope ?? 'all' }, Math.ceil(p.until / 1000));
   m.githubCredentialsOk.set(h.credentials.state === 'rejected' ? 0 : 1);
   m.githubRemaining.reset();
   for (const b of h.budgets) m.githubRemaining.set({ scope: b.scope, resource: b.resource }, b.remaining);

@@ -1,6 +1,7 @@
 /**
  * The core/v1 reads behind image credentials and running digests: one Secret, one ServiceAccount,
  * the Pods of a selector; and one Service, for a preview's route. Only called for opted-in workloads, only for the names they give.
+ * One Namespace, only after a workload was not found: whether its namespace went with it.
  */
 import type { ConfigurationOptions, CoreV1Api, V1Pod, V1Service } from '@kubernetes/client-node';
 import { KubeError } from '../common/errors.js';
@@ -28,6 +29,10 @@ function millis(d: Date | string | undefined): number {
   if (d === undefined) return 0;
   const ms = d instanceof Date ? d.getTime() : Date.parse(d);
   return Number.isFinite(ms) ? ms : 0;
+}
+
+function millisIso(d: Date | string | undefined): string {
+  return new Date(millis(d)).toISOString();
 }
 
 function podView(p: V1Pod): PodView | undefined {
@@ -92,6 +97,17 @@ async function allPages<I, V>(
 /** The KubeReader methods over CoreV1Api. */
 export function coreReads(api: CoreV1Api, call: KubeCall) {
   return {
+    async getNamespace(name: string): Promise<K8sObject | null> {
+      const ns = await orNull(call(`GET namespaces ${name}`, (o) => api.readNamespace({ name }, o)));
+      if (ns === null) return null;
+      // The client passes a JSON null through although it types the field Date | undefined.
+      const deleting = ns.metadata?.deletionTimestamp != null;
+      return {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, ...(deleting ? { deletionTimestamp: millisIso(ns.metadata?.deletionTimestamp) } : {}) },
+      };
+    },
     async getSecret(namespace: string, name: string): Promise<SecretView | null> {
       const s = await orNull(call(`GET secrets ${namespace}/${name}`, (o) => api.readNamespacedSecret({ namespace, name }, o)));
       return s === null ? null : { type: s.type ?? 'Opaque', data: { ...s.data } };

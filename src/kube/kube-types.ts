@@ -83,6 +83,8 @@ export interface KubeReader {
   getRoutingObject(kind: RoutingKind, namespace: string, name: string): Promise<K8sObject | null>;
   /** Every object of a routing kind in a namespace, as getRoutingObject gives them (one paged list call). */
   listRoutingObjects(kind: RoutingKind, namespace: string): Promise<K8sObject[]>;
+  /** A Namespace, or null when it does not exist (404): read only after a workload was not found, to say why. */
+  getNamespace(name: string): Promise<K8sObject | null>;
   /** A Secret, or null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError. */
   getSecret(namespace: string, name: string): Promise<SecretView | null>;
   /** The names in a ServiceAccount's `imagePullSecrets`, or null when it does not exist (404). */

@@ -103,6 +103,7 @@ export function createPassListings(base: KubeReader, o: { now: () => number; max
         unusable: unservedOrForbidden,
       }),
     listRoutingObjects: (kind, namespace) => base.listRoutingObjects(kind, namespace),
+    getNamespace: (name) => base.getNamespace(name),
     getSecret: (namespace, name) => base.getSecret(namespace, name),
     getServiceAccountPullSecrets: (namespace, name) => base.getServiceAccountPullSecrets(namespace, name),
   };

@@ -41,9 +41,14 @@ export function shouldDeactivate(a: Absence, now: number, graceMs: number = CLEA
 export type Gone =
   | { kind: 'source_deleted'; source: SourceRef }
   | { kind: 'pruned'; source: SourceRef }
-  | { kind: 'workload_gone'; workload: { kind: string; namespace: string; name: string } };
+  | { kind: 'workload_gone'; workload: { kind: string; namespace: string; name: string } }
+  /** The workload is gone because its whole namespace is (deleted, or being deleted). */
+  | { kind: 'namespace_gone'; workload: { kind: string; namespace: string; name: string } };
 
-/** The `inactive` status description for a reason, e.g. "Flux Kustomization apps/web was deleted". */
+/**
+ * The `inactive` status description for a reason, e.g. "Flux Kustomization apps/web was deleted",
+ * "namespace preview-42 was deleted (with Deployment web)".
+ */
 export function goneDescription(gone: Gone): string {
   switch (gone.kind) {
     case 'source_deleted':
@@ -52,5 +57,7 @@ export function goneDescription(gone: Gone): string {
       return `removed from the inventory of ${gone.source.kind} ${gone.source.namespace}/${gone.source.name}`;
     case 'workload_gone':
       return `${gone.workload.kind} ${gone.workload.namespace}/${gone.workload.name} no longer exists`;
+    case 'namespace_gone':
+      return `namespace ${gone.workload.namespace} was deleted (with ${gone.workload.kind} ${gone.workload.name})`;
   }
 }

@@ -8,6 +8,8 @@ export interface SourceSighting {
   present: ReadonlySet<string>;
   /** Workloads in the inventory that the API says do not exist. */
   missing: ReadonlySet<string>;
+  /** Namespaces of missing workloads that are gone too: their workloads' deployments end for that reason. */
+  namespacesGone: ReadonlySet<string>;
 }
 
 /** One workload that left its source: one more read that finds it missing, or the end of its deployments. */
@@ -45,7 +47,8 @@ const sourceKey = (s: SourceRef) => `${s.kind}/${s.namespace}/${s.name}`;
 /** Why the deployments of a workload that left the source end. */
 function goneOf(ref: SourceRef, sighting: SourceSighting | null, key: string, workload: Workload): Gone {
   if (sighting === null) return { kind: 'source_deleted', source: ref };
-  return sighting.missing.has(key) ? { kind: 'workload_gone', workload } : { kind: 'pruned', source: ref };
+  if (!sighting.missing.has(key)) return { kind: 'pruned', source: ref };
+  return sighting.namespacesGone.has(workload.namespace) ? { kind: 'namespace_gone', workload } : { kind: 'workload_gone', workload };
 }
 
 /**

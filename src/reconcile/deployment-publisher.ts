@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { definitelyRefused } from '../forges/github/call-error.js';
+import { DeploymentDeleted, deletedOnGitHub } from '../forges/github/refusal-classify.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, StatusState } from '../forges/github/github-types.js';
 import { identityKey, payloadMatches } from '../lifecycle/identity.js';
 import { isSupersedable, planStatuses, statusDescription, type DesiredState } from '../lifecycle/status-plan.js';
@@ -114,7 +115,9 @@ export class Publisher {
   /** The row with nothing pending: after a crash between marking a status and recording it, GitHub says whether it arrived. */
   private async settled(row: Published): Promise<Published> {
     if (row.pendingState === null) return row;
-    const statuses = await this.deps.github.listStatuses({ owner: row.owner, repo: row.repo }, row.deploymentId);
+    const statuses = await this.held(row, row.deploymentId, () =>
+      this.deps.github.listStatuses({ owner: row.owner, repo: row.repo }, row.deploymentId),
+    );
     const latest = latestState(statuses);
     if (latest === row.pendingState) this.deps.deployments.setState(row, latest, row.description, this.deps.now());
     else this.deps.deployments.setPending(row, null, this.deps.now());
@@ -125,7 +128,7 @@ export class Publisher {
     const { github, deployments, now, log } = this.deps;
     deployments.setPending(id, body.state, now());
     try {
-      await github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, body);
+      await this.held(id, deploymentId, () => github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, body));
     } catch (err) {
       // Never sent (paused) or answered with a 4xx: GitHub has no such status, so nothing is left to settle.
       if (definitelyRefused(err)) deployments.setPending(id, null, now());
@@ -146,12 +149,33 @@ export class Publisher {
     );
   }
 
-  /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely. */
+  /** A call on a deployment whose id the bridge holds: a 404 means it was deleted on GitHub, and its row is forgotten. */
+  private async held<T>(id: Identity, deploymentId: number, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      const deleted = deletedOnGitHub(err, id, deploymentId);
+      if (deleted === undefined) throw err;
+      this.deps.deployments.forget(id);
+      throw deleted;
+    }
+  }
+
+  /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely; one deleted on GitHub is done. */
   async deactivate(row: DeploymentRow, description: string): Promise<boolean> {
-    const current = await this.settled(published(row, row));
-    if (!isSupersedable(current.state)) return false;
-    await this.sendStatus(current, current.deploymentId, { state: 'inactive', description: statusDescription(description) });
-    return true;
+    try {
+      const current = await this.settled(published(row, row));
+      if (!isSupersedable(current.state)) return false;
+      await this.sendStatus(current, current.deploymentId, { state: 'inactive', description: statusDescription(description) });
+      return true;
+    } catch (err) {
+      if (!(err instanceof DeploymentDeleted)) throw err;
+      this.deps.log.info(
+        { deploymentId: err.deploymentId, sha: row.sha },
+        `deployment ${err.deploymentId} was deleted on GitHub: nothing left to end`,
+      );
+      return false;
+    }
   }
 
   /**

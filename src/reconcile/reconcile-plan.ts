@@ -43,7 +43,7 @@ export interface PlanInput extends Omit<CleanupInput, 'sighting'> {
  */
 export function planReconcile(input: PlanInput): ReconcilePlan {
   const { read } = input;
-  const cleanup = planCleanup({ ...input, sighting: read && { present: read.resolved.present, missing: read.resolved.missing } });
+  const cleanup = planCleanup({ ...input, sighting: read && read.resolved });
   const { publish, rollingOut } = read ? planPublish(read.phase, read.resolved) : { publish: [], rollingOut: false };
   return {
     publish,

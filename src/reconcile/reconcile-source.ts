@@ -64,7 +64,11 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
   const results: Published[] = [];
   for (const step of plan.publish) results.push(await publishOne(deps, ref, step));
   if (phase?.kind === 'not_applied') log.info({ reason: phase.reason }, 'new revision not applied; deployments keep their state');
-  await sweep(deps.cleanup, plan.cleanup);
+  // A deactivation that failed (an outage, a paused installation) still lets the skips below be recorded.
+  const swept = await sweep(deps.cleanup, plan.cleanup).then(
+    () => [],
+    (err: unknown) => [err],
+  );
 
   const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r ? [r.skip] : []))];
   for (const s of sources.replaceSkips(ref, skips, now())) {
@@ -74,7 +78,7 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
       'workload not reported',
     );
   }
-  const retry = [...plan.retry, ...results.flatMap((r) => ('retry' in r ? [r.retry] : []))];
+  const retry = [...plan.retry, ...results.flatMap((r) => ('retry' in r ? [r.retry] : [])), ...swept];
   if (retry.length > 0)
     throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(retry[0])}`, { cause: retry[0] });
   const statusesSent = results.reduce((n, r) => n + ('sent' in r ? r.sent : 0), 0);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { refusalKeys, refusalOf, type Refusal } from '../forges/github/refusal-classify.js';
+import { DeploymentDeleted, refusalKeys, refusalOf, type Refusal } from '../forges/github/refusal-classify.js';
+import { identityKey } from '../lifecycle/identity.js';
 import type { DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { PublishResult } from './deployment-publisher.js';
@@ -37,6 +38,11 @@ export interface GuardedPublisherOptions<R> {
  * Publishes unless GitHub refused the target's repository or deployment recently. A refusal (404,
  * 403, 409, 422) is remembered in SQLite with a late retry time, so neither the resync loop nor a
  * restart repeats the failing request before then; a success forgets it.
+ *
+ * A deployment deleted on GitHub by a person is not a refusal: the publisher forgot it, and the
+ * publish runs again. For the target's own deployment that creates a new one (said in the log), once:
+ * if GitHub answers 404 for that one too, it is a refusal. An older deployment being superseded is
+ * just gone (its `inactive` is done).
  */
 export class GuardedPublisher<R = PublishResult> {
   constructor(private readonly o: GuardedPublisherOptions<R>) {}
@@ -47,7 +53,7 @@ export class GuardedPublisher<R = PublishResult> {
     const held = refusals.active([keys.repo, keys.deployment], now());
     if (held !== undefined) throw new RefusedByForge(held);
     try {
-      const result = await this.o.publisher.publish(target, origin, desired, description);
+      const result = await this.publishPastDeletions(target, origin, desired, description);
       refusals.clear([keys.repo, keys.deployment]);
       return result;
     } catch (err) {
@@ -61,6 +67,27 @@ export class GuardedPublisher<R = PublishResult> {
         `${this.o.forgeName ?? 'GitHub'} refused; not retried before the retry time`,
       );
       throw new RefusedByForge(stored, { cause: err });
+    }
+  }
+
+  /**
+   * Publishes; each deployment found deleted on GitHub (its row forgotten) makes it publish again. Each
+   * identity is found deleted once at most: the second time (the target's new deployment) it stands.
+   */
+  private async publishPastDeletions(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> {
+    const deleted = new Set<string>();
+    for (;;) {
+      try {
+        return await this.o.publisher.publish(target, origin, desired, description);
+      } catch (err) {
+        if (!(err instanceof DeploymentDeleted)) throw err;
+        const key = identityKey(err.identity);
+        if (deleted.has(key)) throw err;
+        deleted.add(key);
+        const what = `deployment ${err.deploymentId} was deleted on GitHub`;
+        if (key === identityKey(target)) this.o.log.warn({ deploymentId: err.deploymentId }, `${what}; creating a new one`);
+        else this.o.log.info({ deploymentId: err.deploymentId, sha: err.identity.sha }, `${what}; it needs no inactive`);
+      }
     }
   }
 }

@@ -53,6 +53,8 @@ export interface ResolvedSource {
   /** Inventory workloads that exist, and those the API says do not (cleanup needs both). */
   present: Set<string>;
   missing: Set<string>;
+  /** Namespaces of missing workloads that are gone themselves (deleted or being deleted): cleanup says so. */
+  namespacesGone: Set<string>;
   skips: Skip[];
   /** Transient failures (registry or Kubernetes outages): the source should be retried later. */
   retry: unknown[];
@@ -62,14 +64,18 @@ const keyOf = (w: { kind: string; namespace: string; name: string }) => `${w.kin
 
 /** Walks a Flux object's inventory to workloads and resolves each opted-in container's metadata. */
 export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sObject): Promise<ResolvedSource> {
-  const out: ResolvedSource = { workloads: [], present: new Set(), missing: new Set(), skips: [], retry: [] };
+  const out: ResolvedSource = { workloads: [], present: new Set(), missing: new Set(), namespacesGone: new Set(), skips: [], retry: [] };
   const routing = routingObjects(deps.kube, routingFromInventory(obj.status));
+  const namespaces = namespaceChecks(deps.kube);
   for (const wref of workloadsFromInventory(obj.status)) {
     const read = await readWorkload(deps.kube, wref);
     if ('ignored' in read) continue;
     if ('missing' in read) {
       out.missing.add(keyOf(wref));
-      out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason: read.missing });
+      const nsGone = await namespaces.gone(wref.namespace);
+      if (nsGone) out.namespacesGone.add(wref.namespace);
+      const reason = nsGone ? `${read.missing}: namespace ${wref.namespace} is gone` : read.missing;
+      out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason });
       continue;
     }
     const { workload, retry } = await resolveWorkload(deps, ref, read.workload, routing);
@@ -79,6 +85,28 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
     out.retry.push(...retry);
   }
   return out;
+}
+
+/**
+ * Whether a namespace is gone (not found, or being deleted), asked once per namespace and only after
+ * a workload in it was not found: nothing more is read while every workload exists. A failed read
+ * says nothing (the workload's own absence is reason enough for cleanup), so it counts as not gone.
+ */
+function namespaceChecks(kube: KubeReader): { gone(namespace: string): Promise<boolean> } {
+  const asked = new Map<string, Promise<boolean>>();
+  return {
+    gone(namespace) {
+      let answer = asked.get(namespace);
+      if (answer === undefined) {
+        answer = kube.getNamespace(namespace).then(
+          (ns) => ns === null || ns.metadata.deletionTimestamp !== undefined,
+          () => false,
+        );
+        asked.set(namespace, answer);
+      }
+      return answer;
+    },
+  };
 }
 
 /** One workload resolved, and the transient failures met on the way (its containers are skipped meanwhile). */

@@ -21,19 +21,33 @@ export interface CleanupDeps {
  * Cleanup deactivations do not go through the refusal guard (GuardedPublisher): they use the
  * publisher directly. The guard turns a refused target into a skipped workload shown on /state and
  * holds the request back until its late retry; a deactivation has no workload left to skip, and it
- * writes to a deployment the bridge created and holds the id of. So a failed deactivation, refused
- * or not, fails the reconcile: the worker retries the source with its backoff, the absence stays
- * confirmed (only the deactivations still due are sent again), and /state shows the source's error.
+ * writes to a deployment the bridge created and holds the id of. A deployment deleted on GitHub
+ * (404) needs no `inactive`: the publisher forgets it and the step is done. Any other failure
+ * (an outage, a paused installation, a 403 or 422 GitHub keeps giving) leaves that workload's
+ * absence confirmed and fails the reconcile after the other steps are carried out: the worker
+ * retries the source with its backoff (at most 5 minutes apart, for as long as GitHub refuses),
+ * only the deactivations still due are sent again, and /state shows the source's error.
  */
 export async function sweep(deps: CleanupDeps, plan: CleanupPlan): Promise<void> {
   deps.absences.retain(plan.prefix, plan.keep);
+  let failed: { err: unknown } | undefined;
   for (const step of plan.steps) {
     if (step.kind === 'wait') {
       deps.absences.put(step.absenceKey, step.absence);
       continue;
     }
-    for (const row of step.rows) await deps.publisher.deactivate(row, step.description);
+    let ended = true;
+    for (const row of step.rows) {
+      try {
+        await deps.publisher.deactivate(row, step.description);
+      } catch (err) {
+        failed ??= { err };
+        ended = false;
+      }
+    }
+    if (!ended) continue;
     deps.absences.clear(step.absenceKey);
     deps.log.info({ workload: step.workload, deployments: step.rows.length, reason: step.description }, 'deployments ended: workload gone');
   }
+  if (failed !== undefined) throw failed.err;
 }

@@ -26,7 +26,11 @@ export interface WorkerOptions {
   concurrency: number;
   log: Logger;
   now: () => number;
-  /** Until when no work may start (GitHub rate limit or rejected credentials), or null. */
+  /**
+   * Until when no work may start (every configured forge's credentials rejected), or null. A rate limit
+   * does not stop the worker: it pauses one credential scope's requests, and a reconcile that meets it
+   * fails at once without sending (GitHubPaused, retried at the pause's end) while others go on.
+   */
   pausedUntil?: () => number | null;
   /**
    * Hears of queue writes that failed and of ones that went through. `failed` returns a reason for a
@@ -76,7 +80,7 @@ export class Worker {
     this.settleLeftovers();
     const paused = this.pausedUntil();
     if (paused !== null) {
-      // Nothing starts while GitHub work is paused; the queue keeps every source for when it ends.
+      // Nothing starts while every forge's work is paused; the queue keeps every source for when it ends.
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this.notify(), paused - this.o.now());
       this.timer.unref();
@@ -136,10 +140,12 @@ export class Worker {
         if (recheckInMs !== undefined) this.o.queue.schedule(item, this.o.now() + recheckInMs);
       };
     } catch (err) {
-      // Failed during a pause (a rate limit, rejected credentials): due again when the pause ends, not before;
-      // a forge that named its own time (Retry-After) while the others work: not before that time either.
+      // Failed during a pause of all work (rejected credentials): due again when the pause ends. A failure that
+      // names its time (a credential scope paused by a rate limit, a forge's Retry-After) is due then: not before,
+      // and not later by a backoff its earlier pauses grew. Others back off.
       const now = this.o.now();
-      const retryAt = this.pausedUntil() ?? Math.max(now + retryDelay(item.attempts), askedRetryAt(err) ?? 0);
+      const asked = askedRetryAt(err);
+      const retryAt = this.pausedUntil() ?? (asked !== undefined && asked > now ? asked : now + retryDelay(item.attempts));
       this.o.log.warn(
         { source: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) },
         'reconcile failed; will retry',

@@ -1,11 +1,12 @@
 /**
- * The real bridge process meets GitHub's limits: a primary rate limit pauses all GitHub work until
+ * The real bridge process meets GitHub's limits: a primary rate limit pauses the token's requests until
  * the reset (shown in /state and /metrics), nothing is retried meanwhile, and the statuses Flux
- * overtook during the pause are never sent. Bad credentials make the bridge not ready.
+ * overtook during the pause are never sent. With a GitHub App a secondary limit pauses only the
+ * installation that hit it. Bad credentials make the bridge not ready.
  */
 import t from 'tap';
 import { fluxEvent } from '../harness/bridge-process.js';
-import { startWorld } from '../harness/world.js';
+import { APP_INSTALLATION_ID, startWorld } from '../harness/world.js';
 import { OPT_IN, PROGRESSING, READY, putDeployment, putKustomization, sha } from './scenario.js';
 
 const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
@@ -48,8 +49,10 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
     state.github.budgets.some((b) => b.scope === 'token' && b.remaining === 0),
     'the spent budget is shown',
   );
+  t.match(state.github.pausedScopes, [{ scope: 'token', kind: 'primary', until: new Date(until).toISOString() }]);
   const metrics = await bridge.metrics();
-  t.equal(metric(metrics, 'gdb_github_paused_until_seconds'), reset + 1);
+  t.equal(metric(metrics, 'gdb_github_paused_until_seconds{scope="token"}'), reset + 1);
+  t.equal(metric(metrics, 'gdb_github_paused_until_seconds{scope="all"}'), reset + 1, "a token's limit holds back every request");
   t.equal(metric(metrics, 'gdb_github_pauses_total{kind="primary"}'), 1);
   t.equal(metric(metrics, 'gdb_github_rate_limit_remaining{scope="token",resource="core"}'), 0);
   t.equal(
@@ -81,6 +84,73 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
   );
   const after = await bridge.state();
   t.equal(after.github.paused, null, 'the pause is over');
+  t.same(world.github.violations, []);
+});
+
+t.test('a GitHub App: a secondary limit pauses only the installation that hit it; the others and the worker go on', async (t) => {
+  const GLOBEX = APP_INSTALLATION_ID + 1;
+  const world = await startWorld({
+    app: {
+      installations: [
+        { id: APP_INSTALLATION_ID, account: 'acme' },
+        { id: GLOBEX, account: 'globex' },
+      ],
+    },
+  });
+  t.teardown(() => world.close());
+  const retryAfter = 12;
+  world.github.inject({
+    method: 'POST',
+    path: /^\/repos\/acme\/web\/deployments\/\d+\/statuses$/,
+    ...world.github.faults.secondaryRateLimit(retryAfter),
+  });
+  const bridge = await world.bridge();
+  await bridge.waitFor('ready', async () => (await bridge.readyz()).status === 200);
+  const annotated = (repository: string, seed: string) => ({
+    ...OPT_IN,
+    'github-deployment-bridge.io/repository': repository,
+    'github-deployment-bridge.io/commit': sha(seed),
+  });
+  // acme's workload comes first in the inventory: its limit is met before globex is asked anything.
+  putDeployment(world, 'web', 'ghcr.io/acme/web:1', annotated('acme/web', 'scoped-a'));
+  putDeployment(world, 'partner', 'ghcr.io/globex/api:1', annotated('globex/api', 'scoped-g'));
+  putKustomization(world, 'apps', ['web', 'partner'], READY);
+  await bridge.post(fluxEvent('Kustomization', 'flux-system', 'apps'));
+
+  await bridge.waitFor("globex success during acme's pause", () =>
+    clientStates(world.github.deployments('globex', 'api')[0]).includes('success'),
+  );
+  const refused = world.github.requests.find((r) => r.status === 403)!;
+  const until = refused.time + retryAfter * 1000;
+  t.match(refused.path, /^\/repos\/acme\/web\//);
+  const state = await bridge.state();
+  t.ok(Date.now() < until, 'still within the pause');
+  t.equal(state.github.paused, null, 'nothing holds back every request');
+  t.match(state.github.pausedScopes, [
+    { scope: `installation ${APP_INSTALLATION_ID}`, kind: 'secondary', reason: /^secondary rate limit/ },
+  ]);
+  t.match(state.queue.items, [{ name: 'apps', state: 'pending', lastError: /403|paused/ }], 'the source waits for the pause to end');
+  const metrics = await bridge.metrics();
+  t.ok(metric(metrics, `gdb_github_paused_until_seconds{scope="installation ${APP_INSTALLATION_ID}"}`) >= Math.floor(until / 1000));
+  t.equal(metric(metrics, 'gdb_github_paused_until_seconds{scope="all"}'), 0);
+  t.equal(metric(metrics, 'gdb_github_pauses_total{kind="secondary"}'), 1);
+
+  // A reconcile that needs no GitHub request runs meanwhile: a source whose workload is missing, skipped with the reason.
+  putKustomization(world, 'more', ['lost'], READY);
+  await bridge.post(fluxEvent('Kustomization', 'flux-system', 'more'));
+  await bridge.waitFor('the skip recorded during the pause', async () =>
+    (await bridge.state()).skipped.some((s) => s.workload === 'Deployment/apps/lost' && s.code === 'workload_missing'),
+  );
+  t.ok(Date.now() < until, 'still within the pause');
+
+  await bridge.waitFor(
+    'acme success after its pause',
+    () => clientStates(world.github.deployments('acme', 'web')[0]).includes('success'),
+    45_000,
+  );
+  const acme = world.github.requests.filter((r) => r.path.startsWith('/repos/acme/') && r.time > refused.time);
+  t.ok(acme.length > 0 && acme.every((r) => r.time >= until), 'no request of the paused installation before its time');
+  t.same(clientStates(world.github.deployments('acme', 'web')[0]), ['success']);
   t.same(world.github.violations, []);
 });
 

@@ -63,11 +63,20 @@ export interface StateQueueItem {
   lastError: string | null;
 }
 
-/** The `github` section: credentials, the pause and the remaining budget per scope. */
+/** A pause as /state shows it. */
+export interface StatePause {
+  kind: string;
+  reason: string;
+  since: string | null;
+  until: string | null;
+}
+
+/** The `github` section: credentials, the pauses (of everything; per credential scope) and the remaining budget per scope. */
 export interface StateGitHub {
   auth: 'token' | 'app';
   credentials: { state: string; reason: string | null; checkedAt: string | null; nextCheckAt: string | null };
-  paused: { kind: string; reason: string; since: string | null; until: string | null } | null;
+  paused: StatePause | null;
+  pausedScopes: Array<StatePause & { scope: string }>;
   budgets: Array<{
     scope: string;
     resource: string;

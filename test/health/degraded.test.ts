@@ -127,6 +127,7 @@ t.test('Kubernetes: a request that hung through the outage and fails after a lat
     listWorkloads: () => Promise.resolve([]),
     getRoutingObject: () => Promise.resolve(null),
     listRoutingObjects: () => Promise.resolve([]),
+    getNamespace: () => Promise.resolve(null),
     getSecret: () => Promise.resolve(null),
     getServiceAccountPullSecrets: () => Promise.resolve(null),
     listPods: () => Promise.resolve([]),

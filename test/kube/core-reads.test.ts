@@ -8,6 +8,7 @@ import { createKubeReader } from '../../src/kube/kube-client.js';
 import { podsFor, pullSecret, serviceAccount } from '../harness/core-objects.js';
 import { startFakeKube, writeKubeconfig } from '../harness/fake-kube.js';
 import { deployment } from '../harness/flux-objects.js';
+import { namespace } from '../harness/workload-objects.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'core-reads-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,6 +23,19 @@ async function setup(t: { teardown(fn: () => unknown): void }, opts: Parameters<
   });
   return { fake, reader };
 }
+
+t.test('a Namespace: active, being deleted, or null when gone', async (t) => {
+  const { fake, reader } = await setup(t);
+  fake.put(namespace('apps'));
+  fake.put({ ...namespace('preview-42'), metadata: { ...namespace('preview-42').metadata, deletionTimestamp: '2025-01-01T00:00:00Z' } });
+  t.strictSame(await reader.getNamespace('apps'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
+  t.match(await reader.getNamespace('preview-42'), { metadata: { name: 'preview-42', deletionTimestamp: '2025-01-01T00:00:00.000Z' } });
+  t.equal(await reader.getNamespace('absent'), null);
+  t.strictSame(
+    fake.requests.map((r) => r.path),
+    ['/api/v1/namespaces/apps', '/api/v1/namespaces/preview-42', '/api/v1/namespaces/absent'],
+  );
+});
 
 t.test('Secrets and ServiceAccounts: data as served, null when missing', async (t) => {
   const { fake, reader } = await setup(t);

@@ -87,5 +87,9 @@ t.test('goneDescription says why', (t) => {
     goneDescription({ kind: 'workload_gone', workload: { kind: 'Deployment', namespace: 'apps', name: 'api' } }),
     'Deployment apps/api no longer exists',
   );
+  t.equal(
+    goneDescription({ kind: 'namespace_gone', workload: { kind: 'StatefulSet', namespace: 'preview-42', name: 'db' } }),
+    'namespace preview-42 was deleted (with StatefulSet db)',
+  );
   t.end();
 });

@@ -8,7 +8,11 @@ const PREFIX = 'Kustomization/flux-system/apps|';
 const WEB = 'Deployment/apps/web';
 const API = 'Deployment/apps/api';
 
-const sighting = (present: string[], missing: string[] = []): SourceSighting => ({ present: new Set(present), missing: new Set(missing) });
+const sighting = (present: string[], missing: string[] = [], namespacesGone: string[] = []): SourceSighting => ({
+  present: new Set(present),
+  missing: new Set(missing),
+  namespacesGone: new Set(namespacesGone),
+});
 
 const input = (o: Partial<CleanupInput>): CleanupInput => ({
   ref: REF,
@@ -42,6 +46,27 @@ t.test('each workload that left gets one more read, and ends once two reads and 
       'gone from the cluster, confirmed',
       input({ sighting: sighting([WEB], [API]), absenceOf: apiAbsent({ firstMissingAt: T0 - GRACE_MS, confirmations: 3 }) }),
       [['deactivate', API, 'Deployment apps/api no longer exists']],
+    ],
+    [
+      'gone with its namespace, confirmed',
+      input({ sighting: sighting([], [WEB, API], ['apps']), absenceOf: apiAbsent({ firstMissingAt: T0 - GRACE_MS, confirmations: 1 }) }),
+      [
+        ['wait', WEB, { firstMissingAt: T0, confirmations: 1 }],
+        ['deactivate', API, 'namespace apps was deleted (with Deployment api)'],
+      ],
+    ],
+    [
+      'another namespace gone says nothing about this one',
+      input({
+        sighting: sighting([WEB], [API], ['preview-42']),
+        absenceOf: apiAbsent({ firstMissingAt: T0 - GRACE_MS, confirmations: 1 }),
+      }),
+      [['deactivate', API, 'Deployment apps/api no longer exists']],
+    ],
+    [
+      'pruned while its namespace is gone: the inventory decides first',
+      input({ sighting: sighting([WEB], [], ['apps']), absenceOf: apiAbsent({ firstMissingAt: T0 - GRACE_MS, confirmations: 1 }) }),
+      [['deactivate', API, 'removed from the inventory of Kustomization flux-system/apps']],
     ],
     [
       'the source deleted: every workload, each on its own streak',

@@ -3,7 +3,8 @@
  * (`KubeReader`), image facts (`ImageFactsSource`, standing in for pods and registries) and GitHub's
  * deployment endpoints (`DeploymentsPort`). Each can be made to fail the way its real one does.
  */
-import { GitHubError, KubeError, RegistryError } from '../../src/common/errors.js';
+import { KubeError, RegistryError } from '../../src/common/errors.js';
+import { GitHubCallError } from '../../src/forges/github/call-error.js';
 import type {
   CreateDeploymentBody,
   CreateStatusBody,
@@ -27,6 +28,8 @@ const objectKey = (kind: string, namespace: string, name: string) => `${kind}/${
 /** The Kubernetes API: objects by kind, namespace and name; `down` makes every read fail as an outage. */
 export class MemoryKube implements KubeReader {
   private readonly objects = new Map<string, K8sObject>();
+  /** Namespaces deleted (`deleteNamespace`); every other namespace exists. */
+  private readonly deletedNamespaces = new Set<string>();
   down: string | null = null;
 
   put(obj: K8sObject & { kind: string }): void {
@@ -35,6 +38,12 @@ export class MemoryKube implements KubeReader {
 
   remove(kind: string, namespace: string, name: string): void {
     this.objects.delete(objectKey(kind, namespace, name));
+  }
+
+  /** Deletes a namespace and everything in it, as the API's namespace controller does. */
+  deleteNamespace(name: string): void {
+    this.deletedNamespaces.add(name);
+    for (const [key, o] of this.objects) if (o.metadata.namespace === name) this.objects.delete(key);
   }
 
   private read<T>(value: () => T): Promise<T> {
@@ -70,6 +79,10 @@ export class MemoryKube implements KubeReader {
 
   listRoutingObjects(kind: string, namespace: string): Promise<K8sObject[]> {
     return this.listWorkloads(kind as WorkloadKind, namespace);
+  }
+
+  getNamespace(name: string): Promise<K8sObject | null> {
+    return this.read(() => (this.deletedNamespaces.has(name) ? null : { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
   }
 
   getSecret(): Promise<null> {
@@ -119,6 +132,8 @@ export interface Fault {
   message: string;
   /** Fail this many matching calls (default: every one, until removed). */
   times?: number;
+  /** Only calls on this repository (`owner/repo`); every repository when omitted. */
+  repo?: string;
 }
 
 /** GitHub's deployment endpoints, in memory; `faults` fail matching calls; `calls` lists every call made. */
@@ -130,16 +145,23 @@ export class MemoryGitHub implements DeploymentsPort {
 
   private call(method: keyof DeploymentsPort, repo: RepoRef): void {
     this.calls.push(`${method} ${repo.owner}/${repo.repo}`);
-    const fault = this.faults.find((f) => f.method === method);
+    const fault = this.faults.find((f) => f.method === method && (f.repo === undefined || f.repo === `${repo.owner}/${repo.repo}`));
     if (fault === undefined) return;
     if (fault.times !== undefined && --fault.times <= 0) this.faults = this.faults.filter((f) => f !== fault);
-    throw new GitHubError(fault.message, fault.status);
+    throw new GitHubCallError(fault.message, fault.status, fault.message, method);
   }
 
-  private find(repo: RepoRef, id: number): MemoryDeployment {
+  private find(repo: RepoRef, id: number, method: keyof DeploymentsPort): MemoryDeployment {
     const d = this.deployments.find((x) => x.id === id && x.owner === repo.owner && x.repo === repo.repo);
-    if (!d) throw new GitHubError('Not Found', 404);
+    if (!d) throw new GitHubCallError('Not Found', 404, 'Not Found', method);
     return d;
+  }
+
+  /** Deletes a deployment, as a person can on GitHub: its statuses answer 404 from then on. */
+  remove(id: number): void {
+    const at = this.deployments.findIndex((d) => d.id === id);
+    if (at < 0) throw new Error(`no deployment ${id} to remove`);
+    this.deployments.splice(at, 1);
   }
 
   listDeployments(repo: RepoRef, q: { sha: string; environment: string; task?: string }): Promise<GhDeployment[]> {
@@ -173,7 +195,7 @@ export class MemoryGitHub implements DeploymentsPort {
   listStatuses(repo: RepoRef, id: number): Promise<GhStatus[]> {
     return settle(() => {
       this.call('listStatuses', repo);
-      return this.find(repo, id)
+      return this.find(repo, id, 'listStatuses')
         .statuses.map((s) => ({ id: s.id, state: s.state, created_at: new Date(0).toISOString() }))
         .reverse();
     });
@@ -182,7 +204,7 @@ export class MemoryGitHub implements DeploymentsPort {
   createStatus(repo: RepoRef, id: number, body: CreateStatusBody): Promise<void> {
     return settle(() => {
       this.call('createStatus', repo);
-      const d = this.find(repo, id);
+      const d = this.find(repo, id, 'createStatus');
       d.statuses.push({ ...body, id: this.nextId++ });
     });
   }

@@ -47,7 +47,15 @@ export function workload(name: string, rollout: Rollout['state'] = 'complete', c
 
 /** A source's inventory resolved: the workloads, all present unless named missing. */
 export function resolved(workloads: ResolvedWorkload[], o: Partial<ResolvedSource> = {}): ResolvedSource {
-  return { workloads, present: new Set(workloads.map((w) => w.key)), missing: new Set(), skips: [], retry: [], ...o };
+  return {
+    workloads,
+    present: new Set(workloads.map((w) => w.key)),
+    missing: new Set(),
+    namespacesGone: new Set(),
+    skips: [],
+    retry: [],
+    ...o,
+  };
 }
 
 /** A cached deployment of Deployment apps/<name> at `sha`. */

@@ -192,3 +192,23 @@ t.test('a workload deleted from the cluster is skipped, then its deployments end
   await rig.reconcile();
   t.equal(rig.github.deployments[0]!.statuses[1]!.description, 'Deployment apps/web no longer exists');
 });
+
+t.test('a workload gone with its namespace: the skip and the inactive say the namespace is gone', async (t) => {
+  const rig = startReconcileRig(t);
+  rig.workload('web', WEB);
+  rig.workload('api', API);
+  rig.source(READY, ['web', 'api']);
+  await rig.reconcile();
+  rig.kube.deleteNamespace('apps');
+  t.match(await rig.reconcile(), { skipped: 2, recheck: 'cleanup' });
+  t.match(rig.sources.listSkips(), [
+    { code: 'workload_missing', reason: 'Deployment apps/api not found: namespace apps is gone' },
+    { code: 'workload_missing', reason: 'Deployment apps/web not found: namespace apps is gone' },
+  ]);
+  rig.clock.now += GRACE_MS;
+  await rig.reconcile();
+  t.same(
+    rig.github.deployments.map((d) => d.statuses.at(-1)!.description),
+    ['namespace apps was deleted (with Deployment web)', 'namespace apps was deleted (with Deployment api)'],
+  );
+});

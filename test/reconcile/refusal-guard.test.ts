@@ -7,11 +7,13 @@ import t from 'tap';
 import { pino } from 'pino';
 import { GitHubError, isRetryable } from '../../src/common/errors.js';
 import { GitHubCallError, type GitHubOperation } from '../../src/forges/github/call-error.js';
-import { REFUSAL_RETRY_MS } from '../../src/forges/github/refusal-classify.js';
+import { DeploymentDeleted, REFUSAL_RETRY_MS } from '../../src/forges/github/refusal-classify.js';
+import { identityKey } from '../../src/lifecycle/identity.js';
 import { GuardedPublisher, RefusedByForge } from '../../src/reconcile/refusal-guard.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
+import { commitOf } from '../harness/kube-meta.js';
 import { T0, candidate } from './plan-fixtures.js';
 
 const OPERATIONS: Array<GitHubOperation | undefined> = [
@@ -62,4 +64,54 @@ t.test('every GitHub failure leaves the guard as a refusal or as something retry
       if (!(err instanceof RefusedByForge) && !isRetryable(err)) escaped++;
     }
   t.equal(escaped, 0, `none of ${failures.length * 2} failures escaped as a final GitHub answer`);
+});
+
+t.test('a deployment deleted on GitHub: published again, a new one of its own once, said in the log', async (t) => {
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const { target, origin } = candidate('web');
+  const older = { ...target, sha: commitOf('web-old') };
+  const notFound = new GitHubCallError('404 Not Found', 404, 'Not Found', 'createStatus');
+  const lines: Array<{ msg: string; deploymentId: number }> = [];
+  const log = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as { msg: string; deploymentId: number }) });
+  const rig = (failures: Error[]) => {
+    let calls = 0;
+    const guard = new GuardedPublisher({
+      publisher: {
+        publish: () => {
+          const failure = failures[calls++];
+          return failure === undefined ? Promise.resolve('published') : Promise.reject(failure);
+        },
+      },
+      refusals: new RefusalStore(db),
+      deployments: new DeploymentStore(db),
+      auth: 'token',
+      log,
+      now: () => T0,
+    });
+    return { guard, calls: () => calls };
+  };
+
+  lines.length = 0;
+  const once = rig([new DeploymentDeleted(target, 7, notFound)]);
+  t.equal(await once.guard.publish(target, origin, 'success', 'Flux'), 'published');
+  t.equal(once.calls(), 2);
+  t.match(lines, [{ msg: 'deployment 7 was deleted on GitHub; creating a new one', deploymentId: 7 }]);
+
+  lines.length = 0;
+  const superseded = rig([new DeploymentDeleted(older, 3, notFound), new DeploymentDeleted(target, 7, notFound)]);
+  t.equal(await superseded.guard.publish(target, origin, 'success', 'Flux'), 'published', 'an older one, then its own');
+  t.equal(superseded.calls(), 3);
+  t.match(lines, [{ msg: 'deployment 3 was deleted on GitHub; it needs no inactive' }, { msg: /^deployment 7 .*creating a new one$/ }]);
+
+  const twice = rig([new DeploymentDeleted(target, 7, notFound), new DeploymentDeleted(target, 8, notFound)]);
+  const err = await twice.guard.publish(target, origin, 'success', 'Flux').catch((e: unknown) => e);
+  t.equal(twice.calls(), 2, 'one new deployment, not more');
+  t.ok(err instanceof RefusedByForge);
+  t.match((err as RefusedByForge).refusal, {
+    key: `deployment:${identityKey(target)}`,
+    code: 'github_not_found',
+    reason: `the deployment of ${target.sha.slice(0, 7)} in acme/web was deleted on GitHub, and so was the new one (404)`,
+    retryAt: T0 + REFUSAL_RETRY_MS,
+  });
 });

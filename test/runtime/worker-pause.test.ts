@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { openDatabase } from '../../src/store/database.js';
 import { QueueStore, type QueueItem } from '../../src/store/queue-store.js';
 import { Worker } from '../../src/runtime/worker.js';
+import { GitHubPaused } from '../../src/forges/github/github-health.js';
 
 const log = pino({ level: 'silent' });
 const ref = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'web' };
@@ -68,3 +69,49 @@ t.test('a failure during a pause is due again at the pause end, not after the us
   await until(() => queue.list()[0]?.attempts === 1);
   t.match(queue.list(), [{ state: 'pending', attempts: 1, notBefore: clock.now + 42 * 60_000, lastError: 'GitHub rate limit' }]);
 });
+
+t.test(
+  'a failure that names its time (a paused credential scope) is due then, whatever its attempts; the worker keeps working',
+  async (t) => {
+    const db = openDatabase(':memory:');
+    t.teardown(() => db.close());
+    const queue = new QueueStore(db);
+    const clock = { now: 5_000_000 };
+    const other = { ...ref, name: 'other' };
+    const ran: string[] = [];
+    const worker = new Worker({
+      queue,
+      concurrency: 1,
+      log,
+      now: () => clock.now,
+      pausedUntil: () => null,
+      run: (item) => {
+        ran.push(item.name);
+        if (item.name === 'other') return Promise.resolve(undefined);
+        return Promise.reject(
+          new GitHubPaused({
+            scope: 'installation 7',
+            kind: 'secondary',
+            since: clock.now,
+            until: clock.now + 90_000,
+            reason: 'secondary rate limit',
+          }),
+        );
+      },
+    });
+    t.teardown(() => worker.stop(100));
+    queue.enqueue(ref, clock.now);
+    worker.start();
+    await until(() => queue.list()[0]?.attempts === 1);
+    t.match(queue.list(), [{ name: 'web', notBefore: clock.now + 90_000, lastError: /^GitHub requests of installation 7 paused until / }]);
+    // Many pauses later its backoff would be minutes; the pause's end still decides.
+    db.prepare('UPDATE queue SET attempts = 9, not_before = ?').run(clock.now);
+    worker.notify();
+    await until(() => queue.list()[0]?.attempts === 10);
+    t.match(queue.list(), [{ name: 'web', notBefore: clock.now + 90_000 }]);
+    queue.enqueue(other, clock.now);
+    worker.notify();
+    await until(() => ran.includes('other'));
+    t.pass('another source runs meanwhile');
+  },
+);

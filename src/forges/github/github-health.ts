@@ -4,10 +4,18 @@ import { budgetSpent, readBudget, type Budget, type HeaderBag, type LimitKind, t
 /** What the last credential check (or a 401) said. */
 export type CredentialState = 'unchecked' | 'ok' | 'rejected' | 'unreachable';
 
-/** A pause of all of one forge's work (GitHub's, or Forgejo's: the same tracker serves both). */
+/** The scope of a side with a single credential: `GITHUB_TOKEN`, or Forgejo's token. */
+export const TOKEN_SCOPE = 'token';
+
+/**
+ * A pause of one forge's requests (GitHub's, or Forgejo's: the same tracker serves both): of one
+ * credential scope for a rate limit (each has its own budget), of all of them for rejected credentials.
+ */
 export interface GitHubPause {
   /** The forge paused, as people read it: `GitHub`, `Forgejo`. */
   forge?: string;
+  /** The credential scope a rate limit holds back: `token`, `app`, `installation 42`; absent for rejected credentials. */
+  scope?: string;
   kind: LimitKind | 'credentials';
   since: number;
   until: number;
@@ -18,7 +26,10 @@ export interface GitHubPause {
 export interface GitHubHealthSnapshot {
   auth: 'token' | 'app';
   credentials: { state: CredentialState; reason: string | null; checkedAt: number | null; nextCheckAt: number | null };
+  /** What holds back every request: rejected credentials, or the rate limit of the only credential (a token). */
   pause: GitHubPause | null;
+  /** Every running rate-limit pause, one per credential scope. */
+  pauses: GitHubPause[];
   budgets: Array<Budget & { scope: string; observedAt: number }>;
 }
 
@@ -26,7 +37,8 @@ export interface GitHubHealthSnapshot {
 export class GitHubPaused extends GitHubError {
   override readonly name = 'GitHubPaused';
   constructor(readonly pause: GitHubPause) {
-    super(`${pause.forge ?? 'GitHub'} work paused until ${new Date(pause.until).toISOString()}: ${pause.reason}`, undefined, {
+    const what = pause.scope === undefined || pause.scope === TOKEN_SCOPE ? 'work' : `requests of ${pause.scope}`;
+    super(`${pause.forge ?? 'GitHub'} ${what} paused until ${new Date(pause.until).toISOString()}: ${pause.reason}`, undefined, {
       retryAt: pause.until,
     });
   }
@@ -37,20 +49,27 @@ export interface GitHubHealthOptions {
   /** The forge's name in messages (default `GitHub`). */
   forge?: string;
   now: () => number;
-  /** Called once per new pause (not when one already running is extended). */
+  /** Called once per new pause of a scope, or of all for credentials (not when one already running is extended). */
   onPause?: (pause: GitHubPause) => void;
 }
 
 /**
- * The GitHub side's health: credentials, the rate-limit pause and the remaining budget per scope.
- * Every GitHub request asks `assertOpen()` first, so nothing is sent while paused; the worker asks
- * `pausedUntil()` so it takes no work until then.
+ * The GitHub side's health: credentials, the rate-limit pauses and the remaining budget per credential
+ * scope (the token; or the App's JWT and each installation, each with a budget of its own). Every
+ * request asks `assertOpen(scope)` first, so nothing is sent for a scope while it is paused, and a
+ * rate limit one installation hit holds back only that installation's requests. The worker asks
+ * `pausedUntil()`: it stops taking work only while the credentials are rejected, since reconciles
+ * that need no request of a paused scope (other owners, cleanup bookkeeping, skips) can go on.
  */
 export class GitHubHealth {
   private readonly budgets = new Map<string, Budget & { scope: string; observedAt: number }>();
-  private pause: GitHubPause | null = null;
+  /** Rate-limit pauses by scope (kept after their end until replaced). */
+  private readonly limits = new Map<string, GitHubPause>();
+  /** The pause of rejected credentials, while they are (its `until` is the next check). */
+  private credentialsPause: GitHubPause | null = null;
   private credentials: GitHubHealthSnapshot['credentials'] = { state: 'unchecked', reason: null, checkedAt: null, nextCheckAt: null };
-  private secondaryStreak = 0;
+  /** Secondary limits without a request succeeding in between, by scope. */
+  private readonly secondaryStreaks = new Map<string, number>();
   /** The last request that got no usable answer (network error, timeout, 5xx), until one succeeds. */
   private failure: { reason: string; since: number } | null = null;
   private readonly resumed: Array<() => void> = [];
@@ -69,29 +88,30 @@ export class GitHubHealth {
     const b = readBudget(headers);
     if (b !== undefined) this.budgets.set(`${scope}|${b.resource}`, { ...b, scope, observedAt: now });
     const spent = budgetSpent(headers, now);
-    if (spent !== undefined) this.rateLimited(spent);
+    if (spent !== undefined) this.rateLimited(spent, scope);
   }
 
-  /** A request succeeded: credentials work and the secondary-limit streak ends. */
-  succeeded(): void {
-    this.secondaryStreak = 0;
+  /** A request of the scope succeeded: credentials work and the scope's secondary-limit streak ends. */
+  succeeded(scope: string = TOKEN_SCOPE): void {
+    this.secondaryStreaks.delete(scope);
     this.failure = null;
     if (this.credentials.state !== 'ok') this.credentialsOk();
   }
 
-  /** How many secondary limits without `retry-after` came in a row (their wait doubles). */
-  get secondaryRepeats(): number {
-    return this.secondaryStreak;
+  /** How many secondary limits without `retry-after` the scope met in a row (their wait doubles). */
+  secondaryRepeats(scope: string = TOKEN_SCOPE): number {
+    return this.secondaryStreaks.get(scope) ?? 0;
   }
 
-  /** Pauses all GitHub work until the hit's time (a later pause already running wins). */
-  rateLimited(hit: RateLimitHit): void {
+  /** Pauses the scope's requests until the hit's time (a later pause already running wins); other scopes go on. */
+  rateLimited(hit: RateLimitHit, scope: string = TOKEN_SCOPE): void {
     const now = this.o.now();
-    if (hit.kind === 'secondary') this.secondaryStreak += 1;
-    const running = this.pause !== null && this.pause.until > now ? this.pause : null;
+    if (hit.kind === 'secondary') this.secondaryStreaks.set(scope, this.secondaryRepeats(scope) + 1);
+    const running = this.runningLimit(scope);
     if (running !== null && running.until >= hit.until) return;
-    this.pause = { kind: hit.kind, since: running?.since ?? now, until: hit.until, reason: hit.reason };
-    if (running === null) this.o.onPause?.(this.pause);
+    const pause: GitHubPause = { scope, kind: hit.kind, since: running?.since ?? now, until: hit.until, reason: hit.reason };
+    this.limits.set(scope, pause);
+    if (running === null) this.o.onPause?.(pause);
   }
 
   /** The credential check passed (or a request did): GitHub work may go on. */
@@ -99,7 +119,7 @@ export class GitHubHealth {
     const was = this.credentials.state;
     this.credentials = { state: 'ok', reason: null, checkedAt: this.o.now(), nextCheckAt: null };
     this.failure = null;
-    if (this.pause?.kind === 'credentials') this.pause = null;
+    this.credentialsPause = null;
     if (was === 'rejected') for (const fn of this.resumed) fn();
   }
 
@@ -108,12 +128,10 @@ export class GitHubHealth {
     const now = this.o.now();
     const was = this.credentials.state;
     this.credentials = { state: 'rejected', reason, checkedAt: now, nextCheckAt };
-    if (this.pause === null || this.pause.until <= now || this.pause.kind === 'credentials') {
-      const since = this.pause?.kind === 'credentials' ? this.pause.since : now;
-      this.pause = { kind: 'credentials', since, until: nextCheckAt, reason: `credentials rejected: ${reason}` };
-    }
+    const since = this.credentialsPause?.since ?? now;
+    this.credentialsPause = { kind: 'credentials', since, until: nextCheckAt, reason: `credentials rejected: ${reason}` };
     if (was !== 'rejected') {
-      this.o.onPause?.(this.pause);
+      this.o.onPause?.(this.credentialsPause);
       for (const fn of this.rejected) fn();
     }
   }
@@ -124,24 +142,36 @@ export class GitHubHealth {
     this.credentials = { state: 'unreachable', reason, checkedAt: this.o.now(), nextCheckAt };
   }
 
-  /** Until when GitHub work is paused, or null. While credentials are rejected, at least a second ahead. */
-  pausedUntil(): number | null {
+  /**
+   * Until when requests are held back, or null: with a scope, that scope's (rejected credentials, or
+   * its rate limit); without, all of the forge's work (rejected credentials only: a rate limit holds
+   * back one scope). While credentials are rejected, at least a second ahead.
+   */
+  pausedUntil(scope?: string): number | null {
     const now = this.o.now();
-    if (this.credentials.state === 'rejected') return Math.max(this.credentials.nextCheckAt ?? 0, now + 1_000);
-    return this.pause !== null && this.pause.until > now ? this.pause.until : null;
+    const limit = scope === undefined ? null : this.runningLimit(scope);
+    if (this.credentials.state === 'rejected') return Math.max(this.credentials.nextCheckAt ?? 0, now + 1_000, limit?.until ?? 0);
+    return limit?.until ?? null;
   }
 
-  /** Throws GitHubPaused while paused; called before every request. */
-  assertOpen(): void {
-    const until = this.pausedUntil();
+  /** Throws GitHubPaused while the scope's requests are held back; called before every request. */
+  assertOpen(scope: string = TOKEN_SCOPE): void {
+    const until = this.pausedUntil(scope);
     if (until === null) return;
-    const p = this.pause ?? {
+    const rejected = this.credentials.state === 'rejected';
+    const p = (rejected ? this.credentialsPause : this.runningLimit(scope)) ?? {
       kind: 'credentials' as const,
       since: this.o.now(),
       until,
       reason: this.credentials.reason ?? 'credentials rejected',
     };
     throw new GitHubPaused({ ...p, until, forge: this.forge });
+  }
+
+  /** The scope's rate-limit pause while it runs. */
+  private runningLimit(scope: string): GitHubPause | null {
+    const p = this.limits.get(scope);
+    return p !== undefined && p.until > this.o.now() ? p : null;
   }
 
   /** Registers a callback for when rejected credentials work again. */
@@ -177,11 +207,14 @@ export class GitHubHealth {
   }
 
   snapshot(): GitHubHealthSnapshot {
-    const now = this.o.now();
+    const pauses = [...this.limits.keys()].flatMap((scope) => this.runningLimit(scope) ?? []).map((p) => ({ ...p }));
+    const only = this.o.auth === 'token' ? pauses.find((p) => p.scope === TOKEN_SCOPE) : undefined;
+    const pause = this.credentials.state === 'rejected' && this.credentialsPause !== null ? { ...this.credentialsPause } : (only ?? null);
     return {
       auth: this.o.auth,
       credentials: { ...this.credentials },
-      pause: this.pause !== null && (this.pause.until > now || this.credentials.state === 'rejected') ? { ...this.pause } : null,
+      pause,
+      pauses,
       budgets: [...this.budgets.values()].map((b) => ({ ...b })),
     };
   }

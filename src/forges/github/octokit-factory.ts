@@ -30,7 +30,10 @@ export interface GitHubClientOptions {
   metrics: Metrics;
   log: Logger;
   health: GitHubHealth;
-  /** Whose budget the answers report, for /state: `token`, `app`, `installation 42`. */
+  /**
+   * The credential scope, with a budget of its own: `token`, `app`, `installation 42`. A rate limit
+   * pauses this scope's requests only; /state shows budgets and pauses by it.
+   */
   scope: string;
   /** false: sent even while GitHub work is paused (the credential check itself). Default true. */
   gated?: boolean;
@@ -70,14 +73,14 @@ function gatedAuth(credentials: Credentials, gate: () => void) {
 /**
  * Octokit configured for the bridge: no blind retries (creation is find-or-create), writes spaced (by
  * the WriteSpacing, else by the throttler) but never a sleep inside a request for a rate limit (the
- * bridge pauses all GitHub work instead), nothing sent while paused, every answer counted and its
- * budget recorded.
+ * bridge pauses the client's credential scope instead), nothing sent while its scope is paused, every
+ * answer counted and its budget recorded.
  */
 export function createOctokit(o: GitHubClientOptions): Octokit {
   const gated = o.gated ?? true;
   const spacing = (o.spaceWrites ?? true) ? o.writeSpacing : undefined;
   const gate = () => {
-    if (gated) o.health.assertOpen();
+    if (gated) o.health.assertOpen(o.scope);
   };
   const noInlineWait = (kind: string) => (retryAfter: number, options: { method?: string; url?: string }) => {
     o.log.debug({ kind, retryAfter, endpoint: `${options.method} ${options.url}` }, 'rate limit left to the pause');
@@ -107,7 +110,7 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
       count(String(res.status));
       o.health.observe(o.scope, res.headers);
       // The credential check's own answer is judged by the monitor (an App may answer 200 yet lack a permission).
-      if (gated) o.health.succeeded();
+      if (gated) o.health.succeeded(o.scope);
       return res;
     } catch (err) {
       const typed = settle(o, err, count);
@@ -130,10 +133,13 @@ function settle(o: GitHubClientOptions, err: unknown, count: (status: string) =>
     const headers = err.response.headers as HeaderBag;
     const githubMessage = (err.response.data as { message?: string } | undefined)?.message ?? err.message;
     count(String(err.status));
-    const hit = rateLimitOf(err.status, headers, githubMessage, (o.now ?? Date.now)(), o.health.secondaryRepeats);
+    const hit = rateLimitOf(err.status, headers, githubMessage, (o.now ?? Date.now)(), o.health.secondaryRepeats(o.scope));
     if (hit !== undefined) {
-      o.health.rateLimited(hit);
-      o.log.warn({ kind: hit.kind, until: new Date(hit.until).toISOString() }, 'GitHub rate limit: pausing GitHub work');
+      o.health.rateLimited(hit, o.scope);
+      o.log.warn(
+        { kind: hit.kind, scope: o.scope, until: new Date(hit.until).toISOString() },
+        "GitHub rate limit: pausing this credential's requests",
+      );
     }
     // After the refusal's own pause, so the pause says why GitHub refused.
     o.health.observe(o.scope, headers);

@@ -40,6 +40,29 @@ export interface RefusalTarget {
   deploymentName: string;
 }
 
+/**
+ * GitHub answered 404 on a deployment whose id the bridge holds (listing or creating its statuses):
+ * someone deleted it on GitHub. The publisher forgets its row and throws this; the refusal guard
+ * then publishes again (a new deployment, once, when the commit still needs a status) and cleanup
+ * counts the `inactive` it was sending as done.
+ */
+export class DeploymentDeleted extends GitHubCallError {
+  constructor(
+    /** The deployment's identity (its forgotten row). */
+    readonly identity: RefusalTarget,
+    readonly deploymentId: number,
+    cause: GitHubCallError,
+  ) {
+    super(`deployment ${deploymentId} was deleted on GitHub (${cause.message})`, 404, cause.githubMessage, cause.operation, { cause });
+  }
+}
+
+/** A failed call on a held deployment as DeploymentDeleted when it was a 404 on the deployment itself, else undefined. */
+export function deletedOnGitHub(err: unknown, identity: RefusalTarget, deploymentId: number): DeploymentDeleted | undefined {
+  const onDeployment = err instanceof GitHubCallError && (err.operation === 'listStatuses' || err.operation === 'createStatus');
+  return onDeployment && err.status === 404 ? new DeploymentDeleted(identity, deploymentId, err) : undefined;
+}
+
 /** The keys a target's refusals are kept under: its repository, and its own deployment identity. */
 export function refusalKeys(t: RefusalTarget): { repo: string; deployment: string } {
   const forge = t.forge === undefined || t.forge === 'github' ? '' : `${t.forge}:`;
@@ -74,6 +97,12 @@ export function refusalOf(err: unknown, t: RefusalTarget, auth: 'token' | 'app',
         keys.repo,
         'github_not_installed',
         `App installation for ${where} not found: reinstall the App or fix GITHUB_APP_INSTALLATION_ID`,
+      );
+    if (err instanceof DeploymentDeleted)
+      return out(
+        keys.deployment,
+        'github_not_found',
+        `the deployment of ${commit} in ${where} was deleted on GitHub, and so was the new one (404)`,
       );
     if (op === 'listStatuses' || op === 'createStatus')
       return out(keys.deployment, 'github_not_found', `the deployment of ${commit} in ${where} no longer exists on GitHub (404)`);

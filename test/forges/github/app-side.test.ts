@@ -3,6 +3,7 @@
  * App's public key, mints installation tokens and opens only their installation's repositories.
  */
 import t, { type Test } from 'tap';
+import { GitHubPaused } from '../../../src/forges/github/github-health.js';
 import { generateKeyPairSync } from 'node:crypto';
 import type { SimInstallation } from '../../harness/github-sim.js';
 import { requestLog, sha, startRig, target, type Rig } from './rig.js';
@@ -165,6 +166,26 @@ t.test('installation tokens: one mint for concurrent requests, one per installat
     'a new token a minute before the old one expires',
   );
   t.same(rig.sim.violations, []);
+});
+
+t.test("a secondary limit pauses only the installation that hit it; the App's own requests and other installations go on", async (t) => {
+  const rig = await appRig(t, { installations: [...INSTALLATIONS, { id: 502, account: 'globex' }] });
+  rig.sim.inject({ method: 'POST', path: /^\/repos\/acme\//, ...rig.sim.faults.secondaryRateLimit(120) });
+  const acme = await rig.attempt(target(sha('l1')), 'success');
+  t.ok('retry' in acme, 'acme meets the limit: work for later');
+  const until = rig.side.health.pausedUntil('installation 501');
+  t.ok(until !== null && until >= rig.clock.now + 120_000, 'installation 501 paused for the retry-after');
+  t.equal(rig.side.health.pausedUntil(), null, 'the worker is not paused');
+  const before = rig.sim.requests.length;
+  t.equal(kind(await rig.attempt(target(sha('l2'), 'globex/api'), 'success')), 'ok', 'globex goes on, through the App (look-up, token)');
+  t.same(requestLog(rig.sim, before), ['installation 200', 'token 201', 'list 200', 'create 201', 'status 201']);
+  const again = await rig.attempt(target(sha('l1')), 'success');
+  t.ok('retry' in again && again.retry instanceof GitHubPaused && again.retry.pause.scope === 'installation 501', 'acme waits');
+  t.equal(rig.sim.requests.length, before + 5, 'nothing sent for acme while paused');
+  t.match(rig.side.health.snapshot(), { pause: null, pauses: [{ scope: 'installation 501', kind: 'secondary' }] });
+  rig.clock.now = until!;
+  t.equal(kind(await rig.attempt(target(sha('l1')), 'success')), 'ok', 'acme after its pause');
+  t.same(rig.trail(), [['success']], 'one deployment, one success');
 });
 
 t.test('a wrong App key: the check is refused, not ready with the reason, no GitHub work', async (t) => {

@@ -4,7 +4,7 @@
  * The clock is the test's: a pause or a late retry is crossed by moving it, not by waiting.
  */
 import t, { type Test } from 'tap';
-import { GitHubPaused } from '../../../src/forges/github/github-health.js';
+import { GitHubPaused, TOKEN_SCOPE } from '../../../src/forges/github/github-health.js';
 import { REFUSAL_RETRY_MS } from '../../../src/forges/github/refusal-classify.js';
 import type { Fault } from '../../harness/github-sim.js';
 import { requestLog, sha, startRig, target, type Attempt, type Rig } from './rig.js';
@@ -21,8 +21,9 @@ const writes = (rig: Rig) =>
 
 /** While paused, an attempt sends nothing at all; then the clock moves to the pause's end. */
 async function sitOutPause(t: Test, rig: Rig): Promise<void> {
-  const until = rig.side.health.pausedUntil();
-  t.ok(until, 'GitHub work is paused');
+  const until = rig.side.health.pausedUntil(TOKEN_SCOPE);
+  t.ok(until, "the token's requests are paused");
+  t.equal(rig.side.health.pausedUntil(), null, 'a rate limit does not stop the worker');
   const before = rig.sim.requests.length;
   const a = await rig.attempt(target(COMMIT), 'success');
   t.ok('retry' in a && a.retry instanceof GitHubPaused, 'refused locally while paused');

@@ -1,7 +1,13 @@
 import t from 'tap';
 import { GitHubError } from '../../../src/common/errors.js';
 import { GitHubCallError, type GitHubOperation } from '../../../src/forges/github/call-error.js';
-import { REFUSAL_RETRY_MS, refusalKeys, refusalOf } from '../../../src/forges/github/refusal-classify.js';
+import {
+  DeploymentDeleted,
+  REFUSAL_RETRY_MS,
+  deletedOnGitHub,
+  refusalKeys,
+  refusalOf,
+} from '../../../src/forges/github/refusal-classify.js';
 
 const NOW = 1_000_000;
 const target = {
@@ -144,5 +150,32 @@ t.test('refusals: what is blocked, the class, and a reason a person can act on',
     const r = refusalOf(err, target, auth, NOW);
     t.match(r, { key: refusalKeys(target)[scope as 'repo' | 'deployment'], code, reason, retryAt: NOW + REFUSAL_RETRY_MS }, name);
   }
+  t.end();
+});
+
+t.test('deletedOnGitHub: only a 404 on the deployment itself (its statuses) says it was deleted', (t) => {
+  const rows: Array<[name: string, err: unknown, deleted: boolean]> = [
+    ['404 listing its statuses', call(404, 'listStatuses'), true],
+    ['404 creating a status', call(404, 'createStatus'), true],
+    ['404 listing deployments (the repository)', call(404, 'listDeployments'), false],
+    ['404 creating a deployment', call(404, 'createDeployment'), false],
+    ['404 finding the installation', call(404, 'installation'), false],
+    ['422 creating a status', call(422, 'createStatus'), false],
+    ['a timeout', call(undefined, 'createStatus'), false],
+    ['a 404 of no known call', new GitHubError('Not Found', 404), false],
+  ];
+  for (const [name, err, deleted] of rows) {
+    const d = deletedOnGitHub(err, target, 42);
+    t.equal(d !== undefined, deleted, name);
+    if (d === undefined) continue;
+    t.ok(d instanceof DeploymentDeleted && d instanceof GitHubCallError, `${name}: still a GitHub 404`);
+    t.match(d, { status: 404, deploymentId: 42, identity: target, operation: (err as GitHubCallError).operation, cause: err });
+    t.match(d.message, /^deployment 42 was deleted on GitHub \(404 x\)$/);
+  }
+  t.match(refusalOf(deletedOnGitHub(call(404, 'createStatus'), target, 42), target, 'app', NOW), {
+    key: refusalKeys(target).deployment,
+    code: 'github_not_found',
+    reason: 'the deployment of abc1234 in Acme/Shop was deleted on GitHub, and so was the new one (404)',
+  });
   t.end();
 });
