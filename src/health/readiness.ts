@@ -1,7 +1,9 @@
 /**
- * /readyz: the bridge is ready while its database takes writes, the Kubernetes API answered recently
- * and every configured forge (GitHub, Forgejo) accepts its credentials. Other failing dependencies only make it `degraded` (the queue
- * retries them), see degraded.ts.
+ * /readyz: the bridge is ready while it can take Flux's events durably (its database takes writes) and
+ * every configured forge (GitHub, Forgejo) accepts its credentials (a misconfiguration, not an outage).
+ * An outage of a dependency (Kubernetes API, a forge, a registry) only makes it `degraded`: the webhook
+ * keeps queueing events, nothing is lost by taking them, so the Service must keep routing them here;
+ * alerts on the metrics tell the operator (README "HTTP endpoints"). See degraded.ts.
  */
 import { errorMessage } from '../common/errors.js';
 import type { GitHubHealth } from '../forges/github/github-health.js';
@@ -12,12 +14,12 @@ import { degradedDependencies } from './degraded.js';
 import type { KubeHealth } from './kube-health.js';
 import type { StorageHealth } from './storage-health.js';
 
-/** The least time the Kubernetes API may stay silent before the bridge is unready (one failed resync pass is tolerated). */
+/** The least time the Kubernetes API may stay silent before /readyz says so (one failed resync pass is tolerated). */
 const KUBE_SILENCE_MIN_MS = 60_000;
 /** Resync intervals the Kubernetes API may stay silent, when longer than the minimum. */
 const KUBE_SILENCE_RESYNCS = 2;
 
-/** How long the Kubernetes API may stay silent before the bridge is unready: two resync intervals, at least a minute. */
+/** How long the Kubernetes API may stay silent before /readyz names it as silent: two resync intervals, at least a minute. */
 export function kubeSilenceMs(resyncIntervalMs: number): number {
   return Math.max(KUBE_SILENCE_MIN_MS, KUBE_SILENCE_RESYNCS * resyncIntervalMs);
 }
@@ -46,11 +48,11 @@ export function readinessOf(f: ReadinessFacts): Readiness {
   if (f.writeLock !== undefined) reasons.push(`database: ${f.writeLock}`);
   const k = f.kube;
   const kubeStale = k.lastOk === null || f.now - k.lastOk > f.kubeSilenceMs;
-  if (kubeStale) {
-    reasons.push(`Kubernetes API has not answered${k.lastOk === null ? ' yet' : ' recently'}${k.lastError ? `: ${k.lastError}` : ''}`);
-  }
   reasons.push(...f.forgeProblems);
   const degraded = degradedDependencies({ kube: kubeStale ? null : k.lastError, forges: f.forgeOutages, skips: f.skips });
+  // Silent past the window: said first, with its last error (degraded, not unready: events still queue).
+  if (kubeStale)
+    degraded.unshift(`Kubernetes API has not answered${k.lastOk === null ? ' yet' : ' recently'}${k.lastError ? `: ${k.lastError}` : ''}`);
   return { ready: reasons.length === 0, reasons, degraded };
 }
 
