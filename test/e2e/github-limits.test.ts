@@ -49,7 +49,7 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
     'the spent budget is shown',
   );
   const metrics = await bridge.metrics();
-  t.equal(metric(metrics, 'gdb_github_paused_until_seconds'), reset + 1);
+  t.equal(metric(metrics, 'gdb_github_paused_until_timestamp_seconds'), reset + 1);
   t.equal(metric(metrics, 'gdb_github_pauses_total{kind="primary"}'), 1);
   t.equal(metric(metrics, 'gdb_github_rate_limit_remaining{scope="token",resource="core"}'), 0);
   t.equal(
