@@ -44,6 +44,8 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): void {
     done(null, body),
   );
 
+  // The series its alert watches exists from the start, so the first bad signature shows as an increase.
+  deps.metrics.events.inc({ kind: 'unknown', result: 'bad_signature' }, 0);
   // Every answer counts by code here. In gdb_events_total, requests the handler answered count themselves;
   // the ones Fastify or the rate limiter refused count here.
   const handled = new WeakSet<object>();

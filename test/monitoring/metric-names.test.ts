@@ -14,7 +14,12 @@ async function types(build?: Parameters<typeof createMetrics>[0]): Promise<Map<s
 
 t.test('stock process and Node.js metrics keep their names; the bridge’s own start with gdb_', async (t) => {
   const all = await types();
-  for (const stock of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'nodejs_heap_size_used_bytes'])
+  for (const stock of [
+    'process_cpu_seconds_total',
+    'process_resident_memory_bytes',
+    'process_start_time_seconds',
+    'nodejs_heap_size_used_bytes',
+  ])
     t.ok(all.has(stock), stock);
   const names = [...all.keys()];
   t.same(
@@ -31,7 +36,9 @@ t.test('stock process and Node.js metrics keep their names; the bridge’s own s
 
 t.test('_total ends counters and only counters', async (t) => {
   const all = await types();
-  const wrong = [...all].filter(([name, type]) => name.endsWith('_total') !== (type === 'counter')).map(([name, type]) => `${name} (${type})`);
+  const wrong = [...all]
+    .filter(([name, type]) => name.endsWith('_total') !== (type === 'counter'))
+    .map(([name, type]) => `${name} (${type})`);
   t.same(wrong, []);
   t.ok(all.has('nodejs_active_handles'), 'the per-type gauge whose sum the dropped `_total` gauge was stays');
 });
@@ -46,6 +53,12 @@ t.test('points in time are _timestamp_seconds gauges', async (t) => {
 
 t.test('gdb_build_info names version, commit and Node.js', async (t) => {
   const text = await createMetrics({ version: '1.2.3', commit: 'abc123' }).registry.metrics();
-  t.match(text, new RegExp(`^gdb_build_info\\{version="1\\.2\\.3",commit="abc123",node="${process.version.replace(/\./g, '\\.')}"\\} 1$`, 'm'));
-  t.match(await createMetrics().registry.metrics(), /^gdb_build_info\{version="\d+\.\d+\.\d+[^"]*",commit="unknown",node="v\d+[^"]*"\} 1$/m);
+  t.match(
+    text,
+    new RegExp(`^gdb_build_info\\{version="1\\.2\\.3",commit="abc123",node="${process.version.replace(/\./g, '\\.')}"\\} 1$`, 'm'),
+  );
+  t.match(
+    await createMetrics().registry.metrics(),
+    /^gdb_build_info\{version="\d+\.\d+\.\d+[^"]*",commit="unknown",node="v\d+[^"]*"\} 1$/m,
+  );
 });
