@@ -81,8 +81,7 @@ function dbBytes(path: string): string {
 /** `heap used/total MiB` from the bridge's default process metrics. */
 async function heap(bridge: BridgeProcess): Promise<string> {
   const text = await bridge.metrics();
-  const mib = (name: string) =>
-    (Number(new RegExp(`^gdb_process_nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(text)?.[1]) / 2 ** 20).toFixed(1);
+  const mib = (name: string) => (Number(new RegExp(`^nodejs_heap_size_${name}_bytes (\\S+)$`, 'm').exec(text)?.[1]) / 2 ** 20).toFixed(1);
   return `heap ${mib('used')}/${mib('total')} MiB`;
 }
 

@@ -45,7 +45,8 @@ async function main(config: Config): Promise<void> {
   const queue = new QueueStore(db);
   const deployments = new DeploymentStore(db);
   const sources = new SourceStore(db);
-  const metrics = createMetrics();
+  // BUILD_REVISION: the git commit an image was built from (the Dockerfile's REVISION build argument).
+  const metrics = createMetrics({ version, commit: process.env.BUILD_REVISION ?? 'unknown' });
   // A failed write (disk full, read-only, I/O error): not ready, webhook events answered 503, until writes work again.
   const storage = storageHealthFor(db, config.dryRun ? ':memory:' : config.databasePath, { metrics, log, now });
   const kubeReader = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});
@@ -116,6 +117,7 @@ async function main(config: Config): Promise<void> {
     readiness,
     storage,
     storageState: () => storage.snapshot(),
+    kubeHealth: kube.health,
     onEnqueued: () => worker.notify(),
     isShuttingDown: () => shuttingDown,
     activeReconciles: () => worker.active,

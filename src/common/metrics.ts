@@ -1,10 +1,35 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { controllerVersion } from './version.js';
 
-/** Every metric the bridge exports, on its own registry (no global state). */
-export function createMetrics() {
+/** What `gdb_build_info` says about the running build. */
+export interface BuildInfo {
+  version: string;
+  /** The git commit built (the image's `BUILD_REVISION`), `unknown` outside an image. */
+  commit: string;
+}
+
+/**
+ * prom-client's default gauges whose names end in `_total`, a counter's suffix: each is the sum over
+ * `type` of the gauge without it (`nodejs_active_handles` …), so dropping them loses nothing.
+ */
+const GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_resources_total', 'nodejs_active_handles_total', 'nodejs_active_requests_total'];
+
+/**
+ * Every metric the bridge exports, on its own registry (no global state). The process and Node.js
+ * metrics keep their stock names (`process_*`, `nodejs_*`) so the usual Node.js dashboards find them;
+ * the bridge's own start with `gdb_`.
+ */
+export function createMetrics(build: BuildInfo = { version: controllerVersion(), commit: 'unknown' }) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'gdb_process_' });
+  collectDefaultMetrics({ register: registry });
+  for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
   const registers = [registry];
+  new Gauge({
+    name: 'gdb_build_info',
+    help: 'Always 1; the labels name the running build (version, git commit, Node.js version)',
+    labelNames: ['version', 'commit', 'node'],
+    registers,
+  }).set({ version: build.version, commit: build.commit, node: process.version }, 1);
   return {
     registry,
     events: new Counter({
@@ -33,8 +58,8 @@ export function createMetrics() {
       registers,
     }),
     githubPausedUntil: new Gauge({
-      name: 'gdb_github_paused_until_seconds',
-      help: 'End of the running pause of GitHub requests (Unix seconds) by credential scope (token, app, installation N); scope "all": of every request (rejected credentials, or a token\'s rate limit), 0 when none',
+      name: 'gdb_github_paused_until_timestamp_seconds',
+      help: 'End of the running pause of GitHub requests (Unix time) by credential scope (token, app, installation N); scope "all": of every request (rejected credentials, or a token\'s rate limit), 0 when none',
       labelNames: ['scope'],
       registers,
     }),
@@ -65,6 +90,11 @@ export function createMetrics() {
       name: 'gdb_forgejo_pauses_total',
       help: 'Pauses of all Forgejo work by cause (secondary: a 429 or 503 with Retry-After; credentials)',
       labelNames: ['kind'],
+      registers,
+    }),
+    forgejoPausedUntil: new Gauge({
+      name: 'gdb_forgejo_paused_until_timestamp_seconds',
+      help: 'End of the current pause of Forgejo work (Unix time); 0 when not paused',
       registers,
     }),
     forgejoCredentialsOk: new Gauge({
@@ -110,11 +140,37 @@ export function createMetrics() {
     }),
     eventToStatus: new Histogram({
       name: 'gdb_event_to_status_seconds',
-      help: 'Time from a webhook event to the GitHub status it caused',
+      help: 'Time from a webhook event to the forge statuses sent by the reconcile it started (GitHub or Forgejo)',
       registers,
       buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
     }),
     queueDepth: new Gauge({ name: 'gdb_queue_depth', help: 'Queued Flux sources by state', labelNames: ['state'], registers }),
+    queueOldestAge: new Gauge({
+      name: 'gdb_queue_oldest_item_age_seconds',
+      help: 'How long the queued source due longest has waited to be taken (0: none is due)',
+      registers,
+    }),
+    webhookResponses: new Counter({
+      name: 'gdb_webhook_responses_total',
+      help: 'Answers to POST /webhook by HTTP status code',
+      labelNames: ['code'],
+      registers,
+    }),
+    kubeLastSuccess: new Gauge({
+      name: 'gdb_kube_last_success_timestamp_seconds',
+      help: 'When the Kubernetes API last answered a read (Unix time; the start of the process before the first)',
+      registers,
+    }),
+    sourcesFailing: new Gauge({
+      name: 'gdb_sources_failing',
+      help: 'Flux sources whose reconciles fail (since their last one that went through)',
+      registers,
+    }),
+    sourcesFailingLongest: new Gauge({
+      name: 'gdb_sources_failing_longest_seconds',
+      help: 'How long the source failing longest has been failing (0: none fails)',
+      registers,
+    }),
     storageErrors: new Counter({
       name: 'gdb_storage_errors_total',
       help: 'Database writes that failed for lack of storage (disk full, read-only, I/O error), by SQLite code',

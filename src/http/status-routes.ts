@@ -3,10 +3,12 @@ import { timingSafeEqual } from 'node:crypto';
 import { fromGitHubState } from '../forges/forgejo/commit-status-plan.js';
 import type { GitHubHealth, GitHubPause } from '../forges/github/github-health.js';
 import type { Metrics } from '../common/metrics.js';
+import type { KubeHealth } from '../health/kube-health.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
 import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
+import { setScrapeGauges } from './scrape-gauges.js';
 
 /** Why the bridge is or is not ready to do its work. */
 export interface Readiness {
@@ -21,6 +23,7 @@ export interface StatusDeps {
   deployments: DeploymentStore;
   sources: SourceStore;
   metrics: Metrics;
+  now: () => number;
   readiness: () => Readiness;
   activeReconciles: () => number;
   /** The GitHub side: credentials, rate-limit pause and budget; refusals waiting for their late retry. */
@@ -33,6 +36,8 @@ export interface StatusDeps {
   stateToken?: string;
   /** Whether the database takes writes (and since when it does not), for /state. */
   storageState?: () => unknown;
+  /** When the Kubernetes API last answered, for /metrics. */
+  kubeHealth?: () => KubeHealth;
 }
 
 /** Constant-time check of a bearer token. */
@@ -122,7 +127,9 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     };
   });
 
+  const startedAt = deps.now();
   app.get('/metrics', async (_req, reply) => {
+    setScrapeGauges(deps, startedAt);
     const counts = deps.queue.counts();
     deps.metrics.queueDepth.set({ state: 'pending' }, counts.pending);
     deps.metrics.queueDepth.set({ state: 'active' }, counts.active);

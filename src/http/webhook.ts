@@ -44,16 +44,20 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): void {
     done(null, body),
   );
 
-  // Requests the handler answered count themselves; the ones Fastify or the rate limiter refused count here.
+  // The series its alert watches exists from the start, so the first bad signature shows as an increase.
+  deps.metrics.events.inc({ kind: 'unknown', result: 'bad_signature' }, 0);
+  // Every answer counts by code here. In gdb_events_total, requests the handler answered count themselves;
+  // the ones Fastify or the rate limiter refused count here.
   const handled = new WeakSet<object>();
-  const countRefused: onResponseHookHandler = (req, reply, done) => {
+  const countAnswer: onResponseHookHandler = (req, reply, done) => {
+    deps.metrics.webhookResponses.inc({ code: String(reply.statusCode) });
     if (!handled.has(req))
       deps.metrics.events.inc({ kind: 'unknown', result: REFUSED_BEFORE_HANDLER[reply.statusCode] ?? `http_${reply.statusCode}` });
     done();
   };
   app.post(
     '/webhook',
-    { config: { rateLimit: { max: deps.webhookRatePerMinute ?? WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } }, onResponse: countRefused },
+    { config: { rateLimit: { max: deps.webhookRatePerMinute ?? WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } }, onResponse: countAnswer },
     async (req, reply) => {
       handled.add(req);
       const reject = (code: number, kind: string, result: string, error: string) => {

@@ -13,7 +13,7 @@ export interface SourceRunnerDeps {
   /** Fresh reads for events and re-checks; the resync pass's listings for runs only the resync asked for. */
   readers: { fresh: KubeReader; pass: KubeReader };
   rechecks: Pick<RecheckSchedule, 'delayAfter'>;
-  sources: Pick<SourceStore, 'recordError'>;
+  sources: Pick<SourceStore, 'recordError' | 'recordSuccess'>;
   metrics: Pick<Metrics, 'reconciles' | 'reconcileSeconds' | 'eventToStatus'>;
   log: Logger;
   now: () => number;
@@ -32,6 +32,11 @@ export function createSourceRunner(deps: SourceRunnerDeps): (item: QueueItem) =>
     try {
       const out = await deps.reconcile(item, item.viaResync ? deps.readers.pass : deps.readers.fresh, log);
       metrics.reconciles.inc({ outcome: 'ok' });
+      try {
+        deps.sources.recordSuccess(item);
+      } catch {
+        /* storage failing: the next run that goes through clears it (only /metrics reads it) */
+      }
       if (out.statusesSent > 0 && item.firstEventAt !== null) metrics.eventToStatus.observe((now() - item.firstEventAt) / 1000);
       return deps.rechecks.delayAfter(item, out.recheck);
     } catch (err) {

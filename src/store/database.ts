@@ -94,6 +94,8 @@ const MIGRATIONS: string[] = [
    ALTER TABLE deployments_next RENAME TO deployments;
    CREATE INDEX deployments_lineage ON deployments (forge, owner, repo, environment, deployment_name);
    CREATE INDEX deployments_context ON deployments (forge, owner, repo, sha, context) WHERE context IS NOT NULL;`,
+  // Sources: since when their reconciles fail (cleared by one that goes through), for /metrics and its alert.
+  `ALTER TABLE sources ADD COLUMN failing_since INTEGER;`,
 ];
 
 /** Opens (creating if missing) the SQLite database and brings its schema up to date. */

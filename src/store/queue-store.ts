@@ -130,6 +130,14 @@ export class QueueStore {
     return row.t;
   }
 
+  /** When the pending source due longest became due (at or before `now`), or null when none is due. */
+  oldestDue(now: number): number | null {
+    const row = this.db.prepare(`SELECT MIN(not_before) AS t FROM queue WHERE state = 'pending' AND not_before <= ?`).get(now) as {
+      t: number | null;
+    };
+    return row.t;
+  }
+
   counts(): { pending: number; active: number } {
     const row = this.db
       .prepare(

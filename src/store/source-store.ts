@@ -49,14 +49,30 @@ export class SourceStore {
       .run({ ...s, lastError: s.lastError ?? null });
   }
 
-  /** Keeps the reconcile error of a source without touching its last phase. */
+  /** Keeps the reconcile error of a source without touching its last phase; the first failure in a row starts `failing_since`. */
   recordError(ref: SourceRef, error: string, now: number): void {
     this.db
       .prepare(
-        `INSERT INTO sources (kind, namespace, name, last_seen, last_error) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (kind, namespace, name) DO UPDATE SET last_error = excluded.last_error`,
+        `INSERT INTO sources (kind, namespace, name, last_seen, last_error, failing_since) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (kind, namespace, name) DO UPDATE SET last_error = excluded.last_error,
+        failing_since = COALESCE(failing_since, excluded.failing_since)`,
       )
-      .run(ref.kind, ref.namespace, ref.name, now, error);
+      .run(ref.kind, ref.namespace, ref.name, now, error, now);
+  }
+
+  /** A reconcile of the source went through: it no longer fails (writes nothing when it did not). */
+  recordSuccess(ref: SourceRef): void {
+    this.db
+      .prepare(`UPDATE sources SET failing_since = NULL WHERE kind = ? AND namespace = ? AND name = ? AND failing_since IS NOT NULL`)
+      .run(ref.kind, ref.namespace, ref.name);
+  }
+
+  /** How many sources fail now, and since when the one failing longest does (null: none fails). */
+  failing(): { count: number; since: number | null } {
+    return this.db.prepare(`SELECT COUNT(failing_since) AS count, MIN(failing_since) AS since FROM sources`).get() as {
+      count: number;
+      since: number | null;
+    };
   }
 
   list(limit = 500): SourceStatus[] {

@@ -51,8 +51,8 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
   );
   t.match(state.github.pausedScopes, [{ scope: 'token', kind: 'primary', until: new Date(until).toISOString() }]);
   const metrics = await bridge.metrics();
-  t.equal(metric(metrics, 'gdb_github_paused_until_seconds{scope="token"}'), reset + 1);
-  t.equal(metric(metrics, 'gdb_github_paused_until_seconds{scope="all"}'), reset + 1, "a token's limit holds back every request");
+  t.equal(metric(metrics, 'gdb_github_paused_until_timestamp_seconds{scope="token"}'), reset + 1);
+  t.equal(metric(metrics, 'gdb_github_paused_until_timestamp_seconds{scope="all"}'), reset + 1, "a token's limit holds back every request");
   t.equal(metric(metrics, 'gdb_github_pauses_total{kind="primary"}'), 1);
   t.equal(metric(metrics, 'gdb_github_rate_limit_remaining{scope="token",resource="core"}'), 0);
   t.equal(
@@ -131,8 +131,8 @@ t.test('a GitHub App: a secondary limit pauses only the installation that hit it
   ]);
   t.match(state.queue.items, [{ name: 'apps', state: 'pending', lastError: /403|paused/ }], 'the source waits for the pause to end');
   const metrics = await bridge.metrics();
-  t.ok(metric(metrics, `gdb_github_paused_until_seconds{scope="installation ${APP_INSTALLATION_ID}"}`) >= Math.floor(until / 1000));
-  t.equal(metric(metrics, 'gdb_github_paused_until_seconds{scope="all"}'), 0);
+  t.ok(metric(metrics, `gdb_github_paused_until_timestamp_seconds{scope="installation ${APP_INSTALLATION_ID}"}`) >= Math.floor(until / 1000));
+  t.equal(metric(metrics, 'gdb_github_paused_until_timestamp_seconds{scope="all"}'), 0);
   t.equal(metric(metrics, 'gdb_github_pauses_total{kind="secondary"}'), 1);
 
   // A reconcile that needs no GitHub request runs meanwhile: a source whose workload is missing, skipped with the reason.

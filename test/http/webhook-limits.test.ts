@@ -41,7 +41,7 @@ async function setup(t: Test, webhookRatePerMinute?: number) {
     db.close();
   });
   const counters = async () =>
-    [...(await app.inject('/metrics')).body.matchAll(/^gdb_events_total\{kind="(\w+)",result="(\w+)"\} (\d+)$/gm)]
+    [...(await app.inject('/metrics')).body.matchAll(/^gdb_events_total\{kind="(\w+)",result="(\w+)"\} ([1-9]\d*)$/gm)]
       .map((m) => `${m[1]}/${m[2]} ${m[3]}`)
       .sort();
   return { app, counters };

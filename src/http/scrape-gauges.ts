@@ -1,0 +1,24 @@
+import type { StatusDeps } from './status-routes.js';
+
+/** Milliseconds per second: the stores count milliseconds, Prometheus seconds. */
+const MS_PER_S = 1000;
+
+/**
+ * Sets the gauges that are read from the stores and health trackers at scrape time (queue age, failing
+ * sources, the last Kubernetes answer, the Forgejo pause), so each scrape shows now. `startedAt` stands in
+ * for the last Kubernetes answer before the first one: "no answer for 5 minutes" counts from the start.
+ */
+export function setScrapeGauges(deps: StatusDeps, startedAt: number): void {
+  const m = deps.metrics;
+  const now = deps.now();
+  const oldestDue = deps.queue.oldestDue(now);
+  m.queueOldestAge.set(oldestDue === null ? 0 : (now - oldestDue) / MS_PER_S);
+  const failing = deps.sources.failing();
+  m.sourcesFailing.set(failing.count);
+  m.sourcesFailingLongest.set(failing.since === null ? 0 : Math.max(0, now - failing.since) / MS_PER_S);
+  if (deps.kubeHealth) m.kubeLastSuccess.set((deps.kubeHealth().lastOk ?? startedAt) / MS_PER_S);
+  if (deps.forgejo) {
+    const pause = deps.forgejo.health.snapshot().pause;
+    m.forgejoPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / MS_PER_S));
+  }
+}
