@@ -131,7 +131,9 @@ t.test('a GitHub App: a secondary limit pauses only the installation that hit it
   ]);
   t.match(state.queue.items, [{ name: 'apps', state: 'pending', lastError: /403|paused/ }], 'the source waits for the pause to end');
   const metrics = await bridge.metrics();
-  t.ok(metric(metrics, `gdb_github_paused_until_timestamp_seconds{scope="installation ${APP_INSTALLATION_ID}"}`) >= Math.floor(until / 1000));
+  t.ok(
+    metric(metrics, `gdb_github_paused_until_timestamp_seconds{scope="installation ${APP_INSTALLATION_ID}"}`) >= Math.floor(until / 1000),
+  );
   t.equal(metric(metrics, 'gdb_github_paused_until_timestamp_seconds{scope="all"}'), 0);
   t.equal(metric(metrics, 'gdb_github_pauses_total{kind="secondary"}'), 1);
 
