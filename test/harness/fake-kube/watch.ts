@@ -53,6 +53,7 @@ export class WatchHub {
     if (from !== null && !Number.isInteger(from)) return { status: 400, body: badRequest(`invalid resource version: ${rvText}`) };
 
     res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders(); // the server answers at once; events follow as they happen
     const send = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
     const backlog = from === null ? null : this.store.changesSince(from);
     if (backlog === 'expired') {
