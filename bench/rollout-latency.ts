@@ -11,6 +11,7 @@
  * writes, 200 successes need 200 s whatever the bridge does, which is not what this measures.
  *   node dist/bench/rollout-latency.js                          (needs `npx tsc -p .` first)
  *   COUNT=50 IN_FLIGHT=200 SPREAD_S=20 node dist/bench/rollout-latency.js
+ *   SPREAD_S=1 RECONCILE_CONCURRENCY=16 node dist/bench/rollout-latency.js   (200 ending at once; RECONCILE_CONCURRENCY passed on)
  */
 import { fluxEvent, type BridgeProcess } from '../test/harness/bridge-process.js';
 import { deployment } from '../test/harness/flux-objects.js';
@@ -172,9 +173,20 @@ async function main(): Promise<void> {
   const world = await startWorld();
   try {
     // Debug logs carry the moment a watch woke each source.
-    const bridge = await world.bridge({ GITHUB_WRITE_INTERVAL: WRITE_INTERVAL, WEBHOOK_RATE_PER_MINUTE: '100000', LOG_LEVEL: 'debug' });
+    const concurrency: Record<string, string> = process.env.RECONCILE_CONCURRENCY
+      ? { RECONCILE_CONCURRENCY: process.env.RECONCILE_CONCURRENCY }
+      : {};
+    const bridge = await world.bridge({
+      GITHUB_WRITE_INTERVAL: WRITE_INTERVAL,
+      WEBHOOK_RATE_PER_MINUTE: '100000',
+      LOG_LEVEL: 'debug',
+      ...concurrency,
+    });
     await settled(bridge);
-    say(`rollout-latency: GITHUB_WRITE_INTERVAL=${WRITE_INTERVAL}, RESYNC_INTERVAL=1h, no Flux event after the apply; ${load()}`);
+    say(
+      `rollout-latency: GITHUB_WRITE_INTERVAL=${WRITE_INTERVAL}, RECONCILE_CONCURRENCY=${process.env.RECONCILE_CONCURRENCY ?? 'default'}, ` +
+        `RESYNC_INTERVAL=1h, no Flux event after the apply; ${load()}`,
+    );
     const post = (body: string) => bridge.post(body);
     await one(world, bridge, post);
     await many(world, bridge, post);

@@ -126,16 +126,17 @@ export class WorkloadWatches {
     const released = () => this.groups.get(groupKey(g.kind, g.namespace)) !== g;
     while (!g.released) {
       if (g.rv === undefined) {
+        let listing;
         try {
-          const listing = await this.o.transport.list(path, LIST_TIMEOUT_MS);
+          listing = await this.o.transport.list(path, LIST_TIMEOUT_MS);
           if (released()) return;
           g.rv = listing.resourceVersion;
           this.recovered(g, log);
-          this.o.events.synced(g.kind, g.namespace, listing.items);
         } catch (err) {
           await this.failed(g, err, log);
           continue;
         }
+        this.deliver(log, () => this.o.events.synced(g.kind, g.namespace, listing.items));
       }
       const started = this.o.now();
       const timeoutSeconds = WATCH_TIMEOUT_S + Math.floor(this.random() * WATCH_TIMEOUT_S * 0.2);
@@ -147,7 +148,8 @@ export class WorkloadWatches {
         (e) => {
           g.rv = e.object.metadata.resourceVersion ?? g.rv;
           this.recovered(g, log);
-          if (e.type !== 'BOOKMARK') this.o.events.changed(g.kind, g.namespace, e.type, e.object);
+          const type = e.type;
+          if (type !== 'BOOKMARK') this.deliver(log, () => this.o.events.changed(g.kind, g.namespace, type, e.object));
         },
         timeoutSeconds * 1000 + WATCH_IDLE_GRACE_MS,
       );
@@ -164,6 +166,15 @@ export class WorkloadWatches {
       }
       if (lasted >= WATCH_STABLE_MS) g.failures = 0;
       await this.failed(g, end.reason === 'failed' ? end.error : new KubeError(`watch ended after ${lasted} ms`), log);
+    }
+  }
+
+  /** Hands what a watch saw to the listener; a listener's failure is logged, never thrown into the stream. */
+  private deliver(log: Logger, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      log.error({ err: errorMessage(err) }, 'a workload watch event could not be handled');
     }
   }
 

@@ -190,3 +190,31 @@ t.test('watchRetryDelay: at once, then doubling from a second to the cap, less u
   );
   t.end();
 });
+
+t.test('a listener that throws is logged; the watch goes on', async (t) => {
+  const s = scripted();
+  const seen: string[] = [];
+  const held = new WorkloadWatches({
+    transport: s.transport,
+    events: {
+      synced: () => {
+        throw new Error('listener bug');
+      },
+      changed: (_kind, _ns, _type, o) => {
+        if (o.metadata.name === 'bad') throw new Error('listener bug');
+        seen.push(o.metadata.name);
+      },
+      lost: () => undefined,
+    },
+    log: pino({ level: 'silent' }),
+    now: () => 0,
+  });
+  t.teardown(() => held.stop());
+  s.lists.push({ items: [obj('a', '1')], resourceVersion: '1' });
+  held.hold('Deployment', 'apps');
+  await until(() => s.watches.length === 1);
+  s.watches[0]!.emit({ type: 'MODIFIED', object: obj('bad', '2') });
+  s.watches[0]!.emit({ type: 'MODIFIED', object: obj('good', '3') });
+  t.same(seen, ['good']);
+  t.same(s.calls, [`list ${PATH}`, `watch ${PATH} from 1`], 'no failure counted, no second list');
+});
