@@ -12,6 +12,7 @@ import { createKubeReader } from './kube/kube-client.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
 import { createPassListings } from './kube/pass-listings.js';
+import { buildRolloutTracking } from './runtime/rollout-watch-wiring.js';
 import { describePatterns } from './metadata/repository-trust.js';
 import { createMetrics } from './common/metrics.js';
 import { createReadiness } from './health/readiness.js';
@@ -49,11 +50,14 @@ async function main(config: Config): Promise<void> {
   const metrics = createMetrics({ version, commit: process.env.BUILD_REVISION ?? 'unknown' });
   // A failed write (disk full, read-only, I/O error): not ready, webhook events answered 503, until writes work again.
   const storage = storageHealthFor(db, config.dryRun ? ':memory:' : config.databasePath, { metrics, log, now });
-  const kubeReader = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});
+  const kubeOptions = config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {};
+  const kubeReader = createKubeReader(kubeOptions);
   // Under the health tracker: an Ingress the bridge may not read is no sign of an unhealthy API.
   const kube = withHealth(withRouteRefusals(kubeReader, { now, log }), now);
   // The resync and the reconciles only it asked for read by list calls per namespace, not a GET per object.
-  const listings = createPassListings(kube.reader, { now });
+  const listings = createPassListings(kube.reader, { now, passIntervalMs: config.resyncIntervalMs });
+  // Rollouts that Flux does not wait for end without an event: watches of what rolls out see it.
+  const rollouts = buildRolloutTracking({ kube: kubeOptions, queue, notify: () => worker.notify(), log, now });
   const imageCache = new ImageCache(db);
   const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
   const refusals = new RefusalStore(db);
@@ -73,6 +77,7 @@ async function main(config: Config): Promise<void> {
       reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog }, item),
       readers: { fresh: kube.reader, pass: listings.reader },
       rechecks: new RecheckSchedule(config.cleanupGraceMs),
+      tracking: rollouts.tracking,
       sources,
       metrics,
       log,
@@ -155,6 +160,7 @@ async function main(config: Config): Promise<void> {
     }, SHUTDOWN_GRACE_MS + SHUTDOWN_EXTRA_MS).unref();
     log.info({ signal }, 'shutting down: finishing in-flight work');
     await resync.stop();
+    rollouts.stop();
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);
     await app.close();

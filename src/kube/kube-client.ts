@@ -44,6 +44,12 @@ const WORKLOAD_RESOURCES: Record<WorkloadKind, Resource> = {
   ReplicaSet: apps('ReplicaSet', 'replicasets'),
 };
 
+/** The REST path of a namespace's collection of a workload kind, e.g. /apis/apps/v1/namespaces/apps/deployments (for watches). */
+export function workloadCollectionPath(kind: WorkloadKind, namespace: string): string {
+  const r = WORKLOAD_RESOURCES[kind];
+  return `/apis/${r.group}/${r.version}/namespaces/${encodeURIComponent(namespace)}/${r.plural}`;
+}
+
 /** The routing kinds outside the core group (Services are read through CoreV1Api). */
 const ROUTE_RESOURCES: Record<Exclude<RoutingKind, 'Service'>, Resource> = {
   Ingress: { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress' },

@@ -8,7 +8,7 @@ import { KubeError } from '../common/errors.js';
 import { selectorMatches, type LabelSelector } from './label-selector.js';
 import type { FluxKind, K8sObject, KubeReader, PodView, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
 
-/** How long a listing answers for the pass before it is read again. */
+/** How long a listing answers for the pass before it is read again (less when the resync runs more often). */
 export const LISTING_MAX_AGE_MS = 30_000;
 
 export interface PassListings {
@@ -32,8 +32,12 @@ const forbidden = (err: unknown) => err instanceof KubeError && (err.status === 
 /** A routing list the pass cannot use: refused, or of a kind the API does not serve (a CRD such as HTTPRoute not installed). */
 const unservedOrForbidden = (err: unknown) => forbidden(err) || (err instanceof KubeError && err.status === 404);
 
-export function createPassListings(base: KubeReader, o: { now: () => number; maxAgeMs?: number }): PassListings {
-  const maxAgeMs = o.maxAgeMs ?? LISTING_MAX_AGE_MS;
+/**
+ * `passIntervalMs` (RESYNC_INTERVAL) caps the age of every listing: no cached read is older than the
+ * interval the user asked for, and `begin()` forgets everything an earlier pass read.
+ */
+export function createPassListings(base: KubeReader, o: { now: () => number; maxAgeMs?: number; passIntervalMs?: number }): PassListings {
+  const maxAgeMs = Math.min(o.maxAgeMs ?? LISTING_MAX_AGE_MS, o.passIntervalMs ?? Infinity);
   const flux = new Map<FluxKind, { at: number; listing: FluxListing }>();
   const lists = new Map<string, Entry<unknown>>();
   /** (kind, namespace) pairs whose list RBAC refuses: read those by name, as before. */

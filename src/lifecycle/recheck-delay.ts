@@ -19,7 +19,16 @@ export function recheckDelay(attempt: number): number {
   return Math.min(RECHECK_MAX_MS, RECHECK_INITIAL_MS * RECHECK_FACTOR ** Math.min(n, 32));
 }
 
-/** A source needs a re-check of its own while any of its reported workloads is still progressing. */
+/**
+ * The re-check of a source whose rolling workloads are all under a held watch: the watch reports the end
+ * at once, this is only the safety net behind it.
+ */
+export const WATCHED_RECHECK_MS = 5 * 60_000;
+
+/**
+ * A source needs a re-check of its own while any of its reported workloads is still progressing (a
+ * paused Deployment is not: nothing moves until it is resumed, which the watch sees).
+ */
 export function needsRecheck(rollouts: Iterable<Rollout>): boolean {
   for (const r of rollouts) if (r.state === 'progressing') return true;
   return false;

@@ -7,11 +7,12 @@ export type RolloutKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
  * Where a workload's own rollout of its current spec stands, independent of Flux:
  * - `complete`: every replica runs the current template and is available/ready;
  * - `progressing`: not there yet (or the controller has not seen the new spec);
+ * - `paused`: a Deployment with `spec.paused` that has not finished: nothing moves until it is resumed;
  * - `failed`: the Deployment controller gave up (`Progressing=False`, `ProgressDeadlineExceeded`).
  * `description` is short and human ("3/5 replicas updated"), fit for a GitHub status.
  */
 export interface Rollout {
-  state: 'complete' | 'progressing' | 'failed';
+  state: 'complete' | 'progressing' | 'paused' | 'failed';
   description: string;
 }
 
@@ -19,6 +20,8 @@ export interface Rollout {
 export const NOT_OBSERVED = 'waiting for the rollout to be observed';
 /** Description of a Deployment whose controller reported `ProgressDeadlineExceeded`. */
 export const DEADLINE_EXCEEDED = 'progress deadline exceeded';
+/** How the description of a paused, unfinished Deployment begins (what is left follows). */
+export const PAUSED = 'paused';
 
 const progressing = (description: string): Rollout => ({ state: 'progressing', description });
 const complete = (description: string): Rollout => ({ state: 'complete', description });
@@ -59,9 +62,11 @@ function deploymentRollout(obj: K8sObject): Rollout {
   const updated = count(status.updatedReplicas);
   const total = count(status.replicas);
   const available = count(status.availableReplicas);
-  if (updated < replicas) return progressing(`${updated}/${replicas} replicas updated`);
-  if (total > updated) return progressing(`${plural(total - updated, 'old replica')} pending termination`);
-  if (available < replicas) return progressing(`${available}/${replicas} replicas available`);
+  // A paused Deployment rolls nothing out until resumed: not progressing, so nothing re-checks it meanwhile.
+  const waiting = spec.paused === true ? (what: string): Rollout => ({ state: 'paused', description: `${PAUSED}: ${what}` }) : progressing;
+  if (updated < replicas) return waiting(`${updated}/${replicas} replicas updated`);
+  if (total > updated) return waiting(`${plural(total - updated, 'old replica')} pending termination`);
+  if (available < replicas) return waiting(`${available}/${replicas} replicas available`);
   return complete(replicas === 0 ? 'scaled to zero' : `rollout complete: ${plural(replicas, 'replica')} available`);
 }
 

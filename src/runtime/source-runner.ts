@@ -6,6 +6,7 @@ import type { ReconcileOutcome } from '../reconcile/reconcile-source.js';
 import type { QueueItem } from '../store/queue-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import type { RecheckSchedule } from './recheck-schedule.js';
+import type { RolloutTracking } from './rollout-tracking.js';
 
 export interface SourceRunnerDeps {
   /** One reconcile of the item's source, reading through `kube` and logging to `log` (`reconcileSource`, wired). */
@@ -13,6 +14,8 @@ export interface SourceRunnerDeps {
   /** Fresh reads for events and re-checks; the resync pass's listings for runs only the resync asked for. */
   readers: { fresh: KubeReader; pass: KubeReader };
   rechecks: Pick<RecheckSchedule, 'delayAfter'>;
+  /** Follows the workloads a reconcile found rolling out through watches (none: re-checks only). */
+  tracking?: Pick<RolloutTracking, 'begin'>;
   sources: Pick<SourceStore, 'recordError' | 'recordSuccess'>;
   metrics: Pick<Metrics, 'reconciles' | 'reconcileSeconds' | 'eventToStatus'>;
   log: Logger;
@@ -30,7 +33,9 @@ export function createSourceRunner(deps: SourceRunnerDeps): (item: QueueItem) =>
     const log = deps.log.child({ source: `${item.kind}/${item.namespace}/${item.name}` });
     const done = metrics.reconcileSeconds.startTimer();
     try {
-      const out = await deps.reconcile(item, item.viaResync ? deps.readers.pass : deps.readers.fresh, log);
+      const base = item.viaResync ? deps.readers.pass : deps.readers.fresh;
+      const tracked = deps.tracking?.begin(item, base);
+      const out = await deps.reconcile(item, tracked?.reader ?? base, log);
       metrics.reconciles.inc({ outcome: 'ok' });
       try {
         deps.sources.recordSuccess(item);
@@ -38,7 +43,7 @@ export function createSourceRunner(deps: SourceRunnerDeps): (item: QueueItem) =>
         /* storage failing: the next run that goes through clears it (only /metrics reads it) */
       }
       if (out.statusesSent > 0 && item.firstEventAt !== null) metrics.eventToStatus.observe((now() - item.firstEventAt) / 1000);
-      return deps.rechecks.delayAfter(item, out.recheck);
+      return deps.rechecks.delayAfter(item, out.recheck, tracked?.end() ?? false);
     } catch (err) {
       metrics.reconciles.inc({ outcome: 'error' });
       try {

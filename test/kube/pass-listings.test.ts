@@ -133,3 +133,20 @@ t.test('failures: a failed list is not kept; a list RBAC refuses falls back to r
   t.equal(await reader.getWorkload('StatefulSet', 'apps', 's'), null, 'the next read lists again');
   t.equal(requests().length, 2);
 });
+
+t.test('no listing answers for longer than the resync interval, even below LISTING_MAX_AGE_MS', async (t) => {
+  const fake = await startFakeKube({ token: 'listings-token' });
+  t.teardown(() => fake.close());
+  const base = createKubeReader({ kubeconfigPath: writeKubeconfig(mkdtempSync(join(dir, 'cfg-')), fake.url, fake.token), timeoutMs: 5000 });
+  let clock = 1_000;
+  const { reader } = createPassListings(base, { now: () => clock, passIntervalMs: 2_000 });
+  fake.put(deployment({ namespace: 'apps', name: 'web', containers: [{ name: 'app', image: 'ghcr.io/acme/web:1' }] }));
+  const lists = () => fake.requests.filter((r) => r.path === '/apis/apps/v1/namespaces/apps/deployments').length;
+  await reader.getWorkload('Deployment', 'apps', 'web');
+  clock += 2_000;
+  await reader.getWorkload('Deployment', 'apps', 'web');
+  t.equal(lists(), 1, 'within the interval: the same listing');
+  clock += 1;
+  await reader.getWorkload('Deployment', 'apps', 'web');
+  t.equal(lists(), 2, 'older than the interval: listed again');
+});

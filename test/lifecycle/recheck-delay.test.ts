@@ -43,5 +43,8 @@ t.test('needsRecheck: while any workload is still rolling out', (t) => {
   t.equal(needsRecheck([done, failed]), false, 'a failed rollout waits for the next change, not a re-check');
   t.equal(needsRecheck([done, rolling, failed]), true, 'one still rolling out');
   t.equal(needsRecheck(new Set([rolling])), true, 'any iterable');
+  const paused: Rollout = { state: 'paused', description: 'paused: 1/3 replicas updated' };
+  t.equal(needsRecheck([done, paused]), false, 'a paused Deployment moves only once resumed, which a watch sees');
+  t.equal(needsRecheck([paused, rolling]), true, 'another one still rolling out');
   t.end();
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { K8sObject } from '../../src/kube/kube-types.js';
-import { DEADLINE_EXCEEDED, NOT_OBSERVED, rolloutOf, type Rollout, type RolloutKind } from '../../src/lifecycle/rollout.js';
+import { DEADLINE_EXCEEDED, NOT_OBSERVED, PAUSED, rolloutOf, type Rollout, type RolloutKind } from '../../src/lifecycle/rollout.js';
 import { condition } from '../harness/kube-meta.js';
 import { daemonSet, deployment, statefulSet } from '../harness/workload-objects.js';
 
@@ -25,6 +25,12 @@ const withStrategy = (obj: K8sObject, updateStrategy: Record<string, unknown>): 
   ...obj,
   spec: { ...obj.spec, updateStrategy },
 });
+
+/** A Deployment with `spec.paused: true`. */
+const pausedDeployment = (o: Parameters<typeof deployment>[0]): K8sObject => {
+  const d = deployment(o);
+  return { ...d, spec: { ...d.spec, paused: true } };
+};
 
 type Row = [name: string, kind: RolloutKind, obj: K8sObject, want: Rollout];
 const done = (description: string): Rollout => ({ state: 'complete', description });
@@ -99,6 +105,30 @@ const deploymentRows: Row[] = [
     done('rollout complete: 1 replica available'),
   ],
   ['scaled to zero', 'Deployment', deployment({ ...base, replicas: 0 }), done('scaled to zero')],
+  [
+    'paused mid-rollout: paused, not progressing (nothing moves until resumed)',
+    'Deployment',
+    pausedDeployment({ ...base, replicas: 3, rollout: 'progressing' }),
+    { state: 'paused', description: `${PAUSED}: 2/3 replicas updated` },
+  ],
+  [
+    'paused with old replicas left',
+    'Deployment',
+    pausedDeployment({ ...base, replicas: 3, status: { updatedReplicas: 3, replicas: 4 } }),
+    { state: 'paused', description: `${PAUSED}: 1 old replica pending termination` },
+  ],
+  [
+    'paused after it finished: complete',
+    'Deployment',
+    pausedDeployment({ ...base, replicas: 2 }),
+    done('rollout complete: 2 replicas available'),
+  ],
+  [
+    'paused, not yet observed: progressing (the controller will act on it)',
+    'Deployment',
+    pausedDeployment({ ...base, generation: 2, status: { observedGeneration: 1 } }),
+    going(NOT_OBSERVED),
+  ],
   [
     'spec.replicas absent defaults to 1',
     'Deployment',

@@ -20,6 +20,7 @@ export const phase = (kind: Phase['kind'], reason = 'ReconciliationSucceeded', m
 export const ROLLOUT: Record<Rollout['state'], Rollout> = {
   complete: { state: 'complete', description: 'rollout complete: 1 replica available' },
   progressing: { state: 'progressing', description: '0/1 replicas updated' },
+  paused: { state: 'paused', description: 'paused: 0/1 replicas updated' },
   failed: { state: 'failed', description: 'progress deadline exceeded' },
 };
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RECHECK_INITIAL_MS, RECHECK_MAX_MS } from '../../src/lifecycle/recheck-delay.js';
+import { RECHECK_INITIAL_MS, RECHECK_MAX_MS, WATCHED_RECHECK_MS } from '../../src/lifecycle/recheck-delay.js';
 import { RecheckSchedule } from '../../src/runtime/recheck-schedule.js';
 
 const WEB = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'web' };
@@ -18,5 +18,14 @@ t.test('a rollout backs off per source; anything else resets it', (t) => {
   t.equal(s.delayAfter(WEB, 'cleanup'), GRACE_MS, 'a cleanup waits out its grace');
   t.equal(s.delayAfter(WEB, 'rollout'), RECHECK_INITIAL_MS, 'and resets the rollout count too');
   t.equal(s.delayAfter(API, 'rollout'), 10_000, 'the other source kept its count');
+  t.end();
+});
+
+t.test('a rollout whose workloads are all under a held watch: the re-check is only the safety net', (t) => {
+  const s = new RecheckSchedule(GRACE_MS);
+  t.equal(s.delayAfter(WEB, 'rollout', true), WATCHED_RECHECK_MS, 'watched: minutes away');
+  t.equal(s.delayAfter(WEB, 'rollout', false), 10_000, 'the watch lost: the schedule goes on where it was');
+  t.equal(s.delayAfter(WEB, 'cleanup', true), GRACE_MS, 'a cleanup waits out its grace, watch or not');
+  t.equal(s.delayAfter(WEB, null, true), undefined, 'nothing to wait for');
   t.end();
 });

@@ -4,6 +4,7 @@ import type { MetricValueWithName } from 'prom-client';
 import { createMetrics } from '../../src/common/metrics.js';
 import type { KubeReader } from '../../src/kube/kube-types.js';
 import type { ReconcileOutcome } from '../../src/reconcile/reconcile-source.js';
+import { WATCHED_RECHECK_MS } from '../../src/lifecycle/recheck-delay.js';
 import { RecheckSchedule } from '../../src/runtime/recheck-schedule.js';
 import { createSourceRunner, type SourceRunnerDeps } from '../../src/runtime/source-runner.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -31,7 +32,7 @@ const outcome = (o: Partial<ReconcileOutcome> = {}): ReconcileOutcome => ({
 const fresh = { name: 'fresh' } as unknown as KubeReader;
 const pass = { name: 'pass' } as unknown as KubeReader;
 
-function setup(t: Test, reconcile: SourceRunnerDeps['reconcile']) {
+function setup(t: Test, reconcile: SourceRunnerDeps['reconcile'], tracking?: SourceRunnerDeps['tracking']) {
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
   const metrics = createMetrics();
@@ -40,6 +41,7 @@ function setup(t: Test, reconcile: SourceRunnerDeps['reconcile']) {
     reconcile,
     readers: { fresh, pass },
     rechecks: new RecheckSchedule(15_000),
+    ...(tracking ? { tracking } : {}),
     sources,
     metrics,
     log: pino({ level: 'silent' }),
@@ -81,4 +83,44 @@ t.test('a failure is counted, kept on the source for /state, and rethrown for th
   await t.rejects(run(item()), { message: 'GitHub is down' });
   t.match(sources.list(), [{ kind: 'Kustomization', namespace: 'flux-system', name: 'web', lastError: 'GitHub is down' }]);
   t.equal(await count('gdb_reconciles_total', { outcome: 'error' }), 1);
+});
+
+t.test('with rollout tracking: the reconcile reads through it, and a held watch makes the re-check the safety net', async (t) => {
+  const tracked = { name: 'tracked' } as unknown as KubeReader;
+  const calls: string[] = [];
+  let held = true;
+  const tracking = {
+    begin: (ref: QueueItem, base: KubeReader) => {
+      calls.push(`begin ${ref.name} ${(base as unknown as { name: string }).name}`);
+      return {
+        reader: tracked,
+        end: () => {
+          calls.push('end');
+          return held;
+        },
+      };
+    },
+  };
+  const readers: unknown[] = [];
+  const { run } = setup(
+    t,
+    (_item, kube) => {
+      readers.push(kube);
+      return Promise.resolve(outcome({ recheck: 'rollout' }));
+    },
+    tracking,
+  );
+  t.equal(await run(item({ viaResync: true })), WATCHED_RECHECK_MS, 'every rolling workload watched');
+  held = false;
+  t.equal(await run(item()), 10_000, 'a watch not held: the re-check schedule');
+  t.same(readers, [tracked, tracked]);
+  t.same(calls, ['begin web pass', 'end', 'begin web fresh', 'end'], 'tracking wraps the reader the run would use');
+});
+
+t.test('with rollout tracking: a failed reconcile changes nothing that is followed', async (t) => {
+  let ended = 0;
+  const tracking = { begin: (_ref: QueueItem, base: KubeReader) => ({ reader: base, end: () => ++ended > 0 }) };
+  const { run } = setup(t, () => Promise.reject(new Error('Kubernetes is down')), tracking);
+  await t.rejects(run(item()), { message: 'Kubernetes is down' });
+  t.equal(ended, 0);
 });

@@ -6,6 +6,7 @@ import { isAllowed, verbOf, type AllowRule } from './rbac.js';
 import { getObject, listObjects, parsePath, resolveType, unknownResource, type Reply } from './routes.js';
 import { badRequest, faultStatus, forbidden, methodNotAllowed, unauthorized } from './status.js';
 import { ObjectStore, type KubeObject, type KubeObjectInput } from './store.js';
+import { WatchHub } from './watch.js';
 
 export interface FakeKubeOptions {
   /** Bearer token every request must carry; anything else is answered 401. */
@@ -59,6 +60,7 @@ export class FakeKube {
   /** Every request received, in order. */
   readonly requests: RecordedRequest[] = [];
   private readonly store = new ObjectStore();
+  private readonly watches = new WatchHub(this.store);
   private faults: Fault[] = [];
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
@@ -96,6 +98,26 @@ export class FakeKube {
 
   get(apiVersion: string, kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
     return this.store.get(apiVersion, kind, namespace, name);
+  }
+
+  /** Watches being served now. */
+  get openWatches(): number {
+    return this.watches.count;
+  }
+
+  /** Cuts every open watch's connection mid-stream (a dropped connection); returns how many. */
+  dropWatches(): number {
+    return this.watches.drop();
+  }
+
+  /** Ends every open watch with an ERROR event carrying 410 Expired; returns how many. */
+  expireWatches(): number {
+    return this.watches.expire();
+  }
+
+  /** Forgets the change history: a watch resuming from an earlier resourceVersion gets 410 Expired. */
+  compact(): void {
+    this.store.compact();
   }
 
   /** Forgets all objects, recorded requests and faults. */
@@ -178,25 +200,35 @@ export class FakeKube {
       req.socket.destroy();
       return;
     }
-    let reply: Reply;
-    if (fault) {
-      rec.fault = 'status';
-      reply = { status: fault.spec.status ?? 500, body: faultStatus(fault.spec.status ?? 500) };
-    } else {
-      reply = this.answer(method, url, req.headers.authorization);
-    }
-    rec.status = reply.status;
     const headers: Record<string, string> = {
       'Audit-Id': randomUUID(),
       'Cache-Control': 'no-cache, private',
       'Content-Type': 'application/json',
     };
+    let reply: Reply | 'streaming';
+    if (fault) {
+      rec.fault = 'status';
+      reply = { status: fault.spec.status ?? 500, body: faultStatus(fault.spec.status ?? 500) };
+    } else {
+      reply = this.answer(method, url, req.headers.authorization, res, headers);
+    }
+    if (reply === 'streaming') {
+      rec.status = 200;
+      return;
+    }
+    rec.status = reply.status;
     if (reply.status === 429) headers['Retry-After'] = '1';
     res.writeHead(reply.status, headers);
     res.end(JSON.stringify(reply.body));
   }
 
-  private answer(method: string, url: URL, authorization: string | undefined): Reply {
+  private answer(
+    method: string,
+    url: URL,
+    authorization: string | undefined,
+    res: ServerResponse,
+    headers: Record<string, string>,
+  ): Reply | 'streaming' {
     if (authorization !== `Bearer ${this.token}`) return { status: 401, body: unauthorized() };
     const route = parsePath(url.pathname);
     if (!route) return unknownResource();
@@ -212,7 +244,13 @@ export class FakeKube {
     if (method !== 'GET' && method !== 'HEAD') return { status: 405, body: methodNotAllowed() };
     const type = resolveType(route);
     if (!type) return unknownResource();
-    if (watch) return { status: 400, body: badRequest('fake-kube does not serve watch requests') };
+    if (watch && route.name !== undefined) {
+      return { status: 400, body: badRequest('fake-kube serves watches of collections only (use fieldSelector=metadata.name=…)') };
+    }
+    if (watch) {
+      const started = this.watches.serve(res, type, route, url.searchParams, headers);
+      return 'body' in started ? started : 'streaming';
+    }
     return route.name !== undefined ? getObject(this.store, type, route) : listObjects(this.store, type, route, url.searchParams);
   }
 }

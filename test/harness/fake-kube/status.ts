@@ -77,3 +77,8 @@ export function faultStatus(code: number): Status {
   const [reason, message] = REASONS[code] ?? ['InternalError', `injected fault with status ${code}`];
   return status(code, reason, message, code === 429 ? { retryAfterSeconds: 1 } : undefined);
 }
+
+/** 410 for a watch from a resourceVersion the server no longer keeps (sent as an ERROR watch event). */
+export function expired(requested: number, current: number): Status {
+  return status(410, 'Expired', `too old resource version: ${requested} (${current})`);
+}

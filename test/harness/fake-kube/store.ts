@@ -41,9 +41,23 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
+/** One change as a watch serves it: the object after the change (before it, for a deletion) at revision `rv`. */
+export interface StoreEvent {
+  rv: number;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: KubeObject;
+}
+
+/** Changes kept for watches to resume from (the API server's watch cache holds a bounded window too). */
+const HISTORY_LIMIT = 10_000;
+
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>();
   private revision = 1000;
+  /** Recent changes, oldest first; a watch may resume from any revision at or after `oldestResumable`. */
+  private history: StoreEvent[] = [];
+  private oldestResumable = 1000;
+  private readonly listeners = new Set<(e: StoreEvent) => void>();
 
   /** The current resourceVersion of the whole store (what a list reports). */
   get resourceVersion(): string {
@@ -92,6 +106,7 @@ export class ObjectStore {
     if (!t.generation) delete meta.generation;
     meta.resourceVersion = String(++this.revision);
     this.objects.set(key, obj);
+    this.emit(prev ? 'MODIFIED' : 'ADDED', obj);
     return structuredClone(obj);
   }
 
@@ -102,15 +117,51 @@ export class ObjectStore {
     if (!obj) throw new Error(`fake-kube: patchStatus: ${kind} ${namespace ?? ''}/${name} does not exist`);
     obj.status = mergePatch(obj.status, status) as Record<string, unknown>;
     obj.metadata.resourceVersion = String(++this.revision);
+    this.emit('MODIFIED', obj);
     return structuredClone(obj);
   }
 
   /** Removes an object; true when it existed. */
   delete(apiVersion: string, kind: string, namespace: string | undefined, name: string): boolean {
     const { key } = this.typeAndKey(apiVersion, kind, namespace, name);
-    const existed = this.objects.delete(key);
-    if (existed) this.revision++;
-    return existed;
+    const obj = this.objects.get(key);
+    if (!obj) return false;
+    this.objects.delete(key);
+    // The server reports a deletion with the object's last state at the deletion's revision.
+    obj.metadata.resourceVersion = String(++this.revision);
+    this.emit('DELETED', obj);
+    return true;
+  }
+
+  private emit(type: StoreEvent['type'], obj: KubeObject): void {
+    const event: StoreEvent = { rv: this.revision, type, object: structuredClone(obj) };
+    this.history.push(event);
+    if (this.history.length > HISTORY_LIMIT) {
+      const dropped = this.history.splice(0, this.history.length - HISTORY_LIMIT);
+      this.oldestResumable = dropped.at(-1)!.rv;
+    }
+    for (const l of this.listeners) l(event);
+  }
+
+  /** Hears every change from now on; returns the unsubscribe function. */
+  subscribe(listener: (e: StoreEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The changes after revision `rv` (copies), or 'expired' when they are no longer kept (the server's
+   * 410 Gone "too old resource version").
+   */
+  changesSince(rv: number): StoreEvent[] | 'expired' {
+    if (rv < this.oldestResumable) return 'expired';
+    return this.history.filter((e) => e.rv > rv).map((e) => ({ ...e, object: structuredClone(e.object) }));
+  }
+
+  /** Forgets the change history: a watch resuming from any revision before now gets 410 Gone (etcd compaction). */
+  compact(): void {
+    this.history = [];
+    this.oldestResumable = this.revision;
   }
 
   /** A copy of the stored object, or undefined. */
@@ -140,5 +191,6 @@ export class ObjectStore {
 
   clear(): void {
     this.objects.clear();
+    this.compact();
   }
 }

@@ -1,0 +1,34 @@
+import type { Logger } from 'pino';
+import { loadKubeConfig, type KubeReaderOptions } from '../kube/kube-client.js';
+import { WorkloadWatches } from '../kube/rollout-watch.js';
+import { createWatchTransport } from '../kube/watch-stream.js';
+import type { QueueStore } from '../store/queue-store.js';
+import { RolloutTracking, queueWakes } from './rollout-tracking.js';
+
+/**
+ * Builds the rollout tracking over watches of the cluster the reader reads (same kubeconfig): a source
+ * whose workload's rollout ends is queued at once and the worker woken (`notify`).
+ */
+export function buildRolloutTracking(o: {
+  kube: Pick<KubeReaderOptions, 'kubeconfigPath' | 'inCluster'>;
+  queue: Pick<QueueStore, 'enqueue' | 'schedule'>;
+  notify: () => void;
+  log: Logger;
+  now: () => number;
+}): { tracking: RolloutTracking; stop: () => void } {
+  const log = o.log.child({ component: 'rollout-watch' });
+  const transport = createWatchTransport(loadKubeConfig(o.kube));
+  const watches: WorkloadWatches = new WorkloadWatches({
+    transport,
+    // The tracking hears what the watches see; it is built just below.
+    events: {
+      synced: (...a) => tracking.synced(...a),
+      changed: (...a) => tracking.changed(...a),
+      lost: (...a) => tracking.lost(...a),
+    },
+    log,
+    now: o.now,
+  });
+  const tracking: RolloutTracking = new RolloutTracking({ watches, ...queueWakes({ ...o, log }), log });
+  return { tracking, stop: () => watches.stop() };
+}
