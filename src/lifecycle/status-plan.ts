@@ -37,6 +37,23 @@ export function planStatuses(current: StatusState | null, desired: DesiredState)
   }
 }
 
+/** A status description that says the rollout is paused (`paused: …`, alone or after the Forgejo text's `·`). */
+const PAUSED_TEXT = /(^|· )paused: /;
+
+/**
+ * Whether an unfinished deployment should be told again that it is in progress: only when it was
+ * paused or resumed since the last status (the description says "paused: …" or stops saying it), so
+ * the forge shows the pause; any other change of wording is not worth a write. Pure.
+ */
+export function restateInProgress(
+  current: StatusState | null,
+  currentDescription: string | null,
+  desired: DesiredState,
+  text: string,
+): boolean {
+  return current === 'in_progress' && desired === 'in_progress' && PAUSED_TEXT.test(currentDescription ?? '') !== PAUSED_TEXT.test(text);
+}
+
 /** States GitHub shows as live or unfinished: what supersession and cleanup turn `inactive`. */
 export const ACTIVE_STATES: readonly StatusState[] = ['success', 'queued', 'in_progress', 'error'];
 

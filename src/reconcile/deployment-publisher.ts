@@ -3,7 +3,7 @@ import { definitelyRefused } from '../forges/github/call-error.js';
 import { DeploymentDeleted, deletedOnGitHub } from '../forges/github/refusal-classify.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, StatusState } from '../forges/github/github-types.js';
 import { identityKey, payloadMatches } from '../lifecycle/identity.js';
-import { isSupersedable, planStatuses, statusDescription, type DesiredState } from '../lifecycle/status-plan.js';
+import { isSupersedable, planStatuses, restateInProgress, statusDescription, type DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { DeploymentRow, DeploymentStore, Identity, Origin } from '../store/deployment-store.js';
 
@@ -64,7 +64,8 @@ export class Publisher {
     const { deploymentId } = row;
     const sent: StatusState[] = [];
     const text = statusDescription(description);
-    for (const state of planStatuses(row.state, desired)) {
+    const plan = restateInProgress(row.state, row.description, desired, text) ? ['in_progress' as const] : planStatuses(row.state, desired);
+    for (const state of plan) {
       await this.sendStatus(id, deploymentId, {
         state,
         description: text,

@@ -2,6 +2,7 @@ import t from 'tap';
 import type { StatusState } from '../../src/forges/github/github-types.js';
 import {
   isSupersedable,
+  restateInProgress,
   MAX_DESCRIPTION_CHARS,
   planStatuses,
   statusDescription,
@@ -121,5 +122,25 @@ t.test('statusDescription never splits a character in two', (t) => {
   const cut = statusDescription(text);
   t.notMatch(cut, LONE_SURROGATE, 'no lone surrogate in what GitHub receives');
   t.ok(Array.from(cut).length <= MAX_DESCRIPTION_CHARS);
+  t.end();
+});
+
+t.test('restateInProgress: a pause or a resume is told again; nothing else is', (t) => {
+  const rows: Array<[string, Parameters<typeof restateInProgress>, boolean]> = [
+    ['paused mid-rollout', ['in_progress', 'Rolling out: 1/2 replicas updated', 'in_progress', 'paused: 1/2 replicas updated'], true],
+    ['resumed', ['in_progress', 'paused: 1/2 replicas updated', 'in_progress', 'Rolling out: 1/2 replicas updated'], true],
+    [
+      'Forgejo text, paused',
+      ['in_progress', 'web:1 on eu-1 · Rolling out', 'in_progress', 'web:1 on eu-1 · paused: 1/2 replicas updated'],
+      true,
+    ],
+    ['still paused', ['in_progress', 'paused: 1/2', 'in_progress', 'paused: 2/2'], false],
+    ['other wording only', ['in_progress', 'Rolling out: 1/2', 'in_progress', 'Rolling out: 2/2'], false],
+    ['not in progress on the forge', ['success', 'done', 'in_progress', 'paused: 1/2'], false],
+    ['not wanted in progress', ['in_progress', 'Rolling out', 'success', 'paused: 1/2'], false],
+    ['nothing yet', [null, null, 'in_progress', 'paused: 1/2'], false],
+    ['a word that merely contains it', ['in_progress', 'Rolling out', 'in_progress', 'unpaused: x'], false],
+  ];
+  for (const [name, args, want] of rows) t.equal(restateInProgress(...args), want, name);
   t.end();
 });

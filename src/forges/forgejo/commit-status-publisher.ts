@@ -6,7 +6,16 @@
  * then only what is still missing is sent. So a status is never sent twice, and never missed.
  */
 import type { Logger } from 'pino';
-import { planCommitStatuses, phaseOf, statusBody, type ContextPhase, type ForgeDesired, type SentPhase } from './commit-status-plan.js';
+import {
+  asGitHubState,
+  planCommitStatuses,
+  phaseOf,
+  statusBody,
+  type ContextPhase,
+  type ForgeDesired,
+  type SentPhase,
+} from './commit-status-plan.js';
+import { restateInProgress } from '../../lifecycle/status-plan.js';
 import { forgeRefused } from './forgejo-error.js';
 import type { CommitStatusPort } from './forgejo-types.js';
 
@@ -70,7 +79,10 @@ export class CommitStatusPublisher {
     const read = record === undefined || record.pendingPhase !== null;
     if (read) record = await this.readBack(target, record);
     const sent: SentPhase[] = [];
-    for (const phase of planCommitStatuses(record?.phase ?? null, desired)) {
+    const current = record?.phase ?? null;
+    const again =
+      desired !== 'gone' && current !== null && restateInProgress(asGitHubState(current), record?.description ?? null, desired, text);
+    for (const phase of again ? (['in_progress'] as const) : planCommitStatuses(current, desired)) {
       await this.send(target, phase, text);
       sent.push(phase);
     }

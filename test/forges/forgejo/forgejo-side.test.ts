@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { createMetrics } from '../../../src/common/metrics.js';
 import { ForgeError } from '../../../src/forges/forgejo/forgejo-error.js';
 import { createForgejoSide } from '../../../src/forges/forgejo/forgejo-side.js';
+import { TOKEN_SCOPE } from '../../../src/forges/github/github-health.js';
 import { parseForgejoUrl, type ForgejoLocation } from '../../../src/forges/forgejo/forgejo-url.js';
 import { retryAfterFault, startForgejoSimulator, type ForgejoSimulator } from '../../harness/forgejo-sim.js';
 
@@ -102,7 +103,7 @@ t.test('a 429 with Retry-After pauses Forgejo work until then', async (t) => {
   const { sim, side, counted } = await setup(t);
   sim.inject({ method: 'POST', path: '/statuses/', ...retryAfterFault(30) });
   t.match(await failure(t, side.port.createStatus(repo, SHA, body)), { status: 429, retryAt: NOW + 30_000 });
-  t.equal(side.health.pausedUntil(), NOW + 30_000);
+  t.equal(side.health.pausedUntil(TOKEN_SCOPE), NOW + 30_000);
   const sent = sim.requests.length;
   t.match(await failure(t, side.port.createStatus(repo, SHA, body)), { notSent: true, retryAt: NOW + 30_000 });
   t.equal(sim.requests.length, sent, 'not sent');
@@ -115,7 +116,7 @@ t.test('a 502 shows as an outage until a request succeeds; it does not pause', a
   sim.inject({ method: 'POST', path: '/statuses/', status: 502, body: 'Bad Gateway' });
   t.match(await failure(t, side.port.createStatus(repo, SHA, body)), { status: 502 });
   t.match(side.health.outage(), /^Forgejo failing since 2025-06-15T15:06:40.000Z: create pending status .*: 502/);
-  t.equal(side.health.pausedUntil(), null);
+  t.equal(side.health.pausedUntil(TOKEN_SCOPE), null);
   t.equal(side.health.credentialState, 'unchecked', 'credentials untouched');
   await side.port.createStatus(repo, SHA, body);
   t.equal(side.health.outage(), undefined);
