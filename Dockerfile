@@ -25,7 +25,9 @@ LABEL org.opencontainers.image.title="github-deployment-bridge" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
+# BUILD_REVISION: the commit label of gdb_build_info.
 ENV NODE_ENV=production \
+    BUILD_REVISION=${REVISION} \
     DATABASE_PATH=/data/github-deployment-bridge.db
 WORKDIR /app
 COPY --from=build /app/package.json ./
