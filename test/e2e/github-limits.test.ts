@@ -123,7 +123,11 @@ t.test('a GitHub App: a secondary limit pauses only the installation that hit it
   const refused = world.github.requests.find((r) => r.status === 403)!;
   const until = refused.time + retryAfter * 1000;
   t.match(refused.path, /^\/repos\/acme\/web\//);
-  const state = await bridge.state();
+  // The reconcile that sent globex's success ends with acme's failure: wait for it to be recorded.
+  const state = await bridge.waitFor('the source back in the queue', async () => {
+    const s = await bridge.state();
+    return s.queue.items[0]?.state === 'pending' && s;
+  });
   t.ok(Date.now() < until, 'still within the pause');
   t.equal(state.github.paused, null, 'nothing holds back every request');
   t.match(state.github.pausedScopes, [
