@@ -27,7 +27,8 @@ t.test(
     let bridge = await world.bridge();
     const ready = await bridge.waitFor('ready', async () => {
       const r = await bridge.readyz();
-      return r.status === 200 && r.body;
+      // Ready from the start (events queue durably); nothing degraded once the Kubernetes API answered.
+      return r.status === 200 && r.body.degraded?.length === 0 && r.body;
     });
     t.same(ready, { ready: true, reasons: [], degraded: [] });
     // The workloads appear once the bridge runs, so the credential check is surely its first request.

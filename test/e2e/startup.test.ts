@@ -37,7 +37,8 @@ t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usab
   const again = await world.bridge();
   const ready = await again.waitFor('ready', async () => {
     const r = await again.readyz();
-    return r.status === 200 && r.body;
+    // Ready from the start (events queue durably); nothing degraded once the Kubernetes API answered.
+    return r.status === 200 && r.body.degraded?.length === 0 && r.body;
   });
   t.same(ready, { ready: true, reasons: [], degraded: [] }, 'ready again on the same database once the Kubernetes API answered');
 });
