@@ -1,7 +1,7 @@
 /**
  * Outbound proxies end to end: the real bridge process with HTTPS_PROXY/HTTP_PROXY naming a real
- * tinyproxy and NO_PROXY naming the (fake) Kubernetes API. GitHub, Forgejo and the real registry are
- * reached through the proxy, every request of them; the Kubernetes API never is.
+ * tinyproxy and NO_PROXY naming the (fake) Kubernetes API. GitHub (an App: its tokens too), Forgejo
+ * and the real registry are reached through the proxy, every request of them; the Kubernetes API never is.
  */
 import t from 'tap';
 import { fluxEvent } from '../harness/bridge-process.js';
@@ -14,7 +14,8 @@ const A = sha('proxy-a');
 t.test('GitHub, Forgejo and the registry through a real proxy; the Kubernetes API direct (NO_PROXY)', async (t) => {
   const proxy = await startTinyproxy();
   t.teardown(() => proxy.close());
-  const world = await startWorld({ registry: true, forgejo: { repos: ['acme/shop'], commits: { 'acme/shop': [A] } } });
+  // A GitHub App: its token requests (installation look-up, access tokens) go through the proxy too.
+  const world = await startWorld({ app: true, registry: true, forgejo: { repos: ['acme/shop'], commits: { 'acme/shop': [A] } } });
   t.teardown(() => world.close());
   const forgejo = world.forgejo!;
   const registry = world.registry!;
@@ -41,7 +42,10 @@ t.test('GitHub, Forgejo and the registry through a real proxy; the Kubernetes AP
   const requests = await proxy.requests();
   const through = (host: string) => requests.filter((r) => r.host === host).length;
   const github = new URL(world.github.url).host;
-  t.ok(world.github.requests.length > 0, 'GitHub was called');
+  t.ok(
+    world.github.requests.some((r) => r.path.endsWith('/access_tokens')),
+    'GitHub was called, an App token minted',
+  );
   t.equal(through(github), world.github.requests.length, 'every GitHub request went through the proxy');
   t.ok(forgejo.requests.length > 0, 'Forgejo was called');
   t.equal(through(new URL(forgejo.url).host), forgejo.requests.length, 'every Forgejo request went through the proxy');
