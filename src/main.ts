@@ -15,6 +15,7 @@ import { createPassListings } from './kube/pass-listings.js';
 import { buildRolloutTracking } from './runtime/rollout-watch-wiring.js';
 import { describePatterns } from './metadata/repository-trust.js';
 import { createMetrics } from './common/metrics.js';
+import { installProxy } from './common/proxy.js';
 import { createReadiness } from './health/readiness.js';
 import { reconcileSource } from './reconcile/reconcile-source.js';
 import { AbsenceStore } from './store/absence-store.js';
@@ -39,6 +40,8 @@ const SHUTDOWN_EXTRA_MS = 5_000;
 async function main(config: Config): Promise<void> {
   const version = controllerVersion();
   const log = pino({ level: config.logLevel, base: { service: 'github-deployment-bridge', version } });
+  // HTTPS_PROXY/NO_PROXY for GitHub, Forgejo and registries (Node's fetch ignores them by itself).
+  await installProxy(process.env, log);
   const now = Date.now;
   // A dry run keeps its cache in memory, so nothing it pretended to write can leak into the real one.
   // A read-only or full volume stops the start here, with one line naming the file and the cause.

@@ -6,6 +6,7 @@ import { createKubeReader } from '../kube/kube-client.js';
 import { withRouteRefusals } from '../kube/route-refusals.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import { createMetrics } from '../common/metrics.js';
+import { installProxy } from '../common/proxy.js';
 import { resolveSource } from '../reconcile/resolve-source.js';
 import { openDatabase } from '../store/database.js';
 import { ImageCache } from '../store/image-cache.js';
@@ -38,6 +39,8 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
   }
   const config = loadReportingConfig(env);
   const log = pino({ level: env.LOG_LEVEL?.trim() ? config.logLevel : EXPLAIN_LOG_LEVEL }, pino.destination(2));
+  // Registries are read through HTTPS_PROXY/NO_PROXY as the server reads them.
+  await installProxy(env, log);
   const db = openDatabase(':memory:');
   try {
     const kube = withRouteRefusals(createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), {

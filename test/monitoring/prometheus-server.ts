@@ -4,14 +4,12 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, stopProcess } from '../harness/processes.js';
 
 /** How long Prometheus may take to answer `/-/ready`. */
 const START_TIMEOUT_MS = 30_000;
-/** How long close() waits after SIGTERM before SIGKILL. */
-const STOP_GRACE_MS = 5_000;
 /** Budget of one HTTP call to Prometheus. */
 const REQUEST_TIMEOUT_MS = 10_000;
 /** stderr lines kept for error messages. */
@@ -37,16 +35,6 @@ export interface RunningPrometheus {
   close(): Promise<void>;
 }
 
-/** A TCP port free now on 127.0.0.1 (Prometheus needs an explicit one). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((r) => server.close(r));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 /** `prometheus --version`'s first line; throws naming the package when the binary is missing. */
 export function prometheusVersion(binary = 'prometheus'): string {
   try {
@@ -68,15 +56,6 @@ function configYaml(targets: string[], scrapeIntervalS: number): string {
     `      - targets: [${targets.map((t) => JSON.stringify(t)).join(', ')}]`,
     '',
   ].join('\n');
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(timer);
 }
 
 async function waitReady(url: string, child: ChildProcess, tail: string[]): Promise<void> {
@@ -122,7 +101,7 @@ export async function startPrometheus(o: { targets: string[]; scrapeIntervalS?: 
   });
   const close = async () => {
     process.off('exit', killOnExit);
-    await stop(child);
+    await stopProcess(child);
     await rm(dir, { recursive: true, force: true });
   };
   try {
