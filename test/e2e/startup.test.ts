@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { MAIN_JS } from '../harness/bridge-process.js';
 import { deployment, kustomization } from '../harness/flux-objects.js';
@@ -25,6 +28,25 @@ t.test('bad configuration: every problem reported at once, exit status 2', async
   ]) {
     t.match(stderr, name, `names ${name}`);
   }
+});
+
+t.test('no kubeconfig and no cluster: one line that says what to do, exit status 1', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'no-kubeconfig-'));
+  t.teardown(() => rmSync(home, { recursive: true, force: true }));
+  const env = { PATH: process.env.PATH ?? '', HOME: home, WEBHOOK_TOKEN: 'k', GITHUB_TOKEN: 't', CLUSTER_NAME: 'c' };
+  const child = spawn(process.execPath, [MAIN_JS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  t.equal(code, 1);
+  t.equal(
+    stderr,
+    `github-deployment-bridge: failed to start: no kubeconfig found at ${join(home, '.kube', 'config')} and not running in a ` +
+      'cluster (KUBERNETES_SERVICE_HOST unset): set KUBECONFIG or run in a cluster\n',
+  );
+  t.notMatch(stderr, /insecure-skip-tls-verify/);
 });
 
 t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usable', async (t) => {
