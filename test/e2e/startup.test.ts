@@ -62,6 +62,7 @@ t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usab
     return r.status === 200 && r.body;
   });
   t.same(ready, { ready: true, reasons: [], degraded: [] }, 'ready again on the same database once the Kubernetes API answered');
+  t.equal((await again.state()).dryRun, false, '/state says it is no dry run');
 });
 
 t.test('DRY_RUN: everything but GitHub writes, which are logged', async (t) => {
@@ -88,13 +89,18 @@ t.test('DRY_RUN: everything but GitHub writes, which are logged', async (t) => {
   );
   const bridge = await world.bridge({ DRY_RUN: 'true' });
   await bridge.waitFor('dry-run status logged', () => bridge.logs.some((l) => l.msg === 'DRY_RUN: would send a deployment status'));
-  t.ok(bridge.logs.some((l) => l.msg === 'DRY_RUN: would create a GitHub deployment'));
+  t.ok(bridge.logs.some((l) => l.msg === 'DRY_RUN: would create a GitHub deployment' && l.deploymentId === -1));
+  t.notOk(
+    bridge.logs.some((l) => l.msg === 'created GitHub deployment'),
+    'nothing claims a deployment was created',
+  );
   t.equal(world.github.writes().length, 0, 'nothing written to GitHub');
   t.ok(
     world.github.requests.some((r) => r.method === 'GET' && r.path.endsWith('/deployments')),
     'reads still go to GitHub',
   );
   const state = await bridge.state();
+  t.equal(state.dryRun, true, '/state says it is a dry run');
   t.match(state.deployments, [{ repo: 'web', state: 'success' }]);
   t.ok(state.deployments[0]!.deploymentId! < 0, 'a dry-run deployment id can never be taken for a real one');
 });
