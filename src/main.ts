@@ -115,6 +115,7 @@ async function main(config: Config): Promise<void> {
     watchNamespaces: config.watchNamespaces,
     ...(config.stateToken ? { stateToken: config.stateToken } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,
+    dryRun: config.dryRun,
     registryCache: () => imageCache.counts(),
     queue,
     deployments,

@@ -4,7 +4,7 @@ import { loadReportingConfig } from '../config/load-config.js';
 import { buildDefaults } from '../config/metadata-defaults.js';
 import { createKubeReader } from '../kube/kube-client.js';
 import { withRouteRefusals } from '../kube/route-refusals.js';
-import type { SourceRef } from '../kube/kube-types.js';
+import type { FluxKind, SourceRef } from '../kube/kube-types.js';
 import { createMetrics } from '../common/metrics.js';
 import { installProxy } from '../common/proxy.js';
 import { resolveSource } from '../reconcile/resolve-source.js';
@@ -15,14 +15,27 @@ import { statusContext } from '../forges/forgejo/status-context.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import { explainLines } from './explain-report.js';
 
-const USAGE = 'usage: github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name>';
+const USAGE =
+  'usage: github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name> ' +
+  '(kind in any case, plural, or short: ks, hr)';
 /** Quieter than the server: only warnings, unless LOG_LEVEL is set. */
 const EXPLAIN_LOG_LEVEL = 'warn';
 
-/** Parses `Kind/namespace/name`. */
+/** The names kubectl and flux take for each Flux kind, lower-cased: singular, plural, short. */
+const KIND_NAMES: ReadonlyMap<string, FluxKind> = new Map([
+  ['kustomization', 'Kustomization'],
+  ['kustomizations', 'Kustomization'],
+  ['ks', 'Kustomization'],
+  ['helmrelease', 'HelmRelease'],
+  ['helmreleases', 'HelmRelease'],
+  ['hr', 'HelmRelease'],
+]);
+
+/** Parses `kind/namespace/name`, the kind written any way kubectl takes it (`Kustomization`, `ks`, `HELMRELEASE`). */
 export function parseSourceArg(arg: string | undefined): SourceRef | undefined {
-  const [kind, namespace, name, ...rest] = (arg ?? '').split('/');
-  if (rest.length || !namespace || !name || (kind !== 'Kustomization' && kind !== 'HelmRelease')) return undefined;
+  const [kindName = '', namespace, name, ...rest] = (arg ?? '').split('/');
+  const kind = KIND_NAMES.get(kindName.toLowerCase());
+  if (rest.length || !namespace || !name || !kind) return undefined;
   return { kind, namespace, name };
 }
 

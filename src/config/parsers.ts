@@ -51,11 +51,12 @@ export function url(protocols: readonly string[], { stripSlashes = false } = {})
   };
 }
 
-/** A duration in milliseconds, at most `maxMs`; `expect` words what it must be. */
-export function duration(expect: string, bounds: { allowZero?: boolean; maxMs?: number } = {}): Parse<number> {
+/** A duration in milliseconds, from `minMs` to `maxMs`; `expect` words what it must be. */
+export function duration(expect: string, bounds: { allowZero?: boolean; minMs?: number; maxMs?: number } = {}): Parse<number> {
   return (value, check) => {
     const ms = parseDuration(value, bounds);
-    return ms !== undefined && ms <= (bounds.maxMs ?? Infinity) ? ms : check.invalid(`must be ${expect}`);
+    const inBounds = ms !== undefined && ms >= (bounds.minMs ?? 0) && ms <= (bounds.maxMs ?? Infinity);
+    return inBounds ? ms : check.invalid(`must be ${expect}`);
   };
 }
 

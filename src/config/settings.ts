@@ -15,6 +15,11 @@ import { INVALID, secret, setting, type Parse } from './schema.js';
 
 /** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
 const MAX_WRITE_INTERVAL_MS = 5_000;
+/**
+ * Smallest `RESYNC_INTERVAL`: refuses `1ms`-style slips that would re-list the cluster in a tight loop,
+ * while the end-to-end tests can still resync every second or two.
+ */
+export const MIN_RESYNC_INTERVAL_MS = 1_000;
 const GITHUB_API = 'https://api.github.com';
 const WEB = ['https:', 'http:'];
 const TEMPLATE_NOTE = '(template, absolute https)';
@@ -171,9 +176,11 @@ const SERVICE_SETTINGS = {
     doc: 'do everything except forge writes (GitHub and Forgejo), which are logged; the cache is kept in memory',
   }),
   resyncIntervalMs: setting('RESYNC_INTERVAL', {
-    parse: duration('a duration such as 30s, 5m, 1h or plain seconds'),
+    parse: duration(`a duration of at least ${MIN_RESYNC_INTERVAL_MS / 1000}s, such as 30s, 5m, 1h or plain seconds`, {
+      minMs: MIN_RESYNC_INTERVAL_MS,
+    }),
     default: '5m',
-    doc: 'how often every Flux object is read again: `30s`, `5m`, `1h` or plain seconds',
+    doc: `how often every Flux object is read again: \`30s\`, \`5m\`, \`1h\` or plain seconds; at least \`${MIN_RESYNC_INTERVAL_MS / 1000}s\`, shorter is refused`,
   }),
   watchNamespaces: setting('WATCH_NAMESPACES', {
     parse: list,

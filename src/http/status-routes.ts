@@ -38,6 +38,8 @@ export interface StatusDeps {
   storageState?: () => unknown;
   /** When the Kubernetes API last answered, for /metrics. */
   kubeHealth?: () => KubeHealth;
+  /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
+  dryRun?: boolean;
 }
 
 /** Constant-time check of a bearer token. */
@@ -86,6 +88,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     }
     const { repository, environment } = req.query;
     return {
+      dryRun: deps.dryRun ?? false,
       deployments: deps.deployments
         .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
         .map((d) => ({

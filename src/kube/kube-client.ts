@@ -13,6 +13,8 @@ import {
   type ConfigurationOptions,
   type ObservableMiddleware,
 } from '@kubernetes/client-node';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { KubeError, errorMessage } from '../common/errors.js';
 import { coreReads, listServices, readService } from './core-reads.js';
 import type { FluxKind, K8sObject, KubeReader, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
@@ -65,13 +67,36 @@ export interface KubeReaderOptions {
   timeoutMs?: number;
 }
 
+/** Where a pod's service account token is mounted: client-node's sign of running in a cluster. */
+export const SERVICE_ACCOUNT_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/**
+ * Why the default lookup (KUBECONFIG, ~/.kube/config, the pod's service account) would find nothing, or
+ * undefined when it finds something. With nothing found client-node falls back to http://localhost:8080, and
+ * its complaint would then be about insecure-skip-tls-verify rather than the missing configuration.
+ */
+export function missingDefaultKubeconfig(env: NodeJS.ProcessEnv, exists: (path: string) => boolean): string | undefined {
+  if (env.KUBECONFIG) return undefined;
+  const home = env.HOME ? join(env.HOME, '.kube', 'config') : undefined;
+  if (home && exists(home)) return undefined;
+  const token = exists(SERVICE_ACCOUNT_TOKEN_PATH);
+  if (token && env.KUBERNETES_SERVICE_HOST) return undefined;
+  const why = env.KUBERNETES_SERVICE_HOST ? `no service account token at ${SERVICE_ACCOUNT_TOKEN_PATH}` : 'KUBERNETES_SERVICE_HOST unset';
+  const where = home ?? '~/.kube/config (HOME unset)';
+  return `no kubeconfig found at ${where} and not running in a cluster (${why}): set KUBECONFIG or run in a cluster`;
+}
+
 /**
  * Loads the client configuration. Throws (a plain Error: a startup problem, not a retryable one)
- * when the file cannot be read or names no usable cluster.
+ * when the file cannot be read, none is found, or it names no usable cluster.
  */
 export function loadKubeConfig(opts: Pick<KubeReaderOptions, 'kubeconfigPath' | 'inCluster'>): KubeConfig {
   const kc = new KubeConfig();
   const source = opts.inCluster ? 'in-cluster config' : opts.kubeconfigPath ? `kubeconfig ${opts.kubeconfigPath}` : 'default kubeconfig';
+  // On Windows client-node also looks under USERPROFILE and in WSL: left to it.
+  const checkDefault = !opts.inCluster && !opts.kubeconfigPath && process.platform !== 'win32';
+  const missing = checkDefault ? missingDefaultKubeconfig(process.env, existsSync) : undefined;
+  if (missing) throw new Error(missing);
   try {
     if (opts.inCluster) kc.loadFromCluster();
     else if (opts.kubeconfigPath) kc.loadFromFile(opts.kubeconfigPath);

@@ -57,9 +57,13 @@ function transportError(err: unknown, url: URL, settings: HttpSettings, timeout:
   }
   const code = errorCode(err);
   if (code !== undefined && isTlsCode(code)) {
-    return new RegistryError('tls', `TLS to ${url.host} failed (${code}); if it serves plain HTTP, list it in insecureHosts`, {
-      cause: err,
-    });
+    return new RegistryError(
+      'tls',
+      `TLS to ${url.host} failed (${code}); if it serves plain HTTP, add ${url.host} to REGISTRY_INSECURE_HOSTS`,
+      {
+        cause: err,
+      },
+    );
   }
   const detail = code ?? (err instanceof Error ? err.message : String(err));
   return new RegistryError('unavailable', `${url.host} is unreachable (${detail})`, { cause: err });
@@ -92,7 +96,10 @@ async function readBody(res: Response, maxBytes: number, url: URL): Promise<Uint
 function checkScheme(url: URL, settings: HttpSettings): void {
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:' && settings.insecureHosts.has(url.host.toLowerCase())) return;
-  throw new RegistryError('tls', `refusing ${url.protocol}//${url.host}: only HTTPS, or plain HTTP for hosts listed in insecureHosts`);
+  throw new RegistryError(
+    'tls',
+    `refusing ${url.protocol}//${url.host}: only HTTPS, or plain HTTP to hosts listed in REGISTRY_INSECURE_HOSTS`,
+  );
 }
 
 /**

@@ -109,7 +109,7 @@ export class Publisher {
     };
     const d = await github.createDeployment(repo, body);
     deployments.setDeploymentId(row, d.id, null, now());
-    log.info({ deploymentId: d.id }, 'created GitHub deployment');
+    if (d.id > 0) log.info({ deploymentId: d.id }, 'created GitHub deployment'); // DRY_RUN ids are negative: 'would create' was logged
     return true;
   }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, loadReportingConfig } from '../../src/config/load-config.js';
 import { parseDuration } from '../../src/config/parsers.js';
+import { MIN_RESYNC_INTERVAL_MS } from '../../src/config/settings.js';
 
 const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 
@@ -220,18 +221,32 @@ t.test('durations', (t) => {
     ['', undefined],
     ['1h30m', undefined],
   ];
+  for (const [text, want] of rows) t.equal(parseDuration(text), want, `parseDuration(${JSON.stringify(text)})`);
+  t.end();
+});
+
+t.test('RESYNC_INTERVAL: a duration of at least 1 s', (t) => {
+  const refused = [/^RESYNC_INTERVAL=.* must be a duration of at least 1s, such as 30s, 5m, 1h or plain seconds$/];
+  const rows: Array<[string, number | 'refused']> = [
+    ['1ms', 'refused'],
+    ['100ms', 'refused'],
+    ['999ms', 'refused'],
+    ['0.5', 'refused'],
+    ['1000ms', 1_000],
+    ['1s', 1_000],
+    ['1', 1_000],
+    ['2s', 2_000],
+    ['5m', 300_000],
+    ['0', 'refused'],
+    ['abc', 'refused'],
+    ['1h30m', 'refused'],
+  ];
   for (const [text, want] of rows) {
-    t.equal(parseDuration(text), want, `parseDuration(${JSON.stringify(text)})`);
-    if (text.trim() === '') continue;
     const env = { ...MINIMAL, RESYNC_INTERVAL: text };
-    if (want === undefined)
-      t.match(
-        problemsOf(t, env),
-        [/^RESYNC_INTERVAL=.* must be a duration such as 30s, 5m, 1h or plain seconds/],
-        `RESYNC_INTERVAL=${text}`,
-      );
+    if (want === 'refused') t.match(problemsOf(t, env), refused, `RESYNC_INTERVAL=${text} refused`);
     else t.equal(loadConfig(env).resyncIntervalMs, want, `RESYNC_INTERVAL=${text}`);
   }
+  t.equal(MIN_RESYNC_INTERVAL_MS, 1_000);
   t.end();
 });
 

@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { MAIN_JS } from '../harness/bridge-process.js';
@@ -33,11 +36,27 @@ t.test('explain prints what would be reported and exactly why not, without writi
   t.match(stdout, /environment_url https:\/\/web\.example\.com/);
   t.match(stdout, /Deployment\/apps\/legacy: not opted in: annotate it github-deployment-bridge\.io\/auto-report: "true"/);
   t.match(stdout, /Deployment\/apps\/bare: rollout complete[\s\S]*container app: not reported: .*org\.opencontainers\.image\.source/);
+  const short = await run(process.execPath, [MAIN_JS, 'explain', 'ks/flux-system/apps'], { env: { PATH: process.env.PATH ?? '', ...env } });
+  t.equal(short.stdout, stdout, 'the kind as kubectl takes it, `ks`, reads the same object');
   t.equal(world.github.requests.length, 0, 'no GitHub request at all');
   t.equal(world.kube.writes().length, 0);
 
   const bad = await run(process.execPath, [MAIN_JS, 'explain', 'GitRepository/x'], { env: { PATH: process.env.PATH ?? '', ...env } }).catch(
     (e: unknown) => e,
   );
-  t.match(bad, { code: 2, stderr: /usage: github-deployment-bridge explain/ });
+  t.match(bad, { code: 2, stderr: /usage: github-deployment-bridge explain .*short: ks, hr/ });
+});
+
+t.test('explain without a kubeconfig or a cluster says to set KUBECONFIG, exit status 1', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'no-kubeconfig-'));
+  t.teardown(() => rmSync(home, { recursive: true, force: true }));
+  const failed = await run(process.execPath, [MAIN_JS, 'explain', 'ks/flux-system/apps'], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, CLUSTER_NAME: 'c' },
+  }).catch((e: unknown) => e);
+  t.has(failed, {
+    code: 1,
+    stderr:
+      `github-deployment-bridge explain: no kubeconfig found at ${join(home, '.kube', 'config')} and not running in a ` +
+      'cluster (KUBERNETES_SERVICE_HOST unset): set KUBECONFIG or run in a cluster\n',
+  });
 });

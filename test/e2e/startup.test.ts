@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { MAIN_JS } from '../harness/bridge-process.js';
 import { deployment, kustomization } from '../harness/flux-objects.js';
@@ -27,6 +30,25 @@ t.test('bad configuration: every problem reported at once, exit status 2', async
   }
 });
 
+t.test('no kubeconfig and no cluster: one line that says what to do, exit status 1', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'no-kubeconfig-'));
+  t.teardown(() => rmSync(home, { recursive: true, force: true }));
+  const env = { PATH: process.env.PATH ?? '', HOME: home, WEBHOOK_TOKEN: 'k', GITHUB_TOKEN: 't', CLUSTER_NAME: 'c' };
+  const child = spawn(process.execPath, [MAIN_JS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  t.equal(code, 1);
+  t.equal(
+    stderr,
+    `github-deployment-bridge: failed to start: no kubeconfig found at ${join(home, '.kube', 'config')} and not running in a ` +
+      'cluster (KUBERNETES_SERVICE_HOST unset): set KUBECONFIG or run in a cluster\n',
+  );
+  t.notMatch(stderr, /insecure-skip-tls-verify/);
+});
+
 t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usable', async (t) => {
   const world = await startWorld();
   t.teardown(() => world.close());
@@ -41,6 +63,7 @@ t.test('SIGTERM: stops taking events, finishes, exits 0; the database stays usab
     return r.status === 200 && r.body.degraded?.length === 0 && r.body;
   });
   t.same(ready, { ready: true, reasons: [], degraded: [] }, 'ready again on the same database once the Kubernetes API answered');
+  t.equal((await again.state()).dryRun, false, '/state says it is no dry run');
 });
 
 t.test('DRY_RUN: everything but GitHub writes, which are logged', async (t) => {
@@ -67,13 +90,18 @@ t.test('DRY_RUN: everything but GitHub writes, which are logged', async (t) => {
   );
   const bridge = await world.bridge({ DRY_RUN: 'true' });
   await bridge.waitFor('dry-run status logged', () => bridge.logs.some((l) => l.msg === 'DRY_RUN: would send a deployment status'));
-  t.ok(bridge.logs.some((l) => l.msg === 'DRY_RUN: would create a GitHub deployment'));
+  t.ok(bridge.logs.some((l) => l.msg === 'DRY_RUN: would create a GitHub deployment' && l.deploymentId === -1));
+  t.notOk(
+    bridge.logs.some((l) => l.msg === 'created GitHub deployment'),
+    'nothing claims a deployment was created',
+  );
   t.equal(world.github.writes().length, 0, 'nothing written to GitHub');
   t.ok(
     world.github.requests.some((r) => r.method === 'GET' && r.path.endsWith('/deployments')),
     'reads still go to GitHub',
   );
   const state = await bridge.state();
+  t.equal(state.dryRun, true, '/state says it is a dry run');
   t.match(state.deployments, [{ repo: 'web', state: 'success' }]);
   t.ok(state.deployments[0]!.deploymentId! < 0, 'a dry-run deployment id can never be taken for a real one');
 });

@@ -91,6 +91,8 @@ export interface StateGitHub {
 
 /** The whole answer of the bridge process, which always has its storage, registry cache and GitHub sections. */
 export interface StateBody {
+  /** `DRY_RUN`: forge writes logged, not sent. */
+  dryRun: boolean;
   deployments: StateDeployment[];
   skipped: StateSkip[];
   sources: StateSource[];

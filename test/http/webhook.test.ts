@@ -38,7 +38,7 @@ interface QueueRow {
 }
 
 /** The real app over a real SQLite file; every handle and the temp dir go at teardown. */
-async function setup(t: Test, opts: { key?: Buffer; stateToken?: string; watchNamespaces?: string[] } = {}) {
+async function setup(t: Test, opts: { key?: Buffer; stateToken?: string; watchNamespaces?: string[]; dryRun?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-webhook-'));
   const path = join(dir, 'bridge.db');
   const db = openDatabase(path);
@@ -63,6 +63,7 @@ async function setup(t: Test, opts: { key?: Buffer; stateToken?: string; watchNa
     activeReconciles: () => 0,
     ...(opts.stateToken ? { stateToken: opts.stateToken } : {}),
     ...(opts.watchNamespaces ? { watchNamespaces: opts.watchNamespaces } : {}),
+    ...(opts.dryRun !== undefined ? { dryRun: opts.dryRun } : {}),
   });
   t.teardown(async () => {
     await app.close();
@@ -223,6 +224,15 @@ t.test('/healthz and /readyz', async (t) => {
   t.same(notReady.json(), s.flags.readiness, 'the reasons are shown');
   s.flags.readiness = { ready: true, reasons: [] };
   t.equal((await s.app.inject('/readyz')).statusCode, 200, 'follows the dependency back');
+});
+
+t.test('/state says at the top whether this is a dry run', async (t) => {
+  const dryRunOf = async (opts: { dryRun?: boolean }) =>
+    (await (await setup(t, opts)).app.inject('/state')).json<Pick<StateBody, 'dryRun'>>();
+  t.same(Object.keys(await dryRunOf({ dryRun: true }))[0], 'dryRun', 'the first field');
+  t.equal((await dryRunOf({ dryRun: true })).dryRun, true, 'DRY_RUN=true');
+  t.equal((await dryRunOf({ dryRun: false })).dryRun, false, 'DRY_RUN=false');
+  t.equal((await dryRunOf({})).dryRun, false, 'not said: not a dry run');
 });
 
 t.test('/state shows deployments, skips, sources and the queue', async (t) => {

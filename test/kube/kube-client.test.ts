@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { KubeError, isRetryable } from '../../src/common/errors.js';
-import { createKubeReader, loadKubeConfig } from '../../src/kube/kube-client.js';
+import { SERVICE_ACCOUNT_TOKEN_PATH, createKubeReader, loadKubeConfig, missingDefaultKubeconfig } from '../../src/kube/kube-client.js';
 import { startFakeKube, writeKubeconfig } from '../harness/fake-kube.js';
 import { daemonSet, deployment, helmRelease, kustomization, replicaSet, statefulSet } from '../harness/flux-objects.js';
 
@@ -190,5 +190,43 @@ t.test('loadKubeConfig refuses unusable configs up front', (t) => {
   const ok = loadKubeConfig({ kubeconfigPath: writeKubeconfig(mkdtempSync(join(dir, 'l-')), 'http://127.0.0.1:9', 'tok') });
   t.equal(ok.getCurrentCluster()?.server, 'http://127.0.0.1:9');
   t.equal(ok.getCurrentUser()?.token, 'tok');
+  t.end();
+});
+
+t.test('missingDefaultKubeconfig: one clear line when neither a kubeconfig nor a cluster is found', (t) => {
+  const home = '/home/op';
+  const homeConfig = '/home/op/.kube/config';
+  const none = 'no kubeconfig found at /home/op/.kube/config and not running in a cluster';
+  const rows: Array<[string, NodeJS.ProcessEnv, string[], string | undefined]> = [
+    ['KUBECONFIG set: left to the loader', { KUBECONFIG: '/etc/kube.yaml', HOME: home }, [], undefined],
+    ['~/.kube/config exists', { HOME: home }, [homeConfig], undefined],
+    ['in a pod', { HOME: home, KUBERNETES_SERVICE_HOST: '10.0.0.1' }, [SERVICE_ACCOUNT_TOKEN_PATH], undefined],
+    ['nothing at all', { HOME: home }, [], `${none} (KUBERNETES_SERVICE_HOST unset): set KUBECONFIG or run in a cluster`],
+    [
+      'a token but no service host',
+      { HOME: home },
+      [SERVICE_ACCOUNT_TOKEN_PATH],
+      `${none} (KUBERNETES_SERVICE_HOST unset): set KUBECONFIG or run in a cluster`,
+    ],
+    [
+      'a service host but no token',
+      { HOME: home, KUBERNETES_SERVICE_HOST: '10.0.0.1' },
+      [],
+      `${none} (no service account token at ${SERVICE_ACCOUNT_TOKEN_PATH}): set KUBECONFIG or run in a cluster`,
+    ],
+    [
+      'HOME unset',
+      { KUBECONFIG: '' },
+      [homeConfig],
+      'no kubeconfig found at ~/.kube/config (HOME unset) and not running in a cluster (KUBERNETES_SERVICE_HOST unset): set KUBECONFIG or run in a cluster',
+    ],
+  ];
+  for (const [name, env, files, want] of rows) {
+    t.equal(
+      missingDefaultKubeconfig(env, (p) => files.includes(p)),
+      want,
+      name,
+    );
+  }
   t.end();
 });
