@@ -136,6 +136,8 @@ export class Publisher {
       throw err;
     }
     deployments.setState(id, body.state, body.description ?? null, now());
+    // A dry run's pretend deployments have negative ids; its "would send" line was logged already.
+    if (deploymentId < 0) return;
     log.info(
       {
         owner: id.owner,

@@ -17,7 +17,7 @@ import {
 } from './commit-status-plan.js';
 import { restateInProgress } from '../../lifecycle/status-plan.js';
 import { forgeRefused } from './forgejo-error.js';
-import type { CommitStatusPort } from './forgejo-types.js';
+import type { CommitStatusPort, ForgejoStatus } from './forgejo-types.js';
 
 /** One context on one commit: the storage key. */
 export interface CommitStatusKey {
@@ -108,15 +108,17 @@ export class CommitStatusPublisher {
     const { forge, store, now, log } = this.deps;
     const body = statusBody(phase, target.context, text, target.targetUrl);
     store.setPending(target, phase, now());
+    let sent: ForgejoStatus;
     try {
-      await forge.createStatus({ owner: target.owner, repo: target.repo }, target.sha, body);
+      sent = await forge.createStatus({ owner: target.owner, repo: target.repo }, target.sha, body);
     } catch (err) {
       // A 4xx answer: Forgejo stored nothing, so nothing is left to settle. Anything else stays pending.
       if (forgeRefused(err)) store.setPending(target, null, now());
       throw err;
     }
     store.settle(target, phase, body.description, now());
-    log.info({ ...fields(target), phase, state: body.state }, 'commit status sent');
+    // A dry run's pretend statuses have negative ids; its "would send" line was logged already.
+    if (sent.id > 0) log.info({ ...fields(target), phase, state: body.state }, 'commit status sent');
   }
 }
 
