@@ -4,7 +4,10 @@
  * arriving at the GitHub simulator; COUNT sequential deployments, simulator answering in 0 ms and 50 ms.
  * GITHUB_WRITE_INTERVAL is passed to the bridge (unset: its default, 1 s); GAP_MS, the pause before
  * each event, defaults to that interval + 100 ms so the previous deployment's spacing has passed.
- * ROUNDS > 1 repeats each latency and prints the median of the rounds' percentiles.
+ * ROUNDS > 1 repeats each latency and prints the median of the rounds' percentiles. Each run also prints the
+ * bridge's CPU time per deployment (from /proc), steadier than the latencies on a shared machine.
+ * To profile the bridge: BRIDGE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (it is stopped with SIGTERM,
+ * so it writes its profile).
  *   COUNT=1000 node dist/bench/latency.js                  (needs `npx tsc -p .` first; ~2.2 s per deployment)
  *   GITHUB_WRITE_INTERVAL=0s COUNT=1000 ROUNDS=3 node dist/bench/latency.js
  */

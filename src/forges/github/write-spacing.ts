@@ -3,9 +3,9 @@ export const DEFAULT_WRITE_INTERVAL_MS = 1_000;
 
 /**
  * Spaces GitHub writes at least `intervalMs` apart, in arrival order (`GITHUB_WRITE_INTERVAL`). createOctokit
- * sends every write through it instead of the throttler's own write group (which spaces them 1 s apart); one
- * instance is shared by every client of the process (token, App, each installation), so they draw from one
- * pace. 0 turns the spacing off (tests and benchmarks against the simulator).
+ * sends every write through it (octokit's own throttler is off); one instance is shared by every client of the
+ * process (token, App, each installation), so they draw from one pace. 0 turns the spacing off (tests and
+ * benchmarks against the simulator). Waits on a timer only when a write must wait.
  */
 export class WriteSpacing {
   /** The turn of the latest write asked for; each waits for the one before it. */
