@@ -15,7 +15,9 @@ import {
 } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Agent } from 'node:http';
 import { KubeError, errorMessage } from '../common/errors.js';
+import { keepAliveAgents } from './keep-alive-agent.js';
 import { coreReads, listServices, readService } from './core-reads.js';
 import type { FluxKind, K8sObject, KubeReader, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
 
@@ -113,11 +115,13 @@ export function loadKubeConfig(opts: Pick<KubeReaderOptions, 'kubeconfigPath' | 
   return kc;
 }
 
-/** Request options that attach a fresh timeout signal to the outgoing request. */
-function withSignal(signal: AbortSignal): ConfigurationOptions {
+/** Request options that attach a fresh timeout signal to the outgoing request, and a kept keep-alive agent (`keep`). */
+function withSignal(signal: AbortSignal, keep: (fresh: Agent) => Agent): ConfigurationOptions {
   const middleware: ObservableMiddleware = {
     pre: (ctx) => {
       ctx.setSignal(signal);
+      const fresh = ctx.getAgent();
+      if (fresh !== undefined) ctx.setAgent(keep(fresh));
       return new Observable(Promise.resolve(ctx));
     },
     post: (res) => new Observable(Promise.resolve(res)),
@@ -151,12 +155,13 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
   const kc = loadKubeConfig(opts);
   const api = kc.makeApiClient(CustomObjectsApi);
   const core = kc.makeApiClient(CoreV1Api);
+  const keep = keepAliveAgents(timeoutMs);
 
   /** Runs one request with its own timeout and turns any failure into a KubeError. */
   async function call<T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>): Promise<T> {
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      return await fn(withSignal(signal));
+      return await fn(withSignal(signal, keep));
     } catch (err) {
       if (err instanceof ApiException) {
         const code = err.code;

@@ -1,7 +1,7 @@
 import { asGitHubState, fromGitHubState, type ContextPhase, type SentPhase } from '../forges/forgejo/commit-status-plan.js';
 import type { CommitStatusKey, CommitStatusRecord, CommitStatusStore } from '../forges/forgejo/commit-status-publisher.js';
 import type { StatusState } from '../forges/github/github-types.js';
-import type { Db } from './database.js';
+import { durably, type Db } from './database.js';
 
 const KEY = `forge = 'forgejo' AND owner = @owner AND repo = @repo AND sha = @sha AND context = @context`;
 const keyParams = (k: CommitStatusKey) => ({ owner: k.owner, repo: k.repo, sha: k.sha, context: k.context });
@@ -39,8 +39,11 @@ export class CommitStatusRows implements CommitStatusStore {
     });
   }
 
+  /** Marks a status as being sent, durably (before its POST), or clears the mark; as DeploymentStore.setPending. */
   setPending(key: CommitStatusKey, phase: SentPhase | null, now: number): void {
-    this.update(key, 'pending_state = @pending', { pending: phase === null ? null : asGitHubState(phase), now });
+    const mark = () => this.update(key, 'pending_state = @pending', { pending: phase === null ? null : asGitHubState(phase), now });
+    if (phase === null) mark();
+    else durably(this.db, mark);
   }
 
   private update(key: CommitStatusKey, set: string, values: Record<string, unknown>): void {

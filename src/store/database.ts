@@ -104,8 +104,11 @@ export function openDatabase(path: string): Db {
   const db = new Database(path);
   keepStatements(db);
   runPragma(db, 'journal_mode = WAL');
-  // FULL: a 202 answered to Flux means the queue row survives even a power loss.
-  runPragma(db, 'synchronous = FULL');
+  // NORMAL in WAL mode: a commit is in the WAL (the OS's cache) when it returns, so it survives the process
+  // being killed; only a power loss or OS crash may undo the newest commits, and since the WAL is replayed
+  // as a prefix, never an older one without the newer. Commits that promise something to the outside
+  // world (the queue row behind a 202, a status's pending mark before its POST) go through `durably`.
+  runPragma(db, `synchronous = ${RELAXED}`);
   runPragma(db, 'busy_timeout = 5000');
   try {
     migrate(db, path);
@@ -130,6 +133,25 @@ export class SchemaTooNewError extends Error {
         'run the newer bridge again, or restore the backup taken before the upgrade (README "Upgrade and rollback")',
     );
     this.name = 'SchemaTooNewError';
+  }
+}
+
+/** The connection's synchronous level between durable commits (see openDatabase). */
+const RELAXED = 'NORMAL';
+
+/**
+ * Runs `write` in one transaction whose commit reaches the disk (an fsync of the WAL, `synchronous = FULL`)
+ * before this returns, so it survives even a power loss, and with it every commit before it. For writes
+ * that back a promise made outside: Flux's 202, a status about to be POSTed. Not inside a transaction
+ * (SQLite cannot change the level there).
+ */
+export function durably<T>(db: Db, write: () => T): T {
+  if (db.inTransaction) throw new Error('durably() inside a transaction: the outer commit decides durability');
+  runPragma(db, 'synchronous = FULL');
+  try {
+    return db.transaction(write)();
+  } finally {
+    runPragma(db, `synchronous = ${RELAXED}`);
   }
 }
 

@@ -2,7 +2,7 @@ import type { StatusState } from '../forges/github/github-types.js';
 import { ACTIVE_STATES } from '../lifecycle/status-plan.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import type { Forge } from '../metadata/forge-route.js';
-import type { Db } from './database.js';
+import { durably, type Db } from './database.js';
 
 /**
  * The identity of one deployment: one per (forge, owner, repo, environment, sha, deploymentName). On
@@ -154,11 +154,17 @@ export class DeploymentStore {
       .run({ ...identityParams(id), deploymentId, state, now });
   }
 
-  /** Marks a status as being sent (before the POST) or clears the mark. */
+  /**
+   * Marks a status as being sent (before the POST: durably, so that even after a power loss the status
+   * is read back rather than sent twice) or clears the mark (a lost clear costs one read-back).
+   */
   setPending(id: Identity, state: StatusState | null, now: number): void {
-    this.db
-      .prepare(`UPDATE deployments SET pending_state = @state, updated_at = @now WHERE ${KEY}`)
-      .run({ ...identityParams(id), state, now });
+    const mark = () =>
+      this.db
+        .prepare(`UPDATE deployments SET pending_state = @state, updated_at = @now WHERE ${KEY}`)
+        .run({ ...identityParams(id), state, now });
+    if (state === null) mark();
+    else durably(this.db, mark);
   }
 
   /** Records a status GitHub accepted; clears the pending mark. */

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
-import { SchemaTooNewError, openDatabase, type Db } from './database.js';
+import { SchemaTooNewError, durably, openDatabase, type Db } from './database.js';
 import { StorageHealth } from '../health/storage-health.js';
 import { runPragma } from './kept-statements.js';
 
@@ -47,10 +47,10 @@ export function diagnoseDirectory(dir: string): string | undefined {
   return undefined;
 }
 
-/** A small durable write: the schema version rewritten as it is (one page and an fsync). */
+/** A small durable write: the schema version rewritten as it is (one page and an fsync, so a failing fsync shows too). */
 export function probeWrite(db: Db): void {
   const version = Number(runPragma(db, 'user_version'));
-  runPragma(db, `user_version = ${version}`);
+  durably(db, () => runPragma(db, `user_version = ${version}`));
 }
 
 /**

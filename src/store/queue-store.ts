@@ -1,5 +1,5 @@
 import type { SourceRef } from '../kube/kube-types.js';
-import type { Db } from './database.js';
+import { durably, type Db } from './database.js';
 
 /** A queued Flux source as the worker sees it. */
 export interface QueueItem extends SourceRef {
@@ -59,11 +59,11 @@ export class QueueStore {
     this.upsert.run({ ...ref, now, eventAt, viaResync: viaResync ? 1 : 0 });
   }
 
-  /** Records many sources in one transaction (one fsync): the webhook's group commit. */
+  /** Records many sources in one durable transaction (one fsync): the webhook's group commit, behind its 202s. */
   enqueueMany(items: ReadonlyArray<{ ref: SourceRef; now: number; eventAt: number | null }>): void {
-    this.db.transaction(() => {
+    durably(this.db, () => {
       for (const i of items) this.upsert.run({ ...i.ref, now: i.now, eventAt: i.eventAt, viaResync: 0 });
-    })();
+    });
   }
 
   /** Makes a source due at `at` (a re-check); an earlier due time already queued wins. */

@@ -55,7 +55,9 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
   // Through env(1), without the NODE_OPTIONS tap adds to node child processes (its process-info loader:
   // over 200 MiB of RSS and several times the start-up time): the bridge runs as it would in production.
   // The pid is still node's (env execs it).
-  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, MAIN_JS], {
+  // BRIDGE_NODE_ARGS (space-separated) adds node flags for profiling, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const nodeArgs = (process.env.BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...nodeArgs, MAIN_JS], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

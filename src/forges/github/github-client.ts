@@ -24,7 +24,7 @@ export interface GitHubSideOptions {
   installations: InstallationCache;
   /** Space writes ~1 s apart (default true). */
   spaceWrites?: boolean;
-  /** Minimum milliseconds between writes (`GITHUB_WRITE_INTERVAL`; 0: none); default the throttler's own 1 s. */
+  /** Minimum milliseconds between writes (`GITHUB_WRITE_INTERVAL`; 0: none); default DEFAULT_WRITE_INTERVAL_MS (1 s). */
   writeIntervalMs?: number;
   /** Per-request timeout of the deployments port (default GITHUB_TIMEOUT_MS). */
   timeoutMs?: number;

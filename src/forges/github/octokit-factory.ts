@@ -1,4 +1,3 @@
-import Bottleneck from 'bottleneck';
 import { Octokit, RequestError } from 'octokit';
 import type { Logger } from 'pino';
 import { GitHubError } from '../../common/errors.js';
@@ -7,7 +6,7 @@ import { GitHubCallError, inOperation, type GitHubOperation } from './call-error
 import { GitHubPaused, type GitHubHealth } from './github-health.js';
 import { rateLimitOf, type HeaderBag } from './rate-limit.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment, GhStatus, RepoRef } from './github-types.js';
-import type { WriteSpacing } from './write-spacing.js';
+import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
 
 /** Every GitHub request is abandoned after this long; the queue retries the source later. */
 export const GITHUB_TIMEOUT_MS = 15_000;
@@ -37,17 +36,17 @@ export interface GitHubClientOptions {
   scope: string;
   /** false: sent even while GitHub work is paused (the credential check itself). Default true. */
   gated?: boolean;
-  /** Space writes, ~1 s apart with octokit's throttler (default true; fault-matrix tests turn it off). */
+  /** Space writes (default true; fault-matrix tests turn it off). */
   spaceWrites?: boolean;
-  /** Paces writes instead of the throttler's own 1 s write group (`GITHUB_WRITE_INTERVAL`); shared by every client. */
+  /** Paces the writes (`GITHUB_WRITE_INTERVAL`), shared by every client; default DEFAULT_SPACING. */
   writeSpacing?: WriteSpacing;
   /** GitHub answered 401 (after `credentials.invalidate()`). */
   onUnauthorized?: (reason: string) => void;
   now?: () => number;
 }
 
-/** The throttler's write group while a WriteSpacing paces the writes: it holds none back. */
-const UNPACED_WRITES = new Bottleneck.Group();
+/** The pace of clients given no WriteSpacing: 1 s between writes, shared by all of them. */
+const DEFAULT_SPACING = new WriteSpacing(DEFAULT_WRITE_INTERVAL_MS);
 
 /** A content-creating request, as the throttler counts writes: neither a read nor a token mint. */
 const isWrite = (method: string, url: string) => method !== 'GET' && method !== 'HEAD' && !url.endsWith('/access_tokens');
@@ -71,20 +70,19 @@ function gatedAuth(credentials: Credentials, gate: () => void) {
 }
 
 /**
- * Octokit configured for the bridge: no blind retries (creation is find-or-create), writes spaced (by
- * the WriteSpacing, else by the throttler) but never a sleep inside a request for a rate limit (the
- * bridge pauses the client's credential scope instead), nothing sent while its scope is paused, every
- * answer counted and its budget recorded.
+ * Octokit configured for the bridge: no blind retries (creation is find-or-create), writes spaced by the
+ * WriteSpacing but never a sleep inside a request for a rate limit (the bridge pauses the client's
+ * credential scope instead), nothing sent while its scope is paused, every answer counted and its budget
+ * recorded. Octokit's throttling plugin is off: the WriteSpacing does its one job here (spacing writes),
+ * and its Bottleneck limiters cost about ten 0 ms timer turns per request (each limiter step awaits a
+ * setTimeout), which was most of the bridge's own latency between two GitHub calls. Concurrency is
+ * bounded by RECONCILE_CONCURRENCY (sequential calls per reconcile), below GitHub's 100 concurrent requests.
  */
 export function createOctokit(o: GitHubClientOptions): Octokit {
   const gated = o.gated ?? true;
-  const spacing = (o.spaceWrites ?? true) ? o.writeSpacing : undefined;
+  const spacing = (o.spaceWrites ?? true) ? (o.writeSpacing ?? DEFAULT_SPACING) : undefined;
   const gate = () => {
     if (gated) o.health.assertOpen(o.scope);
-  };
-  const noInlineWait = (kind: string) => (retryAfter: number, options: { method?: string; url?: string }) => {
-    o.log.debug({ kind, retryAfter, endpoint: `${options.method} ${options.url}` }, 'rate limit left to the pause');
-    return false;
   };
   const octokit = new Octokit({
     authStrategy: gatedAuth(o.credentials, gate),
@@ -92,12 +90,7 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     userAgent: o.userAgent,
     // A retried POST whose first attempt succeeded would duplicate a deployment: the queue retries instead.
     retry: { enabled: false },
-    throttle: {
-      enabled: o.spaceWrites ?? true,
-      onRateLimit: noInlineWait('primary'),
-      onSecondaryRateLimit: noInlineWait('secondary'),
-      ...(spacing ? { write: UNPACED_WRITES } : {}),
-    },
+    throttle: { enabled: false },
     log: { debug: () => {}, info: () => {}, warn: (m: string) => o.log.warn(m), error: (m: string) => o.log.error(m) },
   });
   octokit.hook.wrap('request', async (request, options) => {
@@ -105,8 +98,8 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     const count = (status: string) => o.metrics.github.inc({ endpoint, status });
     try {
       gate();
-      if (spacing && isWrite(options.method, options.url)) await spacing.schedule(options, () => undefined);
-      const res = await request(options);
+      const send = () => request(options);
+      const res = await (spacing && isWrite(options.method, options.url) ? spacing.schedule(options, send) : send());
       count(String(res.status));
       o.health.observe(o.scope, res.headers);
       // The credential check's own answer is judged by the monitor (an App may answer 200 yet lack a permission).
