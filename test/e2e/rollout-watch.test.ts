@@ -240,9 +240,12 @@ t.test('a paused Deployment shows "paused" and is not re-checked; resuming it is
   };
   world.kube.put(resumed);
   await bridge.waitFor('the resume seen', () => wakes(bridge, 'Deployment/apps/web') >= 1);
+  // The forge is told the pause is over: in_progress again, without "paused" (the one repeat the bridge allows).
+  await bridge.waitFor('the resume told', () => trail(world, 'web').length === 2);
+  t.notMatch(lastStatus(world, 'web')!.description, /^paused/, 'resumed: no longer "paused"');
   finishRollout(world.kube, 'apps', 'web');
   await bridge.waitFor('success', () => trail(world, 'web').includes('success'));
-  t.same(trail(world, 'web'), ['in_progress', 'success']);
+  t.same(trail(world, 'web'), ['in_progress', 'in_progress', 'success']);
 });
 
 t.test('without watch RBAC the re-check schedule still ends the rollout', async (t) => {
