@@ -38,6 +38,20 @@ function putReadyKustomization(world: World, name: string, refs: InventoryRef[])
   world.kube.put(kustomization({ namespace: 'flux-system', name, conditions: READY, inventory: refs }));
 }
 
+/** A progressing Deployment `web` (paused when asked) under a Ready Kustomization `apps`. */
+function putRollingWeb(world: World, o: { replicas?: number; paused?: boolean } = {}): void {
+  const web = deployment({
+    namespace: 'apps',
+    name: 'web',
+    annotations: annotations('web'),
+    ...(o.replicas === undefined ? {} : { replicas: o.replicas }),
+    rollout: 'progressing',
+    containers: [{ name: 'app', image: image('web') }],
+  });
+  world.kube.put(o.paused ? { ...web, spec: { ...web.spec, paused: true } } : web);
+  putReadyKustomization(world, 'apps', [inv('Deployment', 'web')]);
+}
+
 /** Kubernetes requests for a workload collection in `apps`: its lists and its watches. */
 function collectionRequests(world: World, plural: string) {
   const rs = world.kube.requests.filter((r) => r.path === `/apis/apps/v1/namespaces/apps/${plural}`);
@@ -125,16 +139,7 @@ t.test('Deployment, StatefulSet and DaemonSet finish without any Flux event: the
 t.test('ProgressDeadlineExceeded without a Flux event ends in failure', async (t) => {
   const world = await startWorld();
   t.teardown(() => world.close());
-  world.kube.put(
-    deployment({
-      namespace: 'apps',
-      name: 'web',
-      annotations: annotations('web'),
-      rollout: 'progressing',
-      containers: [{ name: 'app', image: image('web') }],
-    }),
-  );
-  putReadyKustomization(world, 'apps', [inv('Deployment', 'web')]);
+  putRollingWeb(world);
   const bridge = await world.bridge({ LOG_LEVEL: 'debug' });
   await bridge.waitFor('in progress', () => trail(world, 'web').includes('in_progress'));
   await recheckIsSafetyNet(t, bridge, 'apps');
@@ -149,17 +154,7 @@ t.test('ProgressDeadlineExceeded without a Flux event ends in failure', async (t
 async function rollingOut(t: Test): Promise<{ world: World; bridge: BridgeProcess }> {
   const world = await startWorld();
   t.teardown(() => world.close());
-  world.kube.put(
-    deployment({
-      namespace: 'apps',
-      name: 'web',
-      annotations: annotations('web'),
-      replicas: 2,
-      rollout: 'progressing',
-      containers: [{ name: 'app', image: image('web') }],
-    }),
-  );
-  putReadyKustomization(world, 'apps', [inv('Deployment', 'web')]);
+  putRollingWeb(world, { replicas: 2 });
   const bridge = await world.bridge({ LOG_LEVEL: 'debug' });
   await bridge.waitFor('in progress', () => trail(world, 'web').includes('in_progress'));
   await recheckIsSafetyNet(t, bridge, 'apps');
@@ -210,17 +205,7 @@ t.test('a dropped watch whose version was compacted meanwhile gets 410 on resume
 t.test('a paused Deployment shows "paused" and is not re-checked; resuming it is seen by the watch', async (t) => {
   const world = await startWorld();
   t.teardown(() => world.close());
-  const paused = deployment({
-    namespace: 'apps',
-    name: 'web',
-    annotations: annotations('web'),
-    replicas: 2,
-    rollout: 'progressing',
-    containers: [{ name: 'app', image: image('web') }],
-  });
-  const pausedSpec: KubeObject = { ...paused, spec: { ...paused.spec, paused: true } };
-  world.kube.put(pausedSpec);
-  putReadyKustomization(world, 'apps', [inv('Deployment', 'web')]);
+  putRollingWeb(world, { replicas: 2, paused: true });
   const bridge = await world.bridge({ LOG_LEVEL: 'debug' });
   await bridge.waitFor('in progress', () => trail(world, 'web').includes('in_progress'));
   t.match(lastStatus(world, 'web')!.description, /^paused: 1\/2 replicas updated/);
@@ -252,16 +237,7 @@ t.test('without watch RBAC the re-check schedule still ends the rollout', async 
   const world = await startWorld();
   t.teardown(() => world.close());
   world.kube.allow = [{ group: '*', resource: '*', verbs: ['get', 'list'] }];
-  world.kube.put(
-    deployment({
-      namespace: 'apps',
-      name: 'web',
-      annotations: annotations('web'),
-      rollout: 'progressing',
-      containers: [{ name: 'app', image: image('web') }],
-    }),
-  );
-  putReadyKustomization(world, 'apps', [inv('Deployment', 'web')]);
+  putRollingWeb(world);
   const bridge = await world.bridge({ LOG_LEVEL: 'debug' });
   await bridge.waitFor('in progress', () => trail(world, 'web').includes('in_progress'));
   await bridge.waitFor('the watch refused', () => bridge.logs.some((l) => String(l.msg).startsWith('cannot watch workloads')));
