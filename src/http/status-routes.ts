@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { fromGitHubState } from '../forges/forgejo/commit-status-plan.js';
 import type { GitHubHealth, GitHubPause } from '../forges/github/github-health.js';
+import { forgeOfRefusalKey } from '../forges/github/refusal-classify.js';
 import type { Metrics } from '../common/metrics.js';
 import type { KubeHealth } from '../health/kube-health.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
@@ -51,9 +52,6 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** Refusal keys of Forgejo targets (`refusalKeys`): the rest are GitHub's. */
-const isForgejoRefusal = (key: string) => key.startsWith('repo:forgejo:') || key.startsWith('deployment:forgejo|');
-
 const pauseState = (p: GitHubPause) => ({ kind: p.kind, reason: p.reason, since: iso(p.since), until: iso(p.until) });
 
 /** The `github` and `forgejo` sections of /state: credentials, pause, (GitHub) budgets and each forge's refusals. */
@@ -68,7 +66,7 @@ function forgeState(g: NonNullable<StatusDeps['github']>, forgejo: boolean) {
     ...(forgejo ? {} : { budgets: h.budgets.map((b) => ({ ...b, resetAt: iso(b.resetAt), observedAt: iso(b.observedAt) })) }),
     refusals: g.refusals
       .list()
-      .filter((r) => isForgejoRefusal(r.key) === forgejo)
+      .filter((r) => (forgeOfRefusalKey(r.key) === 'forgejo') === forgejo)
       .map((r) => ({ ...r, since: iso(r.since), retryAt: iso(r.retryAt), waiting: r.retryAt > g.now() })),
   };
 }

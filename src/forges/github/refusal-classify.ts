@@ -69,6 +69,11 @@ export function refusalKeys(t: RefusalTarget): { repo: string; deployment: strin
   return { repo: `repo:${forge}${t.owner}/${t.repo}`.toLowerCase(), deployment: `deployment:${identityKey(t)}` };
 }
 
+/** The forge a refusal key (`refusalKeys`) belongs to. */
+export function forgeOfRefusalKey(key: string): Forge {
+  return key.startsWith('repo:forgejo:') || key.startsWith('deployment:forgejo|') ? 'forgejo' : 'github';
+}
+
 /**
  * Sorts a GitHub failure: undefined when retrying soon may help (5xx, timeouts, rate limits, 401);
  * else the refusal with an actionable reason. 404 and 403 block the repository, 409 and 422 the
