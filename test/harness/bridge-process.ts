@@ -42,6 +42,8 @@ export interface BridgeOptions {
   webhookKey: string;
   /** Wait for the HTTP server; false returns as soon as the process exits or listens. */
   waitReady?: boolean;
+  /** Runs this command in `cwd` instead of `node dist/src/main.js` here (the container test's staged image tree). */
+  command?: { argv: string[]; cwd: string };
 }
 
 /** Bridges still running: killed when the test process exits, even when tap's timeout ends it. */
@@ -57,7 +59,9 @@ export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
   // The pid is still node's (env execs it).
   // BRIDGE_NODE_ARGS (space-separated) adds node flags for profiling, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...nodeArgs, MAIN_JS], {
+  const argv = o.command?.argv ?? [process.execPath, ...nodeArgs, MAIN_JS];
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', ...argv], {
+    ...(o.command ? { cwd: o.command.cwd } : {}),
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
