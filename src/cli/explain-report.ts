@@ -39,7 +39,9 @@ export function explainLines(
   const lines = [
     `${title}: ${phase.kind} (${phase.reason}${phase.message ? `: ${phase.message}` : ''})${phase.revision ? ` at ${phase.revision}` : ''}`,
   ];
-  if (resolved.workloads.length === 0 && resolved.missing.size === 0)
+  const noInventory = resolved.skips.find((s) => s.code === 'no_inventory');
+  if (noInventory) lines.push(`  ${noInventory.reason}`);
+  else if (resolved.workloads.length === 0 && resolved.missing.size === 0)
     lines.push('  no Deployment, StatefulSet or DaemonSet in its inventory: nothing to report');
   for (const key of resolved.missing) lines.push(`  ${key}: in the inventory but not in the cluster`);
   for (const w of resolved.workloads) {

@@ -40,6 +40,17 @@ export function workloadsFromInventory(status: Record<string, unknown> | undefin
   return out;
 }
 
+/**
+ * Why a Flux object has no `.status.inventory` to walk, or undefined when it has one (even empty): a
+ * HelmRelease gets one from helm-controller 1.5 (Flux 2.8) on, a Kustomization after its first apply.
+ */
+export function missingInventory(kind: string, status: Record<string, unknown> | undefined): string | undefined {
+  if (isRecord(status?.inventory)) return undefined;
+  return kind === 'HelmRelease'
+    ? 'HelmRelease has no .status.inventory: helm-controller records it from v1.5 (Flux 2.8) on; upgrade Flux to report this release'
+    : `${kind} has no .status.inventory yet: nothing applied`;
+}
+
 /** Kinds that route traffic to a workload, and the Services between them: read to discover a preview's URL. */
 export type RoutingRef = InventoryRef & { kind: 'Ingress' | 'HTTPRoute' | 'Service' };
 

@@ -1,5 +1,5 @@
 import { KubeError, RegistryError, errorMessage, isRetryable } from '../common/errors.js';
-import { routingFromInventory, workloadsFromInventory } from '../flux/inventory.js';
+import { missingInventory, routingFromInventory, workloadsFromInventory } from '../flux/inventory.js';
 import type { ImageFactsSource } from '../images/image-facts.js';
 import type { K8sObject, KubeReader, SourceRef } from '../kube/kube-types.js';
 import { rolloutOf, type Rollout } from '../lifecycle/rollout.js';
@@ -67,6 +67,8 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
   const out: ResolvedSource = { workloads: [], present: new Set(), missing: new Set(), namespacesGone: new Set(), skips: [], retry: [] };
   const routing = routingObjects(deps.kube, routingFromInventory(obj.status));
   const namespaces = namespaceChecks(deps.kube);
+  const noInventory = missingInventory(ref.kind, obj.status);
+  if (noInventory) out.skips.push({ source: ref, workload: ref, container: '', code: 'no_inventory', reason: noInventory });
   for (const wref of workloadsFromInventory(obj.status)) {
     const read = await readWorkload(deps.kube, wref);
     if ('ignored' in read) continue;

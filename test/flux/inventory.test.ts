@@ -1,5 +1,11 @@
 import t from 'tap';
-import { parseInventoryId, routingFromInventory, workloadsFromInventory, type InventoryRef } from '../../src/flux/inventory.js';
+import {
+  missingInventory,
+  parseInventoryId,
+  routingFromInventory,
+  workloadsFromInventory,
+  type InventoryRef,
+} from '../../src/flux/inventory.js';
 import { inventoryOf, kustomization } from '../harness/flux-objects.js';
 
 t.test('parseInventoryId', (t) => {
@@ -136,5 +142,22 @@ t.test('routingFromInventory: Ingresses, HTTPRoutes and Services, deduplicated, 
   ]);
   t.same(routingFromInventory(undefined), []);
   t.same(routingFromInventory({ inventory: { entries: 'nope' } }), []);
+  t.end();
+});
+
+t.test('missingInventory: why there is no inventory to walk, by kind', (t) => {
+  const cases: Array<[string, string, Record<string, unknown> | undefined, RegExp | undefined]> = [
+    ['an inventory', 'HelmRelease', { inventory: { entries: [] } }, undefined],
+    ['an empty Kustomization inventory', 'Kustomization', { inventory: { entries: [] } }, undefined],
+    ['a HelmRelease before Flux 2.8', 'HelmRelease', { history: [] }, /helm-controller records it from v1\.5 \(Flux 2\.8\)/],
+    ['no status at all', 'HelmRelease', undefined, /^HelmRelease has no \.status\.inventory/],
+    ['a Kustomization not applied yet', 'Kustomization', {}, /^Kustomization has no \.status\.inventory yet/],
+    ['an inventory that is not an object', 'Kustomization', { inventory: 'x' }, /no \.status\.inventory/],
+  ];
+  for (const [name, kind, status, want] of cases) {
+    const got = missingInventory(kind, status);
+    if (want) t.match(got, want, name);
+    else t.equal(got, undefined, name);
+  }
   t.end();
 });

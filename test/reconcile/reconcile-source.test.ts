@@ -2,6 +2,7 @@
 import t from 'tap';
 import { REFUSAL_RETRY_MS } from '../../src/forges/github/refusal-classify.js';
 import { RetryLater } from '../../src/reconcile/reconcile-source.js';
+import { kustomization } from '../harness/flux-objects.js';
 import { FAILED, GRACE_MS, PROGRESSING, READY, SOURCE, sha, startReconcileRig } from './reconcile-rig.js';
 
 const WEB = sha('web-1');
@@ -211,4 +212,23 @@ t.test('a workload gone with its namespace: the skip and the inactive say the na
     rig.github.deployments.map((d) => d.statuses.at(-1)!.description),
     ['namespace apps was deleted (with Deployment web)', 'namespace apps was deleted (with Deployment api)'],
   );
+});
+
+t.test('a source without .status.inventory (a Kustomization not applied yet) is one skip that says so, gone once it has one', async (t) => {
+  const rig = startReconcileRig(t);
+  rig.workload('web', WEB);
+  const bare = kustomization({ ...SOURCE, conditions: READY, inventory: [] });
+  delete bare.status?.inventory;
+  rig.kube.put(bare);
+  t.match(await rig.reconcile(), { published: 0, skipped: 1 });
+  t.match(rig.sources.listSkips(), [
+    {
+      code: 'no_inventory',
+      workload: { kind: 'Kustomization', name: 'apps' },
+      reason: 'Kustomization has no .status.inventory yet: nothing applied',
+    },
+  ]);
+  rig.source(READY, ['web']);
+  t.match(await rig.reconcile(), { published: 1, skipped: 0 });
+  t.same(rig.sources.listSkips(), []);
 });
