@@ -81,21 +81,28 @@ export async function readService(getJson: KubeGetJson, namespace: string, name:
 
 /** Every Service of a namespace (paged). */
 export function listServices(getJson: KubeGetJson, namespace: string): Promise<K8sObject[]> {
-  return allPages(getJson, `LIST services in ${namespace}`, `${nsPath(namespace)}/services`, {}, (s: Service) => serviceView(s, namespace));
+  return allPages(getJson, `LIST services in ${namespace}`, `${nsPath(namespace)}/services`, {}, (s) =>
+    serviceView(s as Service, namespace),
+  );
 }
 
 /** Every page of a core/v1 list, each item viewed (undefined: dropped), within MAX_PAGES. */
-async function allPages<I, V>(
+async function allPages<V>(
   getJson: KubeGetJson,
   what: string,
   path: string,
   query: Record<string, string | undefined>,
-  view: (item: I) => V | undefined,
+  view: (item: unknown) => V | undefined,
 ): Promise<V[]> {
   const out: V[] = [];
   let cont: string | undefined;
   for (let n = 0; n < MAX_PAGES; n++) {
-    const list = (await getJson(what, path, { ...query, limit: String(PAGE_SIZE), continue: cont }, MAX_LIST_PAGE_CHARS)) as List<I> | null;
+    const list = (await getJson(
+      what,
+      path,
+      { ...query, limit: String(PAGE_SIZE), continue: cont },
+      MAX_LIST_PAGE_CHARS,
+    )) as List<unknown> | null;
     if (!Array.isArray(list?.items)) throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
     for (const item of list.items) {
       const v = view(item);
@@ -139,7 +146,7 @@ export function coreReads(getJson: KubeGetJson) {
       const labelSelector = selector === undefined ? undefined : selectorString(selector);
       if (selector !== undefined && labelSelector === undefined) return [];
       const what = labelSelector === undefined ? `LIST pods in ${namespace}` : `LIST pods in ${namespace} (${labelSelector})`;
-      return allPages(getJson, what, `${nsPath(namespace)}/pods`, { labelSelector }, podView);
+      return allPages(getJson, what, `${nsPath(namespace)}/pods`, { labelSelector }, (p) => podView(p as Pod));
     },
   };
 }

@@ -97,8 +97,8 @@ function homeDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | un
  * account. Throws when none is found (client-node would fall back to http://localhost:8080).
  */
 export function defaultEntries(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): KubeEntries {
-  const files = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  if (files.length > 0) return files.slice(1).reduce((all, f) => merge(all, entriesFromFile(f)), entriesFromFile(files[0]!));
+  const [first, ...more] = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  if (first !== undefined) return more.reduce((all, f) => merge(all, entriesFromFile(f)), entriesFromFile(first));
   const home = homeDir(env, platform);
   const config = home === undefined ? undefined : join(home, '.kube', 'config');
   if (config !== undefined && readable(config)) return entriesFromFile(config);
