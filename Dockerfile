@@ -26,9 +26,12 @@ LABEL org.opencontainers.image.title="github-deployment-bridge" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
 # BUILD_REVISION: the commit label of gdb_build_info.
+# MALLOC_ARENA_MAX: glibc's malloc arenas, 2 instead of up to 8 per core for V8's and libuv's threads, each keeping
+# freed memory (BENCHMARKS.md §5); the benchmarks and end-to-end tests set it too (test/harness/node-flags.ts).
 ENV NODE_ENV=production \
     BUILD_REVISION=${REVISION} \
-    DATABASE_PATH=/data/github-deployment-bridge.db
+    DATABASE_PATH=/data/github-deployment-bridge.db \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

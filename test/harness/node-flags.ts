@@ -1,7 +1,7 @@
 /**
- * The node flags the container starts the bridge with, read from the Dockerfile's ENTRYPOINT
- * (`["node", <flags>…, "dist/src/main.js"]`): the one place they are set. bridge-process.ts starts every
- * test and benchmark bridge with them, so what the benchmarks measure is what ships.
+ * How the container starts the bridge, read from the Dockerfile, the one place it is set: the node flags of
+ * its ENTRYPOINT (`["node", <flags>…, "dist/src/main.js"]`) and the glibc malloc variables (`MALLOC_*`) of
+ * its ENV. bridge-process.ts starts every test and benchmark bridge with both, so the benchmarks measure what ships.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,5 +20,13 @@ export function entrypointNodeFlags(dockerfile: string): string[] {
   return flags;
 }
 
+/** The `MALLOC_*` variables a Dockerfile's ENV sets (one `NAME=value` per line, as its ENV block is written). */
+export function mallocEnv(dockerfile: string): Record<string, string> {
+  return Object.fromEntries([...dockerfile.matchAll(/^\s*(?:ENV\s+)?(MALLOC_[A-Z_]+)=(\S+?)\s*\\?$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
+const DOCKERFILE = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
 /** The repository Dockerfile's node flags. */
-export const PRODUCTION_NODE_FLAGS: readonly string[] = entrypointNodeFlags(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+export const PRODUCTION_NODE_FLAGS: readonly string[] = entrypointNodeFlags(DOCKERFILE);
+/** The repository Dockerfile's malloc variables. */
+export const PRODUCTION_MALLOC_ENV: Readonly<Record<string, string>> = mallocEnv(DOCKERFILE);

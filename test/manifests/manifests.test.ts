@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { SETTINGS } from '../../src/config/settings.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
-import { entrypointNodeFlags } from '../harness/node-flags.js';
+import { entrypointNodeFlags, mallocEnv } from '../harness/node-flags.js';
 import { bridgeContainer, bridgeDeployment, find, readYaml, render, type Obj, type Service } from './render.js';
 
 interface ClusterRole extends Obj {
@@ -166,6 +166,12 @@ t.test('the node flags of an ENTRYPOINT: only from the exec form that starts nod
   t.throws(() => entrypointNodeFlags('ENTRYPOINT ["node", "other.js"]\n'), /is not \["node"/);
   t.throws(() => entrypointNodeFlags('ENTRYPOINT ["node", "x.js", "dist/src/main.js"]\n'), /'x\.js' where only --flags belong/);
   t.throws(() => entrypointNodeFlags('FROM x\n'), /none/);
+  t.same(
+    mallocEnv('ENV A=1 \\\n    MALLOC_ARENA_MAX=2 \\\n    B=3\n# MALLOC_TOP_PAD_=1 in a comment\n'),
+    { MALLOC_ARENA_MAX: '2' },
+    'MALLOC_* of an ENV block',
+  );
+  t.same(mallocEnv('ENV MALLOC_ARENA_MAX=4\n'), { MALLOC_ARENA_MAX: '4' });
   t.end();
 });
 
