@@ -1,5 +1,5 @@
 /** Reading kubeconfigs without client-node's KubeConfig: files, KUBECONFIG merges, the pod's service account, credentials. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { currentOf, defaultEntries, entriesFromFile, entriesInCluster } from '../../src/kube/kube-config.js';
 import { ClusterAccess } from '../../src/kube/kube-credentials.js';
+import { REPO_ROOT } from '../fixtures/locate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-config-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -137,3 +138,13 @@ t.test(
     t.end();
   },
 );
+
+t.test("no module of the bridge imports client-node's index, config.js or generated API at run time (about 55 MiB)", (t) => {
+  const src = join(REPO_ROOT, 'src');
+  const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+  t.ok(files.length > 50, 'the sources were found');
+  // Type-only imports cost nothing at run time; the small modules under dist/ (config_types, *_auth) are allowed.
+  const heavy = /^import (?!type )[^;]*from '@kubernetes\/client-node(\/dist\/(index|config|gen\/[^']*)\.js)?';/gm;
+  for (const f of files) t.same(readFileSync(join(src, f), 'utf8').match(heavy) ?? [], [], f);
+  t.end();
+});
