@@ -3,13 +3,31 @@
  * the Pods of a selector; and one Service, for a preview's route. Only called for opted-in workloads, only for the names they give.
  * One Namespace, only after a workload was not found: whether its namespace went with it.
  */
-import type { ConfigurationOptions, CoreV1Api, V1Pod, V1Service } from '@kubernetes/client-node';
 import { KubeError } from '../common/errors.js';
 import { selectorString, type LabelSelector } from './label-selector.js';
+import { MAX_LIST_PAGE_CHARS, type KubeGetJson } from './kube-request.js';
 import type { K8sObject, PodView, SecretView } from './kube-types.js';
 
-/** Runs one request with its own timeout; failures become KubeError (see client.ts). */
-export type KubeCall = <T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>) => Promise<T>;
+/** The fields of core/v1 objects read here, as the API server sends them (JSON: timestamps are strings). */
+interface Meta {
+  name?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string | null;
+  labels?: Record<string, string>;
+}
+interface Pod {
+  metadata?: Meta;
+  spec?: { containers?: Array<{ name: string; image?: string }> };
+  status?: { containerStatuses?: Array<{ name: string; imageID: string }> };
+}
+interface Service {
+  metadata?: Meta;
+  spec?: { selector?: Record<string, string> };
+}
+interface List<I> {
+  items?: I[];
+  metadata?: { continue?: string };
+}
 
 /** Pods or Services asked for per list page. */
 const PAGE_SIZE = 500;
@@ -25,24 +43,22 @@ async function orNull<T>(p: Promise<T>): Promise<T | null> {
   }
 }
 
-function millis(d: Date | string | undefined): number {
-  if (d === undefined) return 0;
-  const ms = d instanceof Date ? d.getTime() : Date.parse(d);
+function millis(d: string | null | undefined): number {
+  const ms = d == null ? NaN : Date.parse(d);
   return Number.isFinite(ms) ? ms : 0;
 }
 
-function millisIso(d: Date | string | undefined): string {
+function millisIso(d: string | null | undefined): string {
   return new Date(millis(d)).toISOString();
 }
 
-function podView(p: V1Pod): PodView | undefined {
+function podView(p: Pod): PodView | undefined {
   const name = p.metadata?.name;
   if (name === undefined) return undefined;
   return {
     name,
     createdAt: millis(p.metadata?.creationTimestamp),
     labels: { ...p.metadata?.labels },
-    // The client passes a JSON null through although it types the field Date | undefined.
     terminating: p.metadata?.deletionTimestamp != null,
     containers: (p.spec?.containers ?? []).map((c) => ({ name: c.name, image: c.image ?? '' })),
     containerStatuses: (p.status?.containerStatuses ?? []).map((s) => ({ name: s.name, imageID: s.imageID })),
@@ -50,7 +66,7 @@ function podView(p: V1Pod): PodView | undefined {
 }
 
 /** A Service as the route discovery needs it: kind, name, namespace and `spec.selector`. */
-function serviceView(s: V1Service, namespace: string): K8sObject | undefined {
+function serviceView(s: Service, namespace: string): K8sObject | undefined {
   const name = s.metadata?.name;
   if (name === undefined) return undefined;
   const selector = s.spec?.selector;
@@ -58,49 +74,58 @@ function serviceView(s: V1Service, namespace: string): K8sObject | undefined {
 }
 
 /** A Service, or null when it does not exist (404). */
-export async function readService(api: CoreV1Api, call: KubeCall, namespace: string, name: string): Promise<K8sObject | null> {
-  const s = await orNull(call(`GET services ${namespace}/${name}`, (o) => api.readNamespacedService({ namespace, name }, o)));
-  return s === null ? null : (serviceView(s, namespace) ?? null);
+export async function readService(getJson: KubeGetJson, namespace: string, name: string): Promise<K8sObject | null> {
+  const s = await orNull(getJson(`GET services ${namespace}/${name}`, `${nsPath(namespace)}/services/${encodeURIComponent(name)}`));
+  return s === null ? null : (serviceView(s as Service, namespace) ?? null);
 }
 
 /** Every Service of a namespace (paged). */
-export function listServices(api: CoreV1Api, call: KubeCall, namespace: string): Promise<K8sObject[]> {
-  return allPages(
-    `LIST services in ${namespace}`,
-    call,
-    (cont) => (o) => api.listNamespacedService({ namespace, limit: PAGE_SIZE, _continue: cont }, o),
-    (s) => serviceView(s, namespace),
+export function listServices(getJson: KubeGetJson, namespace: string): Promise<K8sObject[]> {
+  return allPages(getJson, `LIST services in ${namespace}`, `${nsPath(namespace)}/services`, {}, (s) =>
+    serviceView(s as Service, namespace),
   );
 }
 
 /** Every page of a core/v1 list, each item viewed (undefined: dropped), within MAX_PAGES. */
-async function allPages<I, V>(
+async function allPages<V>(
+  getJson: KubeGetJson,
   what: string,
-  call: KubeCall,
-  page: (cont: string | undefined) => (options: ConfigurationOptions) => Promise<{ items: I[]; metadata?: { _continue?: string } }>,
-  view: (item: I) => V | undefined,
+  path: string,
+  query: Record<string, string | undefined>,
+  view: (item: unknown) => V | undefined,
 ): Promise<V[]> {
   const out: V[] = [];
   let cont: string | undefined;
   for (let n = 0; n < MAX_PAGES; n++) {
-    const list = await call(what, page(cont));
+    const list = (await getJson(
+      what,
+      path,
+      { ...query, limit: String(PAGE_SIZE), continue: cont },
+      MAX_LIST_PAGE_CHARS,
+    )) as List<unknown> | null;
+    if (!Array.isArray(list?.items)) throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
     for (const item of list.items) {
       const v = view(item);
       if (v !== undefined) out.push(v);
     }
-    cont = list.metadata?._continue || undefined;
+    cont = list.metadata?.continue || undefined;
     if (!cont) return out;
   }
   throw new KubeError(`Kubernetes API: ${what} did not finish within ${MAX_PAGES} pages`);
 }
 
-/** The KubeReader methods over CoreV1Api. */
-export function coreReads(api: CoreV1Api, call: KubeCall) {
+/** The REST path of a core/v1 namespace. */
+const nsPath = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}`;
+
+/** The KubeReader methods that read core/v1 objects. */
+export function coreReads(getJson: KubeGetJson) {
+  /** One object of a namespace, or null when it does not exist (404). */
+  const read = (resource: string, namespace: string, name: string) =>
+    orNull(getJson(`GET ${resource} ${namespace}/${name}`, `${nsPath(namespace)}/${resource}/${encodeURIComponent(name)}`));
   return {
     async getNamespace(name: string): Promise<K8sObject | null> {
-      const ns = await orNull(call(`GET namespaces ${name}`, (o) => api.readNamespace({ name }, o)));
+      const ns = (await orNull(getJson(`GET namespaces ${name}`, nsPath(name)))) as { metadata?: Meta } | null;
       if (ns === null) return null;
-      // The client passes a JSON null through although it types the field Date | undefined.
       const deleting = ns.metadata?.deletionTimestamp != null;
       return {
         apiVersion: 'v1',
@@ -109,13 +134,11 @@ export function coreReads(api: CoreV1Api, call: KubeCall) {
       };
     },
     async getSecret(namespace: string, name: string): Promise<SecretView | null> {
-      const s = await orNull(call(`GET secrets ${namespace}/${name}`, (o) => api.readNamespacedSecret({ namespace, name }, o)));
+      const s = (await read('secrets', namespace, name)) as { type?: string; data?: Record<string, string> } | null;
       return s === null ? null : { type: s.type ?? 'Opaque', data: { ...s.data } };
     },
     async getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null> {
-      const sa = await orNull(
-        call(`GET serviceaccounts ${namespace}/${name}`, (o) => api.readNamespacedServiceAccount({ namespace, name }, o)),
-      );
+      const sa = (await read('serviceaccounts', namespace, name)) as { imagePullSecrets?: Array<{ name?: string }> } | null;
       if (sa === null) return null;
       return (sa.imagePullSecrets ?? []).map((r) => r.name ?? '').filter((n) => n !== '');
     },
@@ -123,12 +146,7 @@ export function coreReads(api: CoreV1Api, call: KubeCall) {
       const labelSelector = selector === undefined ? undefined : selectorString(selector);
       if (selector !== undefined && labelSelector === undefined) return [];
       const what = labelSelector === undefined ? `LIST pods in ${namespace}` : `LIST pods in ${namespace} (${labelSelector})`;
-      return allPages(
-        what,
-        call,
-        (cont) => (o) => api.listNamespacedPod({ namespace, labelSelector, limit: PAGE_SIZE, _continue: cont }, o),
-        podView,
-      );
+      return allPages(getJson, what, `${nsPath(namespace)}/pods`, { labelSelector }, (p) => podView(p as Pod));
     },
   };
 }

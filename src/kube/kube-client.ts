@@ -1,25 +1,21 @@
 /**
- * The Kubernetes adapter: the few reads of KubeReader over @kubernetes/client-node 1.x.
- * Flux objects and apps/v1 workloads alike go through CustomObjectsApi (plain JSON, no model
- * classes); the core/v1 reads for image credentials and running digests go through CoreV1Api
- * (core-reads.ts). Every HTTP request carries its own timeout signal; failures become KubeError.
+ * The Kubernetes adapter: the few reads of KubeReader as plain GETs (kube-request.ts) with the kubeconfig's
+ * credentials (kube-config.ts, kube-credentials.ts), not through @kubernetes/client-node's generated API,
+ * whose import alone costs about 55 MiB of resident memory. Flux objects, apps/v1 workloads and routes are read
+ * as JSON by their REST paths; the core/v1 reads for image credentials and running digests are in core-reads.ts.
+ * Every request carries its own timeout signal and goes over a kept keep-alive connection; failures become KubeError.
  */
-import {
-  ApiException,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  Observable,
-  type ConfigurationOptions,
-  type ObservableMiddleware,
-} from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Agent } from 'node:http';
 import { KubeError, errorMessage } from '../common/errors.js';
 import { keepAliveAgents } from './keep-alive-agent.js';
 import { coreReads, listServices, readService } from './core-reads.js';
+import { SERVICE_ACCOUNT_TOKEN_PATH, defaultEntries, entriesFromFile, entriesInCluster, type KubeEntries } from './kube-config.js';
+import { ClusterAccess } from './kube-credentials.js';
+import { MAX_LIST_PAGE_CHARS, kubeGet, kubeGetJson } from './kube-request.js';
 import type { FluxKind, K8sObject, KubeReader, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
+
+export { SERVICE_ACCOUNT_TOKEN_PATH };
 
 /** Per-request timeout when none is configured. */
 export const DEFAULT_KUBE_TIMEOUT_MS = 10_000;
@@ -54,7 +50,7 @@ export function workloadCollectionPath(kind: WorkloadKind, namespace: string): s
   return `/apis/${r.group}/${r.version}/namespaces/${encodeURIComponent(namespace)}/${r.plural}`;
 }
 
-/** The routing kinds outside the core group (Services are read through CoreV1Api). */
+/** The routing kinds outside the core group (Services are core/v1: core-reads.ts). */
 const ROUTE_RESOURCES: Record<Exclude<RoutingKind, 'Service'>, Resource> = {
   Ingress: { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress' },
   HTTPRoute: { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', kind: 'HTTPRoute' },
@@ -68,9 +64,6 @@ export interface KubeReaderOptions {
   /** Timeout of each HTTP request in milliseconds (default 10 s). */
   timeoutMs?: number;
 }
-
-/** Where a pod's service account token is mounted: client-node's sign of running in a cluster. */
-export const SERVICE_ACCOUNT_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /**
  * Why the default lookup (KUBECONFIG, ~/.kube/config, the pod's service account) would find nothing, or
@@ -92,55 +85,28 @@ export function missingDefaultKubeconfig(env: NodeJS.ProcessEnv, exists: (path: 
  * Loads the client configuration. Throws (a plain Error: a startup problem, not a retryable one)
  * when the file cannot be read, none is found, or it names no usable cluster.
  */
-export function loadKubeConfig(opts: Pick<KubeReaderOptions, 'kubeconfigPath' | 'inCluster'>): KubeConfig {
-  const kc = new KubeConfig();
+export function loadKubeConfig(opts: Pick<KubeReaderOptions, 'kubeconfigPath' | 'inCluster'>): ClusterAccess {
   const source = opts.inCluster ? 'in-cluster config' : opts.kubeconfigPath ? `kubeconfig ${opts.kubeconfigPath}` : 'default kubeconfig';
-  // On Windows client-node also looks under USERPROFILE and in WSL: left to it.
+  // On Windows the home directory may also be USERPROFILE or HOMEDRIVE+HOMEPATH: left to defaultEntries.
   const checkDefault = !opts.inCluster && !opts.kubeconfigPath && process.platform !== 'win32';
   const missing = checkDefault ? missingDefaultKubeconfig(process.env, existsSync) : undefined;
   if (missing) throw new Error(missing);
+  let entries: KubeEntries;
   try {
-    if (opts.inCluster) kc.loadFromCluster();
-    else if (opts.kubeconfigPath) kc.loadFromFile(opts.kubeconfigPath);
-    else kc.loadFromDefault();
+    if (opts.inCluster) entries = entriesInCluster(process.env);
+    else if (opts.kubeconfigPath) entries = entriesFromFile(opts.kubeconfigPath);
+    else entries = defaultEntries(process.env);
   } catch (err) {
     throw new Error(`cannot load ${source}: ${errorMessage(err)}`, { cause: err });
   }
-  const cluster = kc.getCurrentCluster();
+  const access = new ClusterAccess(entries);
+  const cluster = access.cluster;
   if (!cluster?.server) throw new Error(`${source} names no current cluster with a server`);
   if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
-    // client-node refuses plain http unless insecure-skip-tls-verify is set; say so now, not per request.
+    // Plain http is refused unless insecure-skip-tls-verify is set (as client-node does); say so now, not per request.
     throw new Error(`${source}: server ${cluster.server} is plain http, which needs insecure-skip-tls-verify: true`);
   }
-  return kc;
-}
-
-/** Request options that attach a fresh timeout signal to the outgoing request, and a kept keep-alive agent (`keep`). */
-function withSignal(signal: AbortSignal, keep: (fresh: Agent) => Agent): ConfigurationOptions {
-  const middleware: ObservableMiddleware = {
-    pre: (ctx) => {
-      ctx.setSignal(signal);
-      const fresh = ctx.getAgent();
-      if (fresh !== undefined) ctx.setAgent(keep(fresh));
-      return new Observable(Promise.resolve(ctx));
-    },
-    post: (res) => new Observable(Promise.resolve(res)),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-}
-
-/** The `message` of a metav1.Status body, when the error carries one. */
-function statusMessage(body: unknown): string | undefined {
-  let parsed = body;
-  if (typeof body === 'string') {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return body.trim().slice(0, 200) || undefined;
-    }
-  }
-  const msg = (parsed as { message?: unknown } | null)?.message;
-  return typeof msg === 'string' ? msg : undefined;
+  return access;
 }
 
 function isObjectWithName(v: unknown): v is K8sObject {
@@ -152,35 +118,15 @@ function isObjectWithName(v: unknown): v is K8sObject {
 export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new Error(`kube timeout must be positive, got ${timeoutMs}`);
-  const kc = loadKubeConfig(opts);
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const core = kc.makeApiClient(CoreV1Api);
-  const keep = keepAliveAgents(timeoutMs);
+  const getJson = kubeGetJson(kubeGet(loadKubeConfig(opts), keepAliveAgents(timeoutMs)), timeoutMs);
 
-  /** Runs one request with its own timeout and turns any failure into a KubeError. */
-  async function call<T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>): Promise<T> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    try {
-      return await fn(withSignal(signal, keep));
-    } catch (err) {
-      if (err instanceof ApiException) {
-        const code = err.code;
-        const detail = statusMessage(err.body) ?? (code === 401 ? 'Unauthorized' : 'no message');
-        throw new KubeError(`Kubernetes API: ${what} failed: ${code} ${detail}`, code, { cause: err });
-      }
-      if (signal.aborted) {
-        throw new KubeError(`Kubernetes API: ${what} timed out after ${timeoutMs} ms`, undefined, { cause: err });
-      }
-      throw new KubeError(`Kubernetes API: ${what} failed: ${errorMessage(err)}`, undefined, { cause: err });
-    }
-  }
+  const path = (r: Resource, namespace: string | undefined) =>
+    `/apis/${r.group}/${r.version}${namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${r.plural}`;
 
   async function getObject(r: Resource, namespace: string, name: string): Promise<K8sObject | null> {
     const what = `GET ${r.plural} ${namespace}/${name}`;
     try {
-      const body: unknown = await call(what, (o) =>
-        api.getNamespacedCustomObject({ group: r.group, version: r.version, namespace, plural: r.plural, name }, o),
-      );
+      const body = await getJson(what, `${path(r, namespace)}/${encodeURIComponent(name)}`);
       if (!isObjectWithName(body)) throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
       return body;
     } catch (err) {
@@ -195,14 +141,15 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
     const out: K8sObject[] = [];
     let cont: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const base = { group: r.group, version: r.version, plural: r.plural, limit: LIST_PAGE_SIZE, _continue: cont };
-      const body = (await call(what, (o) =>
-        namespace === undefined ? api.listClusterCustomObject(base, o) : api.listNamespacedCustomObject({ ...base, namespace }, o),
-      )) as { items?: unknown; metadata?: { continue?: string } } | null;
+      const query = { limit: String(LIST_PAGE_SIZE), continue: cont };
+      const body = (await getJson(what, path(r, namespace), query, MAX_LIST_PAGE_CHARS)) as {
+        items?: unknown;
+        metadata?: { continue?: string };
+      } | null;
       if (!body || !Array.isArray(body.items)) throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
       for (const item of body.items) {
         if (!isObjectWithName(item)) continue;
-        // Typed lists strip apiVersion/kind from items; put them back so callers can rely on them.
+        // A list's items carry no apiVersion/kind; put them back so callers can rely on them.
         out.push({ ...item, apiVersion: item.apiVersion ?? `${r.group}/${r.version}`, kind: item.kind ?? r.kind });
       }
       cont = body.metadata?.continue || undefined;
@@ -212,18 +159,18 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
   }
 
   return {
-    ...coreReads(core, call),
+    ...coreReads(getJson),
     getFluxObject: (ref: SourceRef) => getObject(FLUX_RESOURCES[ref.kind], ref.namespace, ref.name),
     getWorkload: (kind: WorkloadKind, namespace: string, name: string) => getObject(WORKLOAD_RESOURCES[kind], namespace, name),
     listWorkloads: (kind: WorkloadKind, namespace: string) => listAll(WORKLOAD_RESOURCES[kind], namespace),
     async getRoutingObject(kind: RoutingKind, namespace: string, name: string) {
-      if (kind === 'Service') return readService(core, call, namespace, name);
+      if (kind === 'Service') return readService(getJson, namespace, name);
       const r = ROUTE_RESOURCES[kind];
       const o = await getObject(r, namespace, name);
       return o && { ...o, apiVersion: o.apiVersion ?? `${r.group}/${r.version}`, kind: o.kind ?? r.kind };
     },
     listRoutingObjects: (kind: RoutingKind, namespace: string) =>
-      kind === 'Service' ? listServices(core, call, namespace) : listAll(ROUTE_RESOURCES[kind], namespace),
+      kind === 'Service' ? listServices(getJson, namespace) : listAll(ROUTE_RESOURCES[kind], namespace),
     async listFluxObjects(kind: FluxKind, namespaces: readonly string[]) {
       const r = FLUX_RESOURCES[kind];
       if (namespaces.length === 0) return listAll(r, undefined);

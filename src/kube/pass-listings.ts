@@ -10,6 +10,11 @@ import type { FluxKind, K8sObject, KubeReader, PodView, RoutingKind, SourceRef, 
 
 /** How long a listing answers for the pass before it is read again (less when the resync runs more often). */
 export const LISTING_MAX_AGE_MS = 30_000;
+/** Longest delay a Node timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Runs `fn` after `ms` without keeping the process alive for it. */
+const unrefTimer = (fn: () => void, ms: number) => void setTimeout(fn, ms).unref();
 
 export interface PassListings {
   /** The reader the resync and its reconciles use. */
@@ -34,21 +39,38 @@ const unservedOrForbidden = (err: unknown) => forbidden(err) || (err instanceof 
 
 /**
  * `passIntervalMs` (RESYNC_INTERVAL) caps the age of every listing: no cached read is older than the
- * interval the user asked for, and `begin()` forgets everything an earlier pass read.
+ * interval the user asked for, and `begin()` forgets everything an earlier pass read. `later` (tests) runs
+ * the release of a listing that aged out; by default an unref'd timer.
  */
-export function createPassListings(base: KubeReader, o: { now: () => number; maxAgeMs?: number; passIntervalMs?: number }): PassListings {
+export function createPassListings(
+  base: KubeReader,
+  o: { now: () => number; maxAgeMs?: number; passIntervalMs?: number; later?: (fn: () => void, ms: number) => void },
+): PassListings {
   const maxAgeMs = Math.min(o.maxAgeMs ?? LISTING_MAX_AGE_MS, o.passIntervalMs ?? Infinity);
   const flux = new Map<FluxKind, { at: number; listing: FluxListing }>();
   const lists = new Map<string, Entry<unknown>>();
   /** (kind, namespace) pairs whose list RBAC refuses: read those by name, as before. */
   const unlistable = new Set<string>();
 
+  /**
+   * Forgets `map`'s `key` once `maxAgeMs` passed, unless a newer entry replaced it: a listing of thousands of
+   * workloads is not held until the next pass (RESYNC_INTERVAL) after it stopped answering.
+   */
+  function expire<K, V extends { at: number }>(map: Map<K, V>, key: K, entry: V): void {
+    if (!(maxAgeMs <= MAX_TIMER_MS)) return;
+    (o.later ?? unrefTimer)(() => {
+      if (map.get(key) === entry) map.delete(key);
+    }, maxAgeMs);
+  }
+
   /** One list per key while fresh; concurrent callers share it; a failed list is not kept. */
   function listed<T>(key: string, read: () => Promise<T>): Promise<T> {
     const hit = lists.get(key) as Entry<T> | undefined;
     if (hit && o.now() - hit.at <= maxAgeMs) return hit.value;
     const value = read();
-    lists.set(key, { at: o.now(), value });
+    const entry = { at: o.now(), value };
+    lists.set(key, entry);
+    expire(lists, key, entry);
     value.catch(() => {
       if (lists.get(key)?.value === value) lists.delete(key);
     });
@@ -79,7 +101,9 @@ export function createPassListings(base: KubeReader, o: { now: () => number; max
     async listFluxObjects(kind, namespaces) {
       const objects = await base.listFluxObjects(kind, namespaces);
       const byKey = new Map(objects.map((x) => [`${x.metadata.namespace}/${x.metadata.name}`, x]));
-      flux.set(kind, { at: o.now(), listing: { namespaces: [...namespaces], byKey } });
+      const entry = { at: o.now(), listing: { namespaces: [...namespaces], byKey } };
+      flux.set(kind, entry);
+      expire(flux, kind, entry);
       return objects;
     },
     async getFluxObject(ref: SourceRef) {

@@ -1,13 +1,12 @@
 /**
  * The watch transport: a paged LIST that keeps the list's resourceVersion, and a WATCH streamed as JSON
- * lines, both over node:http(s) with the kubeconfig's TLS and credentials (`applyToHTTPSOptions`, as
- * client-node's own Watch does). Plain requests, not client-node's Watch, so that a watch can be
- * abandoned before its headers arrive and a silent connection is noticed (`idleMs`).
+ * lines, both plain GETs with the kubeconfig's TLS and credentials (kube-request.ts). Not client-node's
+ * Watch, so that a watch can be abandoned before its headers arrive and a silent connection is noticed (`idleMs`).
  */
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { IncomingMessage } from 'node:http';
 import { KubeError, errorMessage } from '../common/errors.js';
+import type { ClusterAccess } from './kube-credentials.js';
+import { MAX_LIST_PAGE_CHARS, bodyText, kubeGet, kubeGetJson, statusMessage } from './kube-request.js';
 import type { K8sObject } from './kube-types.js';
 
 /** Objects asked for per list page. */
@@ -18,8 +17,6 @@ const MAX_LIST_PAGES = 200;
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
 /** Longest error body read for its message. */
 const MAX_ERROR_BODY_CHARS = 64 * 1024;
-/** Longest list page read (500 objects of a few KiB each, with room to spare). */
-const MAX_LIST_PAGE_CHARS = 64 * 1024 * 1024;
 
 /** One watch event; ERROR events end the watch instead (see WatchEnd). */
 export interface WatchEvent {
@@ -54,72 +51,15 @@ export interface WatchTransport {
   watch(path: string, query: Record<string, string>, onEvent: (e: WatchEvent) => void, idleMs: number): WatchHandle;
 }
 
-/** The `message` of a Status body, or the start of the text. */
-function messageOf(text: string): string {
-  try {
-    const msg = (JSON.parse(text) as { message?: unknown } | null)?.message;
-    if (typeof msg === 'string') return msg;
-  } catch {
-    /* not JSON */
-  }
-  return text.trim().slice(0, 200) || 'no message';
-}
-
-/** Reads a body as text, failing past `limit` characters. */
-function bodyText(res: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (c: string) => {
-      text += c;
-      if (text.length > limit) res.destroy(new Error(`body longer than ${limit} characters`));
-    });
-    res.on('end', () => resolve(text));
-    res.on('error', reject);
-    res.on('close', () => reject(new Error('connection closed before the body ended')));
-  });
-}
-
-/** Creates the transport over a loaded KubeConfig (the same one the reader uses). */
-export function createWatchTransport(kc: KubeConfig): WatchTransport {
-  const current = kc.getCurrentCluster()?.server;
-  if (!current) throw new Error('kubeconfig names no current cluster with a server');
-  const server: string = current;
-
-  /** Sends a GET with the kubeconfig's credentials; resolves with the response (headers read). */
-  async function get(path: string, query: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
-    const opts: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(opts);
-    const url = new URL(server + path);
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    const request = url.protocol === 'http:' ? http.request : https.request;
-    const headers = { ...(opts.headers as Record<string, string> | undefined), Accept: 'application/json' };
-    return new Promise((resolve, reject) => {
-      const req = request(url, { method: 'GET', agent: opts.agent, headers, signal, ...(opts.auth ? { auth: opts.auth } : {}) }, resolve);
-      req.on('error', reject);
-      req.end();
-    });
-  }
+/** Creates the transport over a loaded kubeconfig (the same one the reader uses); each request has its own connection. */
+export function createWatchTransport(access: ClusterAccess): WatchTransport {
+  const get = kubeGet(access);
 
   async function listPage(path: string, cont: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
-    const what = `LIST ${path}`;
-    const signal = AbortSignal.timeout(timeoutMs);
-    let res: IncomingMessage;
-    let text: string;
-    try {
-      res = await get(path, { limit: String(LIST_PAGE_SIZE), ...(cont ? { continue: cont } : {}) }, signal);
-      text = await bodyText(res, MAX_LIST_PAGE_CHARS);
-    } catch (err) {
-      const why = signal.aborted ? `timed out after ${timeoutMs} ms` : `failed: ${errorMessage(err)}`;
-      throw new KubeError(`Kubernetes API: ${what} ${why}`, undefined, { cause: err });
-    }
-    const code = res.statusCode ?? 0;
-    if (code !== 200) throw new KubeError(`Kubernetes API: ${what} failed: ${code} ${messageOf(text)}`, code);
-    try {
-      return JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
-    }
+    const query = { limit: String(LIST_PAGE_SIZE), continue: cont };
+    const body = await kubeGetJson(get, timeoutMs)(`LIST ${path}`, path, query, MAX_LIST_PAGE_CHARS);
+    if (typeof body !== 'object' || body === null) throw new KubeError(`Kubernetes API: LIST ${path} returned an unexpected body`);
+    return body as Record<string, unknown>;
   }
 
   return {
@@ -215,7 +155,7 @@ export function createWatchTransport(kc: KubeConfig): WatchTransport {
           else if (code === 200) stream(res);
           else
             bodyText(res, MAX_ERROR_BODY_CHARS).then(
-              (text) => finish(code === 410 ? { reason: 'gone' } : failed(`failed: ${code} ${messageOf(text)}`, code)),
+              (text) => finish(code === 410 ? { reason: 'gone' } : failed(`failed: ${code} ${statusMessage(text) ?? 'no message'}`, code)),
               (err: unknown) => finish(failed(`failed: ${code} ${errorMessage(err)}`, code)),
             );
         },

@@ -13,7 +13,7 @@ import { fluxEvent, startBridge } from '../harness/bridge-process.js';
 import { WEBHOOK_KEY, startWorld } from '../harness/world.js';
 import { OPT_IN, READY, putDeployment, putKustomization, sha } from '../e2e/scenario.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
-import { assignments, instructions, runtimeStage } from './dockerfile.js';
+import { assignments, instructions, runtimeStage } from '../harness/dockerfile.js';
 import { stageImage } from './staged-image.js';
 
 t.test('reading the Dockerfile', (t) => {

@@ -22,7 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { REPO_ROOT } from '../fixtures/locate.js';
-import { runtimeStage, type RuntimeStage } from './dockerfile.js';
+import { runtimeStage, type RuntimeStage } from '../harness/dockerfile.js';
 
 export interface StagedImage {
   stage: RuntimeStage;

@@ -5,6 +5,7 @@ import { errorMessage } from '../../src/common/errors.js';
 import { signBody } from '../../src/http/hmac.js';
 import type { Readiness } from '../../src/http/status-routes.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
+import { PRODUCTION_MALLOC_ENV, PRODUCTION_NODE_FLAGS } from './node-flags.js';
 import type { StateBody } from './state-body.js';
 
 /** How long the process may take to start listening. */
@@ -56,13 +57,13 @@ process.once('exit', () => {
 export async function startBridge(o: BridgeOptions): Promise<BridgeProcess> {
   // Through env(1), without the NODE_OPTIONS tap adds to node child processes (its process-info loader:
   // over 200 MiB of RSS and several times the start-up time): the bridge runs as it would in production.
-  // The pid is still node's (env execs it).
+  // The pid is still node's (env execs it). With the Dockerfile's node flags and malloc variables (node-flags.ts): what ships.
   // BRIDGE_NODE_ARGS (space-separated) adds node flags for profiling, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env.BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const argv = o.command?.argv ?? [process.execPath, ...nodeArgs, MAIN_JS];
+  const argv = o.command?.argv ?? [process.execPath, ...PRODUCTION_NODE_FLAGS, ...nodeArgs, MAIN_JS];
   const child = spawn('env', ['-u', 'NODE_OPTIONS', ...argv], {
     ...(o.command ? { cwd: o.command.cwd } : {}),
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...o.env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...PRODUCTION_MALLOC_ENV, ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

@@ -150,3 +150,27 @@ t.test('no listing answers for longer than the resync interval, even below LISTI
   await reader.getWorkload('Deployment', 'apps', 'web');
   t.equal(lists(), 2, 'older than the interval: listed again');
 });
+
+t.test('a listing is let go once it is too old to answer, not held until the next pass', async (t) => {
+  const fake = await startFakeKube({ token: 'listings-token' });
+  t.teardown(() => fake.close());
+  const base = createKubeReader({ kubeconfigPath: writeKubeconfig(mkdtempSync(join(dir, 'cfg-')), fake.url, fake.token), timeoutMs: 5000 });
+  const releases: Array<{ fn: () => void; ms: number }> = [];
+  // The clock stands still: only a release can make the listing list again.
+  const { reader } = createPassListings(base, { now: () => 1_000, maxAgeMs: 30_000, later: (fn, ms) => releases.push({ fn, ms }) });
+  fake.put(deployment({ namespace: 'apps', name: 'a', containers: [{ name: 'app', image: 'ghcr.io/acme/a:1' }] }));
+  const lists = () => fake.requests.filter((r) => r.path === '/apis/apps/v1/namespaces/apps/deployments').length;
+  t.equal((await reader.getWorkload('Deployment', 'apps', 'a'))?.metadata.name, 'a');
+  t.equal((await reader.getWorkload('Deployment', 'apps', 'a'))?.metadata.name, 'a');
+  t.equal(lists(), 1, 'answered from the listing while it is kept');
+  t.same(
+    releases.map((r) => r.ms),
+    [30_000],
+    'its release is due when it is too old to answer',
+  );
+  releases[0]!.fn();
+  t.equal((await reader.getWorkload('Deployment', 'apps', 'a'))?.metadata.name, 'a');
+  t.equal(lists(), 2, 'listed again: the old listing was let go');
+  await reader.listFluxObjects('Kustomization', []);
+  t.equal(releases.length, 3, 'a Flux listing is released too');
+});

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { SETTINGS } from '../../src/config/settings.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
+import { runtimeStage } from '../harness/dockerfile.js';
+import { PRODUCTION_MALLOC_ENV, entrypointNodeFlags } from '../harness/node-flags.js';
 import { bridgeContainer, bridgeDeployment, find, readYaml, render, type Obj, type Service } from './render.js';
 
 interface ClusterRole extends Obj {
@@ -147,10 +149,24 @@ t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signal
   t.match(text, /npm prune --omit=dev/, 'runtime gets production dependencies only');
   t.match(text, /^USER 65532:65532$/m);
   t.match(text, /^STOPSIGNAL SIGTERM$/m);
-  t.match(text, /^ENTRYPOINT \["node", "dist\/src\/main\.js"\]$/m, 'exec form: node is PID 1 and receives SIGTERM');
+  t.match(text, /^ENTRYPOINT \["node", ("--[^"]+", )*"dist\/src\/main\.js"\]$/m, 'exec form: node is PID 1 and receives SIGTERM');
+  t.ok(
+    entrypointNodeFlags(runtimeStage(text).entrypoint).some((f) => f.startsWith('--max-old-space-size=')),
+    'the heap cap the benchmarks measured ships (test/harness/node-flags.ts passes the same flags to every test bridge)',
+  );
   for (const label of ['source', 'revision', 'version']) t.match(text, new RegExp(`org\\.opencontainers\\.image\\.${label}=`));
   const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
   for (const p of ['node_modules', '.git', 'data']) t.ok(ignore.includes(p), `.dockerignore has ${p}`);
+  t.end();
+});
+
+t.test('the node flags of an ENTRYPOINT: only from the exec form that starts node on dist/src/main.js', (t) => {
+  t.same(entrypointNodeFlags(['node', 'dist/src/main.js']), []);
+  t.same(entrypointNodeFlags(['node', '--a=1', '--b', 'dist/src/main.js']), ['--a=1', '--b']);
+  t.throws(() => entrypointNodeFlags(['node', 'other.js']), /is not \["node"/);
+  t.throws(() => entrypointNodeFlags([]), /is not \["node"/, 'no ENTRYPOINT');
+  t.throws(() => entrypointNodeFlags(['node', 'x.js', 'dist/src/main.js']), /'x\.js' where only --flags belong/);
+  t.same(PRODUCTION_MALLOC_ENV, { MALLOC_ARENA_MAX: '2' }, "the Dockerfile's malloc variables reach every test bridge");
   t.end();
 });
 
