@@ -11,9 +11,10 @@ function sameOption(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Keeps connections to the API server open from one request to the next. @kubernetes/client-node 1.x
- * builds a new http(s).Agent for every request, so each request opened a new TCP connection and, against
- * a real API server, did a new TLS handshake. The returned function trades such a fresh agent for a kept
+ * Keeps connections to the API server open from one request to the next. The credentials
+ * (kube-credentials.ts, like client-node's applyToHTTPSOptions) come with a new http(s).Agent for every
+ * request, which alone would open a new TCP connection and, against a real API server, do a new TLS
+ * handshake each time. The returned function trades such a fresh agent for a kept
  * keep-alive agent with the same TLS settings; when they change (a rotated client certificate) a new one
  * is kept and the old one destroyed after `drainMs` (the request timeout), so its requests may finish.
  * Any other agent (a proxy's) is returned as it is.
