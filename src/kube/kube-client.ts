@@ -44,10 +44,14 @@ const WORKLOAD_RESOURCES: Record<WorkloadKind, Resource> = {
   ReplicaSet: apps('ReplicaSet', 'replicasets'),
 };
 
+/** The REST path of a collection, in a namespace or (namespace undefined) across the cluster. */
+function collectionPath(r: Resource, namespace: string | undefined): string {
+  return `/apis/${r.group}/${r.version}${namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${r.plural}`;
+}
+
 /** The REST path of a namespace's collection of a workload kind, e.g. /apis/apps/v1/namespaces/apps/deployments (for watches). */
 export function workloadCollectionPath(kind: WorkloadKind, namespace: string): string {
-  const r = WORKLOAD_RESOURCES[kind];
-  return `/apis/${r.group}/${r.version}/namespaces/${encodeURIComponent(namespace)}/${r.plural}`;
+  return collectionPath(WORKLOAD_RESOURCES[kind], namespace);
 }
 
 /** The routing kinds outside the core group (Services are core/v1: core-reads.ts). */
@@ -120,13 +124,10 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
   if (!(timeoutMs > 0)) throw new Error(`kube timeout must be positive, got ${timeoutMs}`);
   const getJson = kubeGetJson(kubeGet(loadKubeConfig(opts), keepAliveAgents(timeoutMs)), timeoutMs);
 
-  const path = (r: Resource, namespace: string | undefined) =>
-    `/apis/${r.group}/${r.version}${namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${r.plural}`;
-
   async function getObject(r: Resource, namespace: string, name: string): Promise<K8sObject | null> {
     const what = `GET ${r.plural} ${namespace}/${name}`;
     try {
-      const body = await getJson(what, `${path(r, namespace)}/${encodeURIComponent(name)}`);
+      const body = await getJson(what, `${collectionPath(r, namespace)}/${encodeURIComponent(name)}`);
       if (!isObjectWithName(body)) throw new KubeError(`Kubernetes API: ${what} returned an unexpected body`);
       return body;
     } catch (err) {
@@ -142,7 +143,7 @@ export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
     let cont: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const query = { limit: String(LIST_PAGE_SIZE), continue: cont };
-      const body = (await getJson(what, path(r, namespace), query, MAX_LIST_PAGE_CHARS)) as {
+      const body = (await getJson(what, collectionPath(r, namespace), query, MAX_LIST_PAGE_CHARS)) as {
         items?: unknown;
         metadata?: { continue?: string };
       } | null;
