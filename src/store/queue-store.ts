@@ -40,7 +40,7 @@ export class QueueStore {
       VALUES (@kind, @namespace, @name, @now, @now, @eventAt, @viaResync)
       ON CONFLICT (kind, namespace, name) DO UPDATE SET
         dirty = CASE WHEN state = 'active' THEN 1 ELSE dirty END,
-        not_before = CASE WHEN state = 'pending' AND excluded.first_event_at IS NOT NULL
+        not_before = CASE WHEN state = 'pending' AND (excluded.first_event_at IS NOT NULL OR attempts = 0)
           THEN MIN(not_before, excluded.not_before) ELSE not_before END,
         via_resync = MIN(via_resync, excluded.via_resync),
         first_event_at = COALESCE(first_event_at, excluded.first_event_at)`);
@@ -51,9 +51,10 @@ export class QueueStore {
   }
 
   /**
-   * Records a source durably; `eventAt` marks a webhook event (for the event-to-status latency; an
-   * event also ends a retry backoff: Flux says something happened, so the dependency may be back),
-   * `viaResync` a row that only the resync pass asked for (an event or re-check clears it).
+   * Records a source durably, due now: a queued re-check is brought forward, a retry backoff is not.
+   * `eventAt` marks a webhook event (for the event-to-status latency; an event also ends a retry backoff:
+   * Flux says something happened, so the dependency may be back), `viaResync` a row that only the resync
+   * pass asked for (an event or re-check clears it).
    */
   enqueue(ref: SourceRef, now: number, eventAt: number | null = null, viaResync = false): void {
     this.upsert.run({ ...ref, now, eventAt, viaResync: viaResync ? 1 : 0 });

@@ -216,6 +216,27 @@ t.test('schedule: a re-check later, unless the source is already due sooner', (t
   t.end();
 });
 
+t.test('a resync pass brings a queued re-check forward, not a retry backoff', (t) => {
+  const { queue } = fixture(t).open();
+  queue.schedule(apps, 300_000);
+  queue.enqueue(apps, 1000, null, true);
+  t.match(row(queue, apps), { notBefore: 1000, attempts: 0 }, 'the re-check runs with the pass');
+  t.same(
+    queue.claim(1000, 10).map((r) => [r.name, r.viaResync]),
+    [['apps', false]],
+    'a re-check was asked for too: fresh reads, not the pass listings',
+  );
+  queue.complete(apps, 1100);
+  queue.schedule(apps, 400_000);
+  queue.enqueue(apps, 2000, null, true);
+  t.equal(row(queue, apps)?.notBefore, 2000, 'the next re-check too');
+  queue.claim(2000, 1);
+  queue.fail(apps, 60_000, 'GitHub 502');
+  queue.enqueue(apps, 3000, null, true);
+  t.equal(row(queue, apps)?.notBefore, 60_000, 'a backoff after a failure is kept');
+  t.end();
+});
+
 t.test('viaResync: only a row that nothing but the resync asked for reads the pass listings', (t) => {
   const { queue } = fixture(t).open();
   queue.enqueue(apps, 10, null, true);
