@@ -41,8 +41,6 @@ export interface BridgeProcess {
 export interface BridgeOptions {
   env: Record<string, string>;
   webhookKey: string;
-  /** Wait for the HTTP server; false returns as soon as the process exits or listens. */
-  waitReady?: boolean;
   /** Runs this command in `cwd` instead of `node dist/src/main.js` here (the container test's staged image tree). */
   command?: { argv: string[]; cwd: string };
 }
