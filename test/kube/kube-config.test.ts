@@ -139,6 +139,23 @@ t.test(
   },
 );
 
+t.test('credentials: an exec plugin (client.authentication.k8s.io/v1, as EKS and GKE use) gives the bearer token', async (t) => {
+  const plugin = join(dir, 'exec-plugin.sh');
+  const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'from-exec' } };
+  writeFileSync(plugin, `#!/bin/sh\necho '${JSON.stringify(credential)}'\n`, { mode: 0o755 });
+  const path = config(
+    'exec',
+    'e',
+    ['server: https://127.0.0.1:1'],
+    ['exec:', '  apiVersion: client.authentication.k8s.io/v1', `  command: ${plugin}`, '  interactiveMode: Never'],
+  );
+  const opts: https.RequestOptions = {};
+  await new ClusterAccess(entriesFromFile(path)).applyToHTTPSOptions(opts);
+  t.same(opts.headers, { Authorization: 'Bearer from-exec' });
+  t.equal(opts.agent?.constructor, https.Agent);
+  t.end();
+});
+
 t.test("no module of the bridge imports client-node's index, config.js or generated API at run time (about 55 MiB)", (t) => {
   const src = join(REPO_ROOT, 'src');
   const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
