@@ -137,9 +137,10 @@ async function main(config: Config): Promise<void> {
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const h of forges.healths) h.onResume(() => worker.notify());
+  // The first credential checks before any forge work (bounded); events are already accepted meanwhile.
+  await forges.start();
   worker.start();
   resync.start();
-  forges.start();
   log.info(
     {
       address,

@@ -31,6 +31,12 @@ export interface ForgeWiringDeps {
   userAgent: string;
 }
 
+/**
+ * How long the start waits for the first credential checks before the worker may spend forge requests: a
+ * rejected key pauses its forge before the first reconcile asks anything with it.
+ */
+export const FIRST_CHECK_WAIT_MS = 5_000;
+
 /** The configured forges as the rest of the bridge uses them. */
 export interface Forges {
   router: ForgeRouter;
@@ -40,8 +46,11 @@ export interface Forges {
   healths: GitHubHealth[];
   /** Until when every configured forge is paused (credentials rejected: nothing could be written), else null. */
   pausedUntil(): number | null;
-  /** Starts the credential checks. */
-  start(): void;
+  /**
+   * Starts the credential checks; resolves when each first check is answered, or after
+   * FIRST_CHECK_WAIT_MS (a forge that does not answer does not hold the bridge back).
+   */
+  start(): Promise<void>;
   stop(): void;
 }
 
@@ -115,7 +124,12 @@ export function buildForges(d: ForgeWiringDeps): Forges {
       const until = out.healths.map((h) => h.pausedUntil());
       return until.length === 0 || until.some((u) => u === null) ? null : Math.min(...(until as number[]));
     },
-    start: () => monitors.forEach((m) => void m.start()),
+    async start() {
+      let timer: NodeJS.Timeout | undefined;
+      const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_CHECK_WAIT_MS)));
+      await Promise.race([Promise.all(monitors.map((m) => m.start())), cap]);
+      clearTimeout(timer);
+    },
     stop: () => monitors.forEach((m) => m.stop()),
   };
 }

@@ -103,7 +103,8 @@ t.test(
 );
 
 t.test('a wrong App key: not ready with the reason; nothing written', async (t) => {
-  const world = await startWorld({ app: true });
+  // GitHub answers after 1 s: the first reconcile must not ask GitHub before the credential check answered.
+  const world = await startWorld({ app: true, github: { latencyMs: 1000 } });
   t.teardown(() => world.close());
   const wrong = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
   putDeployment(world, 'web', 'ghcr.io/acme/web:1', annotated('acme/web', sha('wrong-1')));
