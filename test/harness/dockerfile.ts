@@ -77,24 +77,24 @@ export function runtimeStage(dockerfile: string): RuntimeStage {
   const image = args.NODE_IMAGE ?? '';
   const nodeMajor = Number(/^node:(\d+)\b/.exec(image)?.[1]);
   if (!Number.isInteger(nodeMajor)) throw new Error(`Dockerfile: NODE_IMAGE '${image}' names no node:<major> image`);
-  const arg = (stage: string[], word: string) =>
+  const operands = (stage: string[], word: string) =>
     stage.filter((l) => l.toUpperCase().startsWith(`${word} `)).map((l) => l.slice(word.length + 1).trim());
   const env: Record<string, string> = {};
-  for (const e of arg(last, 'ENV')) Object.assign(env, assignments(e, { ...args, ...env }));
-  const copies = arg(last, 'COPY').map((c) => {
+  for (const e of operands(last, 'ENV')) Object.assign(env, assignments(e, { ...args, ...env }));
+  const copies = operands(last, 'COPY').map((c) => {
     const words = c.split(/\s+/);
     if (words[0] !== '--from=build' || words.length !== 3)
       throw new Error(`Dockerfile: runtime stage COPY '${c}' is not 'COPY --from=build <path> <path>'`);
     return { from: words[1]!, to: words[2]! };
   });
-  const [user = ''] = arg(last, 'USER');
+  const [user = ''] = operands(last, 'USER');
   const [uid, gid] = user.split(':').map(Number);
   if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error(`Dockerfile: runtime stage USER '${user}' is not numeric uid:gid`);
-  const [entry = '[]'] = arg(last, 'ENTRYPOINT');
+  const [entry = '[]'] = operands(last, 'ENTRYPOINT');
   return {
     nodeMajor,
-    buildWorkdir: arg(build, 'WORKDIR').pop() ?? '/',
-    workdir: arg(last, 'WORKDIR').pop() ?? '/',
+    buildWorkdir: operands(build, 'WORKDIR').pop() ?? '/',
+    workdir: operands(last, 'WORKDIR').pop() ?? '/',
     copies,
     env,
     user: { uid: uid!, gid: gid! },
