@@ -1,0 +1,95 @@
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many ran. Append only: a migration that
+ * has shipped is never edited (a database records how many it ran, not what they said).
+ */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE queue (
+     kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+     state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'active')),
+     dirty INTEGER NOT NULL DEFAULT 0,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     not_before INTEGER NOT NULL,
+     enqueued_at INTEGER NOT NULL,
+     first_event_at INTEGER,
+     last_error TEXT,
+     PRIMARY KEY (kind, namespace, name)
+   ) WITHOUT ROWID;
+   CREATE TABLE deployments (
+     owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, sha TEXT NOT NULL,
+     deployment_name TEXT NOT NULL,
+     deployment_id INTEGER,
+     state TEXT,
+     pending_state TEXT,
+     source_kind TEXT NOT NULL, source_namespace TEXT NOT NULL, source_name TEXT NOT NULL,
+     workload_kind TEXT NOT NULL, workload_namespace TEXT NOT NULL, workload_name TEXT NOT NULL,
+     container TEXT NOT NULL, image TEXT NOT NULL,
+     description TEXT,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (owner, repo, environment, sha, deployment_name)
+   );
+   CREATE INDEX deployments_lineage ON deployments (owner, repo, environment, deployment_name);
+   CREATE TABLE sources (
+     kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+     phase TEXT, reason TEXT, message TEXT, revision TEXT,
+     last_seen INTEGER NOT NULL, last_error TEXT,
+     PRIMARY KEY (kind, namespace, name)
+   ) WITHOUT ROWID;
+   CREATE TABLE skips (
+     source_kind TEXT NOT NULL, source_namespace TEXT NOT NULL, source_name TEXT NOT NULL,
+     workload_kind TEXT NOT NULL, workload_namespace TEXT NOT NULL, workload_name TEXT NOT NULL,
+     container TEXT NOT NULL, code TEXT NOT NULL, reason TEXT NOT NULL, since INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container)
+   ) WITHOUT ROWID;`,
+  // Registry cache: labels by digest (per platform picked from an index), tag → digest with its check time.
+  `CREATE TABLE image_labels (
+     digest TEXT NOT NULL, platform TEXT NOT NULL,
+     platform_digest TEXT, labels TEXT NOT NULL, stored_at INTEGER NOT NULL,
+     PRIMARY KEY (digest, platform)
+   ) WITHOUT ROWID;
+   CREATE TABLE image_tags (
+     reference TEXT PRIMARY KEY, digest TEXT NOT NULL, checked_at INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
+  // GitHub: App installation per repository owner (with its look-up time), and refusals not to repeat before retry_at.
+  `CREATE TABLE github_installations (
+     owner TEXT PRIMARY KEY, installation_id INTEGER NOT NULL, resolved_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE github_refusals (
+     key TEXT PRIMARY KEY, code TEXT NOT NULL, reason TEXT NOT NULL, status INTEGER,
+     since INTEGER NOT NULL, retry_at INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
+  // Cleanup: workloads seen missing (by source), since when and by how many consecutive reads.
+  `CREATE TABLE absences (
+     key TEXT PRIMARY KEY, first_missing_at INTEGER NOT NULL, confirmations INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
+  // Queue: whether a row came only from the resync (read through the per-pass listings) or from an event or re-check.
+  `ALTER TABLE queue ADD COLUMN via_resync INTEGER NOT NULL DEFAULT 0;`,
+  // Forgejo/Gitea: the forge is part of a deployment's key (the same owner/repo may live on both); a Forgejo row is one
+  // commit-status context (no deployment id), named in `context`. Rebuilt because SQLite cannot change a primary key.
+  `CREATE TABLE deployments_next (
+     forge TEXT NOT NULL DEFAULT 'github',
+     owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, sha TEXT NOT NULL,
+     deployment_name TEXT NOT NULL,
+     deployment_id INTEGER,
+     context TEXT,
+     state TEXT,
+     pending_state TEXT,
+     source_kind TEXT NOT NULL, source_namespace TEXT NOT NULL, source_name TEXT NOT NULL,
+     workload_kind TEXT NOT NULL, workload_namespace TEXT NOT NULL, workload_name TEXT NOT NULL,
+     container TEXT NOT NULL, image TEXT NOT NULL,
+     description TEXT,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (forge, owner, repo, environment, sha, deployment_name)
+   );
+   INSERT INTO deployments_next (owner, repo, environment, sha, deployment_name, deployment_id, state, pending_state,
+     source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container, image,
+     description, created_at, updated_at)
+   SELECT owner, repo, environment, sha, deployment_name, deployment_id, state, pending_state,
+     source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container, image,
+     description, created_at, updated_at FROM deployments;
+   DROP TABLE deployments;
+   ALTER TABLE deployments_next RENAME TO deployments;
+   CREATE INDEX deployments_lineage ON deployments (forge, owner, repo, environment, deployment_name);
+   CREATE INDEX deployments_context ON deployments (forge, owner, repo, sha, context) WHERE context IS NOT NULL;`,
+  // Sources: since when their reconciles fail (cleared by one that goes through), for /metrics and its alert.
+  `ALTER TABLE sources ADD COLUMN failing_since INTEGER;`,
+];
