@@ -1,14 +1,13 @@
 # github-deployment-bridge container: build with dev dependencies, run with production ones only.
 #   buildah bud --build-arg VERSION=$(node -p "require('./package.json').version") \
 #     --build-arg REVISION=$(git rev-parse HEAD) -t github-deployment-bridge:dev .
-ARG NODE_IMAGE=node:24-bookworm-slim
+# The exact Node.js release the tests run on: package.json's `node` devDependency is the same version, so `npm test`
+# (on any machine, whatever its own Node) runs on what ships (test/container/runtime-stage.test.ts checks both).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3 compiles its native addon when no prebuilt binary fits.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+# better-sqlite3 13 ships prebuilt Node-API binaries (linux x64/arm64, glibc and musl): nothing compiles.
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./

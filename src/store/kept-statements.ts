@@ -2,12 +2,11 @@ import type Database from 'better-sqlite3';
 
 /**
  * Makes a connection prepare each SQL text once and keep the statement for as long as the connection
- * lives. On Node 24, better-sqlite3 12 can abort the process (`Assertion failed: (env) != nullptr` in
- * `RemoveEnvironmentCleanupHook`, from `Statement::~Statement`) when the garbage collector finalises a
- * statement outside JavaScript; seen here at start-up and in tests. Kept statements never become
- * garbage while the connection is open, and the bridge's connection lives as long as the process.
- * The bridge's SQL texts are a small fixed set (a few vary with a bounded number of keys), so the cache is
+ * lives: the hot paths (queue, deployment rows) run the same few statements thousands of times. The
+ * bridge's SQL texts are a small fixed set (a few vary with a bounded number of keys), so the cache is
  * bounded. Callers must not switch a shared statement's mode (`pluck`, `raw`, `expand`); none does.
+ * (It began as the work-around for better-sqlite3 12 aborting Node 24 when the GC finalised a statement;
+ * better-sqlite3 13 is not ObjectWrap-based and does not: RELIABILITY.md "A sound runtime".)
  */
 export function keepStatements(db: Database.Database): void {
   const kept = new Map<string, Database.Statement>();

@@ -41,10 +41,14 @@ t.test('reading the Dockerfile', (t) => {
     user: { uid: 10, gid: 20 },
     entrypoint: ['node', 'main.js'],
   });
+  t.equal(runtimeStage(sample.replace('node:22-slim', 'node:22.11.0-slim')).nodeVersion, '22.11.0', 'an exact release');
   t.throws(() => runtimeStage(sample.replace('USER 10:20', 'USER node')), /USER 'node' is not numeric/);
   t.throws(() => runtimeStage(sample.replace('COPY --from=build /src/dist ./dist', 'COPY dist ./dist')), /is not 'COPY --from=build/);
   const ours = runtimeStage(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
   t.equal(ours.nodeMajor, 24, 'the image ships Node.js 24');
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  t.equal(ours.nodeVersion, pkg.devDependencies.node, "NODE_IMAGE pins the release of package.json's node devDependency");
+  t.equal(process.versions.node, ours.nodeVersion, 'the tests run on the Node.js release the image ships');
   t.not(ours.user.uid, 0, 'the image runs as a non-root user');
   t.match(ours.env.DATABASE_PATH, /^\/data\//, 'the database is on the /data volume');
   t.end();

@@ -42,21 +42,26 @@ const sh = (cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Proc
     .toString()
     .trim();
 
-/** The bin directory of the container's Node.js major (scripts/container-node.sh installs it when missing). */
-export function containerNodeBin(): string {
-  return sh(join(REPO_ROOT, 'scripts', 'container-node.sh'), []);
+/**
+ * The bin directory of the container's Node.js: the one the tests run on (package.json's `node` devDependency,
+ * which npm's scripts put first on PATH), refused unless it is the exact release the Dockerfile's NODE_IMAGE names.
+ */
+function containerNodeBin(stage: RuntimeStage): string {
+  if (stage.nodeVersion !== process.versions.node)
+    throw new Error(`the tests run on Node.js ${process.versions.node}, the image ships ${stage.nodeVersion ?? `node:${stage.nodeMajor}`}: run them through npm (npm test), which uses package.json's node devDependency`);
+  return dirname(process.execPath);
 }
 
 /** The environment for running npm under the container's Node (without tap's loader in NODE_OPTIONS). */
 function underNode(nodeBin: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${nodeBin}:${process.env.PATH ?? ''}`, npm_config_nodedir: dirname(nodeBin) };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${nodeBin}:${process.env.PATH ?? ''}` };
   delete env.NODE_OPTIONS;
   return env;
 }
 
 /**
  * The build stage (its WORKDIR's contents): production dependencies installed by the container's Node,
- * cached in .cache/build-stage by lockfile and Node version (better-sqlite3 compiles for ~90 s), and
+ * cached in .cache/build-stage by lockfile and Node version, and
  * dist/ compiled afresh. The Dockerfile runs `npm ci` then `npm prune --omit=dev`; `npm ci --omit=dev`
  * leaves the same production tree without building what the prune removes.
  */
@@ -89,7 +94,7 @@ export function stageImage(): StagedImage {
   if (process.getuid?.() !== 0)
     throw new Error('the container test runs as root (as CI does): it mounts the image read-only and runs as its user');
   const stage = runtimeStage(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
-  const nodeBin = containerNodeBin();
+  const nodeBin = containerNodeBin(stage);
   const build = buildStage(nodeBin);
   const base = mkdtempSync(join(tmpdir(), 'gdb-image-'));
   chmodSync(base, 0o755);

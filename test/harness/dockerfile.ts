@@ -15,6 +15,8 @@ export interface StageCopy {
 export interface RuntimeStage {
   /** The Node.js major of NODE_IMAGE (`node:24-bookworm-slim` → 24). */
   nodeMajor: number;
+  /** The exact Node.js release when NODE_IMAGE pins one (`node:24.21.0-bookworm-slim` → `24.21.0`). */
+  nodeVersion?: string;
   /** The build stage's WORKDIR (where `npm ci` and `tsc` ran). */
   buildWorkdir: string;
   workdir: string;
@@ -75,7 +77,8 @@ export function runtimeStage(dockerfile: string): RuntimeStage {
     [...global, ...last].filter((l) => /^ARG\s/i.test(l)).flatMap((l) => Object.entries(assignments(l.slice(4), {}))),
   );
   const image = args.NODE_IMAGE ?? '';
-  const nodeMajor = Number(/^node:(\d+)\b/.exec(image)?.[1]);
+  const tag = /^node:(\d+)(\.\d+\.\d+)?\b/.exec(image);
+  const nodeMajor = Number(tag?.[1]);
   if (!Number.isInteger(nodeMajor)) throw new Error(`Dockerfile: NODE_IMAGE '${image}' names no node:<major> image`);
   const operands = (stage: string[], word: string) =>
     stage.filter((l) => l.toUpperCase().startsWith(`${word} `)).map((l) => l.slice(word.length + 1).trim());
@@ -93,6 +96,7 @@ export function runtimeStage(dockerfile: string): RuntimeStage {
   const [entry = '[]'] = operands(last, 'ENTRYPOINT');
   return {
     nodeMajor,
+    ...(tag?.[2] ? { nodeVersion: `${tag[1]}${tag[2]}` } : {}),
     buildWorkdir: operands(build, 'WORKDIR').pop() ?? '/',
     workdir: operands(last, 'WORKDIR').pop() ?? '/',
     copies,

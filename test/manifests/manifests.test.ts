@@ -145,7 +145,7 @@ t.test('Dockerfile: multi-stage, LTS slim runtime, non-root numeric user, signal
   const text = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
   t.equal((text.match(/^FROM /gm) ?? []).length, 2, 'build and runtime stages');
   t.match(text, /^FROM \$\{NODE_IMAGE\} AS build$/m, 'no pinned --platform: buildx builds each target platform (release.yml)');
-  t.match(text, /^ARG NODE_IMAGE=node:(22|24)-bookworm-slim$/m);
+  t.match(text, /^ARG NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim$/m, 'an exact Node.js 24 release (LTS until April 2028)');
   t.match(text, /npm prune --omit=dev/, 'runtime gets production dependencies only');
   t.match(text, /^USER 65532:65532$/m);
   t.match(text, /^STOPSIGNAL SIGTERM$/m);
