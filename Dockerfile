@@ -7,7 +7,11 @@ ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3 13 ships prebuilt Node-API binaries (linux x64/arm64, glibc and musl): nothing compiles.
+# better-sqlite3 13 ships prebuilt Node-API binaries (linux x64/arm64, glibc and musl), so nothing compiles, but npm
+# still runs node-gyp for its binding.gyp (which then finds the prebuilt binary): node-gyp needs python3 and make.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
