@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ALL = ['intake', 'write-economy', 'forgejo-economy', 'rollout', 'latency', 'rollout-latency', 'resync-cost', 'memory'];
+const ALL = ['wildcard', 'intake', 'write-economy', 'forgejo-economy', 'rollout', 'latency', 'rollout-latency', 'resync-cost', 'memory'];
 const here = dirname(fileURLToPath(import.meta.url));
 const asked = process.argv.slice(2);
 const unknown = asked.filter((n) => !ALL.includes(n));
