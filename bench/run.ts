@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ALL = [
+  'wildcard',
   'intake',
   'write-economy',
   'forgejo-economy',

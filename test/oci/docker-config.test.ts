@@ -111,3 +111,43 @@ t.test('lookup: host match, Docker Hub, ports, path prefixes, wildcards, precede
   t.equal(lookupCredentials([], 'docker.io', 'library/nginx'), undefined);
   t.end();
 });
+
+t.test('wildcards: a star matches a run inside one label, several stars per label, no regex syntax', (t) => {
+  const matches = (pattern: string, registry: string) => {
+    const { keyring } = parseDockerConfigJson(JSON.stringify({ auths: { [pattern]: auth('w') } }), 'cfg');
+    return lookupCredentials(keyring, registry, 'a/b') !== undefined;
+  };
+  const cases: Array<[string, string, boolean]> = [
+    ['*.example.com', 'eu.example.com', true],
+    ['*.example.com', 'a.b.example.com', false],
+    ['*.example.com', 'example.com', false],
+    ['eu-*.example.com', 'eu-west.example.com', true],
+    ['eu-*.example.com', 'us-west.example.com', false],
+    ['*-west-*.example.com', 'eu-west-1.example.com', true],
+    ['*-west-*.example.com', 'eu-east-1.example.com', false],
+    ['a*b*c.example.com', 'abc.example.com', true],
+    ['a*b*c.example.com', 'axxbyyc.example.com', true],
+    ['a*b*c.example.com', 'acb.example.com', false],
+    ['ab*ba.example.com', 'aba.example.com', false],
+    ['ab*ba.example.com', 'abba.example.com', true],
+    ['**.example.com', 'x.example.com', true],
+    ['*.*.example.com', 'a.b.example.com', true],
+    ['*.dkr.ecr.*.amazonaws.com', '1234.dkr.ecr.eu-west-1.amazonaws.com', true],
+    ['*.dkr.ecr.*.amazonaws.com', '1234.dkr.ecr.eu.west.amazonaws.com', false],
+    ['reg(x)+.example.com', 'regx.example.com', false],
+    ['r+g*.example.com', 'rrg.example.com', false],
+    ['r+g*.example.com', 'r+g1.example.com', true],
+    ['*.example.com:5000', 'eu.example.com:5000', true],
+    ['*.example.com:5000', 'eu.example.com', false],
+  ];
+  for (const [pattern, registry, want] of cases) t.equal(matches(pattern, registry), want, `${pattern} ~ ${registry}`);
+  t.end();
+});
+
+t.test('wildcards: twenty stars against a 30-character first label answer (they used to backtrack for minutes)', (t) => {
+  const { keyring } = parseDockerConfigJson(JSON.stringify({ auths: { [`${'*'.repeat(20)}x.example`]: auth('stars') } }), 'cfg');
+  const label = 'a'.repeat(30);
+  t.equal(lookupCredentials(keyring, `${label}.example`, 'app'), undefined, 'no x at the end: no match');
+  t.equal(lookupCredentials(keyring, `${label}x.example`, 'app')?.username, 'stars', 'x at the end: a match');
+  t.end();
+});
