@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { logDestination } from '../common/log-destination.js';
 import { buildImageFacts } from '../images/image-facts-wiring.js';
 import { loadReportingConfig } from '../config/load-config.js';
 import { buildDefaults } from '../config/metadata-defaults.js';
@@ -51,7 +52,7 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
     return 2;
   }
   const config = loadReportingConfig(env);
-  const log = pino({ level: env.LOG_LEVEL?.trim() ? config.logLevel : EXPLAIN_LOG_LEVEL }, pino.destination(2));
+  const log = pino({ level: env.LOG_LEVEL?.trim() ? config.logLevel : EXPLAIN_LOG_LEVEL }, logDestination(2));
   // Registries are read through HTTPS_PROXY/NO_PROXY as the server reads them.
   await installProxy(env, log);
   const db = openDatabase(':memory:');
