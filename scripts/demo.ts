@@ -13,6 +13,7 @@ import { pushImage } from '../test/harness/push-image.js';
 import { finishRollout } from '../test/harness/rollouts.js';
 import type { StateDeployment } from '../test/harness/state-body.js';
 import { startWorld, type World } from '../test/harness/world.js';
+import { explainCommand } from './demo-explain.js';
 import { DEMO_CLEANUP_GRACE, FORGEJO, OPT_IN, playPreview, printForgejo, say } from './demo-forgejo.js';
 
 async function image(world: World, tag: string, sha: string): Promise<{ image: string; annotations: Record<string, string> }> {
@@ -131,6 +132,8 @@ async function play(world: World, serve: boolean, stop: Promise<unknown>): Promi
   );
   if (serve) {
     say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C or kill to stop)`);
+    say('Ask the bridge why it reports what it does, from this folder:');
+    process.stdout.write(`  ${explainCommand(world.env(), 'Kustomization/flux-system/web')}\n`);
     await stop;
   }
 }

@@ -2,7 +2,7 @@
 import pino from 'pino';
 import { logDestination } from './common/log-destination.js';
 import { buildApp } from './http/http-app.js';
-import { explainMain } from './cli/explain.js';
+import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
 import { parseCommand, usage } from './cli/usage.js';
 import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
@@ -193,8 +193,9 @@ if (command.kind === 'help') {
   explainMain(command.args, process.env).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`github-deployment-bridge explain: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
-      process.exit(1);
+      // Settings and usage errors are explain's own (exit 2); what is left could not be read.
+      process.stderr.write(`github-deployment-bridge explain: ${errorMessage(err)}\n`);
+      process.exit(EXPLAIN_EXIT.failed);
     },
   );
 } else {

@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { REPO_ROOT } from '../fixtures/locate.js';
 
@@ -78,7 +79,7 @@ for (const c of cases) {
     await new Promise<void>((resolve, reject) => {
       top.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
-        if (out.includes('▶ Still running')) resolve();
+        if (/▶ Still running[\s\S]*explain Kustomization\/flux-system\/web\n/.test(out)) resolve();
       });
       void exit.then(() => reject(new Error(`the demo exited before serving:\n${out}`)));
     });
@@ -88,6 +89,13 @@ for (const c of cases) {
     t.ok(names.filter((n) => n === 'node').length >= (command === 'sh' ? 2 : 1), 'so are the demo and the bridge');
     t.not(readdirSync(temp).length, 0, 'the demo has temp folders while it runs');
 
+    if (command !== 'sh') {
+      // The line the demo prints for `explain`, run as printed: it reads the demo's world.
+      const line = /^ {2}(.* explain Kustomization\/flux-system\/web)$/m.exec(out)?.[1] ?? '';
+      const explained = await promisify(execFile)('sh', ['-c', line], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '' } });
+      t.match(explained.stdout, /^Kustomization flux-system\/web: success/, `runs as printed: ${line}`);
+      t.match(explained.stdout, /acme\/web@[0-9a-f]{12} environment staging/);
+    }
     top.kill('SIGTERM');
     await exit;
     t.same(
