@@ -5,6 +5,7 @@
  * forge ends up showing. `--serve` keeps everything running for `curl`.
  */
 import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { fluxEvent, type BridgeProcess } from '../test/harness/bridge-process.js';
 import { commitOf } from '../test/harness/kube-meta.js';
 import { deployment, kustomization, type ConditionSpec } from '../test/harness/flux-objects.js';
@@ -12,6 +13,7 @@ import { pushImage } from '../test/harness/push-image.js';
 import { finishRollout } from '../test/harness/rollouts.js';
 import type { StateDeployment } from '../test/harness/state-body.js';
 import { startWorld, type World } from '../test/harness/world.js';
+import { explainCommand } from './demo-explain.js';
 import { DEMO_CLEANUP_GRACE, FORGEJO, OPT_IN, playPreview, printForgejo, say } from './demo-forgejo.js';
 
 async function image(world: World, tag: string, sha: string): Promise<{ image: string; annotations: Record<string, string> }> {
@@ -103,44 +105,82 @@ function printGitHub(world: World): void {
 const stateLine = (d: StateDeployment) =>
   `  ${d.forge.padEnd(7)} ${d.owner}/${d.repo} ${d.environment} ${d.sha.slice(0, 7)} ${d.forge === 'github' ? `#${String(d.deploymentId)}` : `"${String(d.context)}"`} ${d.state}\n`;
 
-async function main(): Promise<void> {
+/** The demo proper: both forges' stories, what they show, and /state; under `--serve` it waits for `stop`. */
+async function play(world: World, serve: boolean, stop: Promise<unknown>): Promise<void> {
+  say(
+    `Simulated cluster ${world.kube.url}, GitHub ${world.github.url}, Forgejo ${world.forgejo?.url ?? '(none)'}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`,
+  );
+  const bridge = await world.bridge({ CLEANUP_GRACE: DEMO_CLEANUP_GRACE });
+  say(`Bridge listening on ${bridge.url}`);
+  await rollout(world, bridge, '1.0.0', 1);
+  await rollout(world, bridge, '1.1.0', 2);
+  await bridge.waitFor(
+    '1.0.0 superseded',
+    () => world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'inactive'),
+    30_000,
+  );
+  printGitHub(world);
+  if (world.github.violations.length > 0)
+    throw new Error(`the bridge sent ${world.github.violations.length} request(s) GitHub's schema rejects`);
+  await playPreview(world, bridge);
+  printForgejo(world);
+  const state = await bridge.state();
+  say(`GET ${bridge.url}/state → deployments:`);
+  for (const d of state.deployments) process.stdout.write(stateLine(d));
+  say(
+    "Demo succeeded: two rollouts reported on GitHub, the older one superseded; a Forgejo preview reported with its route and ended when closed; every request valid against GitHub's and Forgejo's schemas",
+  );
+  if (serve) {
+    say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C or kill to stop)`);
+    say('Ask the bridge why it reports what it does, from this folder:');
+    process.stdout.write(`  ${explainCommand(world.env(), 'Kustomization/flux-system/web')}\n`);
+    await stop;
+  }
+}
+
+/** How often the demo checks that whoever started it is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * The first SIGINT (Ctrl-C) or SIGTERM (`kill`), or the parent gone: from then on the demo only stops what
+ * it started. The parent: `npm run demo` runs it under `sh -c`, and npm passes a SIGTERM on to that shell,
+ * which dies without passing it on; the demo, now an orphan, sees it by its parent process id.
+ */
+function stopRequest(): Promise<NodeJS.Signals | 'parent gone'> {
+  return new Promise((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
+    const parent = process.ppid;
+    const timer = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(timer);
+      resolve('parent gone');
+    }, PARENT_CHECK_MS).unref();
+  });
+}
+
+async function main(): Promise<number> {
   const serve = process.argv.includes('--serve');
-  const withRegistry = existsSync('/usr/bin/docker-registry');
-  const world = await startWorld({ registry: withRegistry, forgejo: FORGEJO });
+  // Listening before anything starts: a signal while the world starts up still stops it once it is up.
+  const stop = stopRequest();
+  const world = await startWorld({ registry: existsSync('/usr/bin/docker-registry'), forgejo: FORGEJO });
+  const run = play(world, serve, stop);
+  // A signal mid-run: what the run still waits for fails once the world is gone; that is no error.
+  run.catch(() => undefined);
   try {
-    say(
-      `Simulated cluster ${world.kube.url}, GitHub ${world.github.url}, Forgejo ${world.forgejo?.url ?? '(none)'}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`,
-    );
-    const bridge = await world.bridge({ CLEANUP_GRACE: DEMO_CLEANUP_GRACE });
-    say(`Bridge listening on ${bridge.url}`);
-    await rollout(world, bridge, '1.0.0', 1);
-    await rollout(world, bridge, '1.1.0', 2);
-    await bridge.waitFor(
-      '1.0.0 superseded',
-      () => world.github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'inactive'),
-      30_000,
-    );
-    printGitHub(world);
-    if (world.github.violations.length > 0)
-      throw new Error(`the bridge sent ${world.github.violations.length} request(s) GitHub's schema rejects`);
-    await playPreview(world, bridge);
-    printForgejo(world);
-    const state = await bridge.state();
-    say(`GET ${bridge.url}/state → deployments:`);
-    for (const d of state.deployments) process.stdout.write(stateLine(d));
-    say(
-      "Demo succeeded: two rollouts reported on GitHub, the older one superseded; a Forgejo preview reported with its route and ended when closed; every request valid against GitHub's and Forgejo's schemas",
-    );
-    if (serve) {
-      say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C to stop)`);
-      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
-    }
+    const stopped = await Promise.race([run.then(() => undefined), stop]);
+    // Stopping a serving demo is how it ends (0); stopped mid-run, it did not succeed (128 + the signal's number).
+    if (stopped === undefined || serve) return 0;
+    return stopped === 'parent gone' ? 1 : 128 + constants.signals[stopped];
   } finally {
+    // The bridge, docker-registry and the simulators stopped, the temp folders removed.
     await world.close();
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`demo failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`demo failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

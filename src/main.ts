@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import pino from 'pino';
+import { logDestination } from './common/log-destination.js';
 import { buildApp } from './http/http-app.js';
-import { explainMain } from './cli/explain.js';
+import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
 import { parseCommand, usage } from './cli/usage.js';
 import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
@@ -39,7 +40,8 @@ const SHUTDOWN_EXTRA_MS = 5_000;
 /** The composition root: configuration → store → clients → app → listen; signals. */
 async function main(config: Config): Promise<void> {
   const version = controllerVersion();
-  const log = pino({ level: config.logLevel, base: { service: 'github-deployment-bridge', version } });
+  // Not pino's default destination: with stdout's reader gone, that one blocks the exit (log-destination.ts).
+  const log = pino({ level: config.logLevel, base: { service: 'github-deployment-bridge', version } }, logDestination(1));
   // HTTPS_PROXY/NO_PROXY for GitHub, Forgejo and registries (Node's fetch ignores them by itself).
   await installProxy(process.env, log);
   const now = Date.now;
@@ -171,6 +173,8 @@ async function main(config: Config): Promise<void> {
     await app.close();
     db.close();
     log.info('stopped');
+    // The last lines out (a broken pipe calls back at once; a stuck one is bounded by the timer above).
+    await new Promise<void>((resolve) => log.flush(() => resolve()));
     process.exit(0);
   };
   process.once('SIGTERM', (s) => void shutdown(s));
@@ -189,8 +193,9 @@ if (command.kind === 'help') {
   explainMain(command.args, process.env).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      process.stderr.write(`github-deployment-bridge explain: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
-      process.exit(1);
+      // Settings and usage errors are explain's own (exit 2); what is left could not be read.
+      process.stderr.write(`github-deployment-bridge explain: ${errorMessage(err)}\n`);
+      process.exit(EXPLAIN_EXIT.failed);
     },
   );
 } else {

@@ -1,6 +1,7 @@
 import pino from 'pino';
+import { logDestination } from '../common/log-destination.js';
 import { buildImageFacts } from '../images/image-facts-wiring.js';
-import { loadReportingConfig } from '../config/load-config.js';
+import { ConfigError, loadReportingConfig, type ReportingConfig } from '../config/load-config.js';
 import { buildDefaults } from '../config/metadata-defaults.js';
 import { createKubeReader } from '../kube/kube-client.js';
 import { withRouteRefusals } from '../kube/route-refusals.js';
@@ -18,6 +19,29 @@ import { explainLines } from './explain-report.js';
 const USAGE =
   'usage: github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name> ' +
   '(kind in any case, plural, or short: ks, hr)';
+
+/** `explain`'s exit statuses; `--help` and README ("Why is my workload not reported?") list them. */
+export const EXPLAIN_EXIT = {
+  /** The object was read and explained. */
+  explained: 0,
+  /** The cluster or a registry could not be read (no kubeconfig, API unreachable, denied). */
+  failed: 1,
+  /** A usage error or invalid settings, as for the server. */
+  usage: 2,
+  /** No such Flux object in the cluster. */
+  notFound: 3,
+} as const;
+
+const HELP = `${USAGE}
+
+Reads the Flux object as a reconcile would and prints, per workload and container, what would be
+reported or exactly why not. Reads the cluster (KUBECONFIG, or in-cluster) and registries; writes
+nothing. Settings are the server's environment variables (README.md, "Configuration").
+
+exit status: ${EXPLAIN_EXIT.explained} explained, ${EXPLAIN_EXIT.failed} the cluster or a registry could not be read, ${EXPLAIN_EXIT.usage} usage error or
+invalid settings, ${EXPLAIN_EXIT.notFound} no such Flux object
+`;
+const HELP_ARGS: ReadonlySet<string> = new Set(['--help', '-h', 'help']);
 /** Quieter than the server: only warnings, unless LOG_LEVEL is set. */
 const EXPLAIN_LOG_LEVEL = 'warn';
 
@@ -45,13 +69,24 @@ export function parseSourceArg(arg: string | undefined): SourceRef | undefined {
  * Reads only the settings that shape a report (`loadReportingConfig`): no webhook key, no GitHub credentials.
  */
 export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const ref = parseSourceArg(args[0]);
+  if (args.length === 1 && HELP_ARGS.has(args[0] ?? '')) {
+    process.stdout.write(HELP);
+    return EXPLAIN_EXIT.explained;
+  }
+  const ref = args.length === 1 ? parseSourceArg(args[0]) : undefined;
   if (!ref) {
     process.stderr.write(`${USAGE}\n`);
-    return 2;
+    return EXPLAIN_EXIT.usage;
   }
-  const config = loadReportingConfig(env);
-  const log = pino({ level: env.LOG_LEVEL?.trim() ? config.logLevel : EXPLAIN_LOG_LEVEL }, pino.destination(2));
+  let config: ReportingConfig;
+  try {
+    config = loadReportingConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`github-deployment-bridge explain: ${err.message}\n`);
+    return EXPLAIN_EXIT.usage;
+  }
+  const log = pino({ level: env.LOG_LEVEL?.trim() ? config.logLevel : EXPLAIN_LOG_LEVEL }, logDestination(2));
   // Registries are read through HTTPS_PROXY/NO_PROXY as the server reads them.
   await installProxy(env, log);
   const db = openDatabase(':memory:');
@@ -76,8 +111,9 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
     const resolved = obj ? await resolveSource(deps, ref, obj) : null;
     const contextOf = (t: ReportTarget) =>
       statusContext(config.forgejoStatusContext, { environment: t.environment, deploymentName: t.task, cluster: t.cluster });
-    process.stdout.write(`${explainLines(ref, obj, resolved, contextOf).lines.join('\n')}\n`);
-    return 0;
+    const report = explainLines(ref, obj, resolved, contextOf);
+    process.stdout.write(`${report.lines.join('\n')}\n`);
+    return report.found ? EXPLAIN_EXIT.explained : EXPLAIN_EXIT.notFound;
   } finally {
     db.close();
   }

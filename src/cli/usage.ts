@@ -37,7 +37,8 @@ usage:
                                           /readyz, /state and /metrics, all on PORT
   github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name>
                                           print what a reconcile would report for a Flux object, or
-                                          why not; reads the cluster and registries, writes nothing
+                                          why not; reads the cluster and registries, writes nothing;
+                                          exit status 3 when the object does not exist (explain --help)
   github-deployment-bridge --help         this text
   github-deployment-bridge --version      the version
 

@@ -60,3 +60,15 @@ t.test('explain without a kubeconfig or a cluster says to set KUBECONFIG, exit s
       'cluster (KUBERNETES_SERVICE_HOST unset): set KUBECONFIG or run in a cluster\n',
   });
 });
+
+t.test('explain of a Flux object the cluster does not have: says so, exit status 3', async (t) => {
+  const world = await startWorld();
+  t.teardown(() => world.close());
+  const missing = await run(process.execPath, [MAIN_JS, 'explain', 'ks/flux-system/nowhere'], {
+    env: { PATH: process.env.PATH ?? '', KUBECONFIG: world.kubeconfig, CLUSTER_NAME: 'sim-cluster' },
+  }).catch((e: unknown) => e);
+  t.has(missing, {
+    code: 3,
+    stdout: 'Kustomization flux-system/nowhere: not found in the cluster (nothing reported; live deployments of it are cleaned up)\n',
+  });
+});

@@ -1,0 +1,25 @@
+/** The line the serving demo prints for pointing `explain` at its world: the settings a report depends on. */
+import { relative } from 'node:path';
+import { REPORTING_SETTINGS } from '../src/config/settings.js';
+import { MAIN_JS } from '../test/harness/bridge-process.js';
+
+/** The names `explain` reads (README: "`explain` reads only …"). */
+const REPORTING_NAMES: ReadonlySet<string> = new Set(Object.values(REPORTING_SETTINGS).flatMap((s) => s.rows.flatMap((r) => r.names)));
+
+/** A word the shell reads back as `text`. */
+const shellWord = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * `explain` for `object` with the bridge's settings that shape a report, runnable from `cwd`. GitHub counts
+ * as configured for `explain` when its variables are set, so the (simulator's) token is passed along too.
+ */
+export function explainCommand(bridgeEnv: Record<string, string>, object: string, cwd = process.cwd()): string {
+  const settings = Object.entries(bridgeEnv).filter(([name]) => REPORTING_NAMES.has(name) || name === 'GITHUB_TOKEN');
+  return [
+    ...settings.map(([name, value]) => `${name}=${shellWord(value)}`),
+    'node',
+    shellWord(relative(cwd, MAIN_JS)),
+    'explain',
+    object,
+  ].join(' ');
+}
