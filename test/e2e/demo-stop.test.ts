@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { REPO_ROOT } from '../fixtures/locate.js';
@@ -84,7 +84,8 @@ for (const c of cases) {
       void exit.then(() => reject(new Error(`the demo exited before serving:\n${out}`)));
     });
     started = descendants(top.pid ?? 0);
-    const names = started.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
+    // The executable's name, not comm: Node 24 names its main thread 'MainThread'.
+    const names = started.map((pid) => basename(readlinkSync(`/proc/${pid}/exe`)));
     t.ok(names.includes('docker-registry'), `docker-registry is among the processes started (${names.join(', ')})`);
     t.ok(names.filter((n) => n === 'node').length >= (command === 'sh' ? 2 : 1), 'so are the demo and the bridge');
     t.not(readdirSync(temp).length, 0, 'the demo has temp folders while it runs');
