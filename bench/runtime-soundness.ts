@@ -58,7 +58,12 @@ async function startStops(): Promise<number> {
       const code = await bridge.kill('SIGTERM');
       stopMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
       endings.push(code === null ? String(bridge.child.signalCode) : String(code));
-      if (bridge.logs.at(-1)?.msg === 'stopped') lastLineWritten++;
+      // 'exit' may come before the last of stdout has been read: wait for the pipe to close.
+      const out = bridge.child.stdout;
+      if (out && !out.closed) await new Promise((r) => out.once('close', r));
+      const last = bridge.logs.at(-1)?.msg;
+      if (last === 'stopped') lastLineWritten++;
+      else say(`  start ${i}: exit ${endings.at(-1)}, last log line ${JSON.stringify(last)}`);
     }
   } finally {
     await world.close();

@@ -48,7 +48,9 @@ const sh = (cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Proc
  */
 function containerNodeBin(stage: RuntimeStage): string {
   if (stage.nodeVersion !== process.versions.node)
-    throw new Error(`the tests run on Node.js ${process.versions.node}, the image ships ${stage.nodeVersion ?? `node:${stage.nodeMajor}`}: run them through npm (npm test), which uses package.json's node devDependency`);
+    throw new Error(
+      `the tests run on Node.js ${process.versions.node}, the image ships ${stage.nodeVersion ?? `node:${stage.nodeMajor}`}: run them through npm (npm test), which uses package.json's node devDependency`,
+    );
   return dirname(process.execPath);
 }
 
