@@ -33,8 +33,8 @@ export interface StatusDeps {
   forgejo?: { health: GitHubHealth; refusals: RefusalStore; now: () => number; url: string };
   /** What the registry cache holds (digests with labels, tags with their digest). */
   registryCache?: () => { digests: number; tags: number };
-  /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>`. */
-  stateToken?: string;
+  /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>` (`_FILE`: read per request). */
+  stateToken?: string | (() => Promise<string>);
   /** Whether the database takes writes (and since when it does not), for /state. */
   storageState?: () => unknown;
   /** When the Kubernetes API last answered, for /metrics. */
@@ -80,8 +80,10 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
-  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', (req, reply) => {
-    if (deps.stateToken !== undefined && !bearerMatches(req.headers.authorization, deps.stateToken)) {
+  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', async (req, reply) => {
+    const token = typeof deps.stateToken === 'function' ? await deps.stateToken().catch(() => '') : deps.stateToken;
+    // An unreadable or emptied STATE_TOKEN_FILE lets nobody in.
+    if (token !== undefined && (token === '' || !bearerMatches(req.headers.authorization, token))) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }
     const { repository, environment } = req.query;
