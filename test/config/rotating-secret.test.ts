@@ -4,11 +4,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 import { secretValue } from '../../src/config/rotating-secret.js';
-import { createGitHubSide } from '../../src/forges/github/github-client.js';
 import { startRig } from '../forges/github/rig.js';
-import { createMetrics } from '../../src/common/metrics.js';
-import { InstallationStore } from '../../src/store/installation-store.js';
-import { pino } from 'pino';
 
 const BASE = { WEBHOOK_TOKEN: 's3cret', CLUSTER_NAME: 'prod-eu-1' };
 
@@ -64,18 +60,11 @@ t.test('GITHUB_TOKEN_FILE and STATE_TOKEN_FILE: never with their inline form; an
 t.test('GitHub requests carry the token the file holds at the time: rotation reaches the wire', async (t) => {
   const write = secrets(t);
   const path = write('github', 'ghs_old\n');
-  const rig = await startRig(t, { sim: { tokens: ['ghs_old', 'ghs_new'] } });
-  const side = createGitHubSide({
+  const rig = await startRig(t, {
+    sim: { tokens: ['ghs_old', 'ghs_new'] },
     auth: { kind: 'token', token: secretValue({ kind: 'file', path }) },
-    baseUrl: rig.sim.url,
-    userAgent: 'gdb-test',
-    metrics: createMetrics(),
-    log: pino({ level: 'silent' }),
-    now: Date.now,
-    installations: new InstallationStore(rig.db),
-    spaceWrites: false,
   });
-  t.teardown(() => side.monitor.stop());
+  const side = rig.side;
   await side.monitor.checkNow();
   write('github', 'ghs_new\n');
   await side.monitor.checkNow();
