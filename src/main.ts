@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import pino from 'pino';
 import { logDestination } from './common/log-destination.js';
+import { secretValue } from './config/rotating-secret.js';
 import { buildApp } from './http/http-app.js';
 import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
 import { parseCommand, usage } from './cli/usage.js';
@@ -115,9 +116,10 @@ async function main(config: Config): Promise<void> {
   const app = await buildApp({
     webhookKey: config.webhookKey,
     watchNamespaces: config.watchNamespaces,
-    ...(config.stateToken ? { stateToken: config.stateToken } : {}),
+    ...(config.stateToken ? { stateToken: secretValue(config.stateToken) } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,
     dryRun: config.dryRun,
+    links: { githubHost: config.githubHost, ...(config.forgejoUrl ? { forgejoUrl: config.forgejoUrl.webUrl } : {}) },
     registryCache: () => imageCache.counts(),
     queue,
     deployments,

@@ -1,7 +1,8 @@
 import { errorMessage } from '../common/errors.js';
 import { parseAppPrivateKey } from '../forges/github/app-jwt.js';
 import type { GitHubAuth } from '../forges/github/github-client.js';
-import { integer, text } from './parsers.js';
+import { integer } from './parsers.js';
+import { rotatingSecret, secretValue } from './rotating-secret.js';
 import { INVALID, combine, secret, setting, type Check, type Invalid } from './schema.js';
 
 const EITHER = 'one of token or App';
@@ -24,7 +25,10 @@ function pemKey(bytes: Buffer, check: Check): string | Invalid {
  */
 export const githubAuth = combine(
   {
-    token: setting('GITHUB_TOKEN', { parse: text, shown: EITHER, doc: 'token with Deployments read & write on the reported repositories' }),
+    token: rotatingSecret('GITHUB_TOKEN', {
+      shown: EITHER,
+      doc: 'token with Deployments read & write on the reported repositories',
+    }),
     appId: setting('GITHUB_APP_ID', {
       parse: integer(1, Number.MAX_SAFE_INTEGER, "the App's numeric id"),
       shown: EITHER,
@@ -45,7 +49,7 @@ export const githubAuth = combine(
   ({ token, appId, privateKey, installationId }, source): GitHubAuth | undefined | Invalid => {
     const app = appId !== undefined || privateKey !== undefined || installationId !== undefined;
     if (token !== undefined && app) return source.problem(`set either GITHUB_TOKEN or a GitHub App (${APP}), not both`);
-    if (token !== undefined) return token === INVALID ? token : { kind: 'token', token };
+    if (token !== undefined) return token === INVALID ? token : { kind: 'token', token: secretValue(token) };
     if (!app && source.text('FORGEJO_URL') !== undefined) return undefined;
     if (!app)
       return source.problem(

@@ -2,6 +2,7 @@
  * Every setting, declared once: variable, type, default, README line. `loadConfig` reads them and README's
  * configuration table is generated from them (`npm run docs:config`); adding a setting is one entry here.
  */
+import { rotatingSecret } from './rotating-secret.js';
 import { errorMessage } from '../common/errors.js';
 import { WEBHOOK_RATE_PER_MINUTE } from '../http/webhook.js';
 import { webHostOf } from '../metadata/repository.js';
@@ -154,7 +155,7 @@ const SERVICE_SETTINGS = {
     shown: `\`${WEBHOOK_RATE_PER_MINUTE}\``,
     doc: 'webhook requests accepted per minute from one client address (`429` beyond)',
   }),
-  stateToken: setting('STATE_TOKEN', { parse: text, doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
+  stateToken: rotatingSecret('STATE_TOKEN', { shown: '—', doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
   githubAuth,
   forgejoToken,
   githubWriteIntervalMs: setting('GITHUB_WRITE_INTERVAL', {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { secretValue } from '../config/rotating-secret.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import type { Metrics } from '../common/metrics.js';
@@ -85,10 +85,9 @@ export function buildForges(d: ForgeWiringDeps): Forges {
   }
 
   if (config.forgejoUrl !== undefined && config.forgejoToken !== undefined) {
-    const token = config.forgejoToken;
     const forgejo = createForgejoSide({
       location: config.forgejoUrl,
-      token: token.kind === 'inline' ? token.value : async () => (await readFile(token.path, 'utf8')).trim(),
+      token: secretValue(config.forgejoToken),
       userAgent: d.userAgent,
       metrics: d.metrics,
       log: log.child({ component: 'forgejo' }),

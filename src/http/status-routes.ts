@@ -10,6 +10,7 @@ import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import { setScrapeGauges } from './scrape-gauges.js';
+import { renderStatusPage, type ForgeLinks } from './status-page.js';
 
 /** Why the bridge is or is not ready to do its work. */
 export interface Readiness {
@@ -33,12 +34,14 @@ export interface StatusDeps {
   forgejo?: { health: GitHubHealth; refusals: RefusalStore; now: () => number; url: string };
   /** What the registry cache holds (digests with labels, tags with their digest). */
   registryCache?: () => { digests: number; tags: number };
-  /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>`. */
-  stateToken?: string;
+  /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>` (`_FILE`: read per request). */
+  stateToken?: string | (() => Promise<string>);
   /** Whether the database takes writes (and since when it does not), for /state. */
   storageState?: () => unknown;
   /** When the Kubernetes API last answered, for /metrics. */
   kubeHealth?: () => KubeHealth;
+  /** Where the status page links rows to: GitHub's web host, Forgejo's web URL. */
+  links?: ForgeLinks;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
   dryRun?: boolean;
 }
@@ -71,6 +74,60 @@ function forgeState(g: NonNullable<StatusDeps['github']>, forgejo: boolean) {
   };
 }
 
+/** Allowed through STATE_TOKEN (or `_FILE`, read per request); an unreadable or emptied file lets nobody in. */
+async function tokenAllows(deps: StatusDeps, header: string | undefined): Promise<boolean> {
+  const token = typeof deps.stateToken === 'function' ? await deps.stateToken().catch(() => '') : deps.stateToken;
+  return token === undefined || (token !== '' && bearerMatches(header, token));
+}
+
+/** What /state serves and the status page (`GET /`) renders: one snapshot. */
+export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; environment?: string } = {}) {
+  const { repository, environment } = filter;
+  return {
+    dryRun: deps.dryRun ?? false,
+    deployments: deps.deployments
+      .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
+      .map((d) => ({
+        forge: d.forge,
+        owner: d.owner,
+        repo: d.repo,
+        environment: d.environment,
+        sha: d.sha,
+        deploymentName: d.deploymentName,
+        ...(d.forge === 'github' ? { deploymentId: d.deploymentId } : { context: d.context }),
+        // A Forgejo context that ended says `gone` (Forgejo has no inactive state).
+        state: d.state === null ? 'provisional' : d.forge === 'forgejo' ? fromGitHubState(d.state) : d.state,
+        description: d.description,
+        workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
+        container: d.origin.container,
+        image: d.origin.image,
+        source: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
+        updatedAt: iso(d.updatedAt),
+      })),
+    skipped: deps.sources.listSkips().map((s) => ({
+      source: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
+      workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`,
+      container: s.container || null,
+      code: s.code,
+      reason: s.reason,
+      since: iso(s.since),
+    })),
+    sources: deps.sources.list().map((s) => ({ ...s, lastSeen: iso(s.lastSeen) })),
+    queue: {
+      ...deps.queue.counts(),
+      running: deps.activeReconciles(),
+      items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
+    },
+    readiness: deps.readiness(),
+    ...(deps.storageState ? { storage: deps.storageState() } : {}),
+    ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
+    ...(deps.github ? { github: forgeState(deps.github, false) } : {}),
+    ...(deps.forgejo ? { forgejo: { url: deps.forgejo.url, ...forgeState(deps.forgejo, true) } } : {}),
+  };
+}
+
+export type StateSnapshot = ReturnType<typeof stateSnapshot>;
+
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
 export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
   app.get('/healthz', () => ({ status: 'ok' }));
@@ -80,52 +137,19 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
-  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', (req, reply) => {
-    if (deps.stateToken !== undefined && !bearerMatches(req.headers.authorization, deps.stateToken)) {
+  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', async (req, reply) => {
+    if (!(await tokenAllows(deps, req.headers.authorization))) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }
-    const { repository, environment } = req.query;
-    return {
-      dryRun: deps.dryRun ?? false,
-      deployments: deps.deployments
-        .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
-        .map((d) => ({
-          forge: d.forge,
-          owner: d.owner,
-          repo: d.repo,
-          environment: d.environment,
-          sha: d.sha,
-          deploymentName: d.deploymentName,
-          ...(d.forge === 'github' ? { deploymentId: d.deploymentId } : { context: d.context }),
-          // A Forgejo context that ended says `gone` (Forgejo has no inactive state).
-          state: d.state === null ? 'provisional' : d.forge === 'forgejo' ? fromGitHubState(d.state) : d.state,
-          description: d.description,
-          workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
-          container: d.origin.container,
-          image: d.origin.image,
-          source: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
-          updatedAt: iso(d.updatedAt),
-        })),
-      skipped: deps.sources.listSkips().map((s) => ({
-        source: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
-        workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`,
-        container: s.container || null,
-        code: s.code,
-        reason: s.reason,
-        since: iso(s.since),
-      })),
-      sources: deps.sources.list().map((s) => ({ ...s, lastSeen: iso(s.lastSeen) })),
-      queue: {
-        ...deps.queue.counts(),
-        running: deps.activeReconciles(),
-        items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
-      },
-      readiness: deps.readiness(),
-      ...(deps.storageState ? { storage: deps.storageState() } : {}),
-      ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
-      ...(deps.github ? { github: forgeState(deps.github, false) } : {}),
-      ...(deps.forgejo ? { forgejo: { url: deps.forgejo.url, ...forgeState(deps.forgejo, true) } } : {}),
-    };
+    return stateSnapshot(deps, req.query);
+  });
+
+  // The same snapshot as HTML for a person, under the same token rule.
+  app.get('/', async (req, reply) => {
+    if (!(await tokenAllows(deps, req.headers.authorization))) {
+      return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
+    }
+    return reply.type('text/html; charset=utf-8').send(renderStatusPage(stateSnapshot(deps), deps.links ?? {}));
   });
 
   const startedAt = deps.now();

@@ -45,6 +45,19 @@ const alive = (pid: number) => {
   }
 };
 
+/** The page at `url` as Chromium renders it (`--dump-dom`), with a fresh profile and nothing but the page fetched. */
+async function inChromium(url: string): Promise<string> {
+  const profile = mkdtempSync(join(tmpdir(), 'chromium-'));
+  try {
+    const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
+    flags.push('--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, '--dump-dom', url);
+    const { stdout } = await promisify(execFile)('/usr/bin/chromium', flags, { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+    return stdout;
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
 /** Polls until `pid` is gone; false after `ms`. */
 async function gone(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -96,6 +109,16 @@ for (const c of cases) {
       const explained = await promisify(execFile)('sh', ['-c', line], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '' } });
       t.match(explained.stdout, /^Kustomization flux-system\/web: success/, `runs as printed: ${line}`);
       t.match(explained.stdout, /acme\/web@[0-9a-f]{12} environment staging/);
+    }
+    if (command !== 'sh') {
+      // The status page of the serving demo, in a real browser (Debian's chromium, headless).
+      const url = /curl (http:\/\/127\.0\.0\.1:\d+)\/state/.exec(out)?.[1] ?? '';
+      const dom = await inChromium(url);
+      t.match(dom, '<h3>GitHub · staging</h3>');
+      t.match(dom, '<h3>Forgejo · preview-pr-42</h3>');
+      t.match(dom, /<tr class="live"><td><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
+      t.match(dom, /<tr class="gone"><td><a href="http:\/\/127\.0\.0\.1:\d+\/acme\/shop\/commit\/[0-9a-f]{40}">acme\/shop<\/a>/);
+      t.match(dom, /<p id="queue">\d+ pending, \d+ active, \d+ running<\/p>/);
     }
     top.kill('SIGTERM');
     await exit;

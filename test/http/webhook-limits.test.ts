@@ -5,9 +5,13 @@
  */
 import t, { type Test } from 'tap';
 import net from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { REQUEST_TIMEOUT_MS, buildApp } from '../../src/http/http-app.js';
 import { loadConfig, ConfigError } from '../../src/config/load-config.js';
+import { secretValue } from '../../src/config/rotating-secret.js';
 import { signBody } from '../../src/http/hmac.js';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../../src/http/webhook.js';
 import { createMetrics } from '../../src/common/metrics.js';
@@ -19,7 +23,7 @@ import { SourceStore } from '../../src/store/source-store.js';
 const KEY = Buffer.from('bridge-webhook-key');
 const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 
-async function setup(t: Test, webhookRatePerMinute?: number) {
+async function setup(t: Test, webhookRatePerMinute?: number, extra: { stateToken?: string | (() => Promise<string>) } = {}) {
   const db = openDatabase(':memory:');
   const metrics = createMetrics();
   const app = await buildApp({
@@ -35,6 +39,7 @@ async function setup(t: Test, webhookRatePerMinute?: number) {
     readiness: () => ({ ready: true, reasons: [] }),
     activeReconciles: () => 0,
     ...(webhookRatePerMinute ? { webhookRatePerMinute } : {}),
+    ...extra,
   });
   t.teardown(async () => {
     await app.close();
@@ -116,3 +121,26 @@ t.test('a sender that stalls mid-body is answered 408 and cut', async (t) => {
   });
   t.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/, 'answered 408, then the connection closed');
 });
+
+t.test(
+  'STATE_TOKEN_FILE (/state and the status page): the token the file holds at each request; an unreadable file lets nobody in',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gdb-state-token-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'token');
+    writeFileSync(path, 'first\n');
+    const { app } = await setup(t, undefined, { stateToken: secretValue({ kind: 'file', path }) });
+    const status = async (token: string) => (await app.inject({ url: '/state', headers: { authorization: `Bearer ${token}` } })).statusCode;
+    t.equal(await status('first'), 200);
+    writeFileSync(path, 'second\n');
+    t.equal(await status('first'), 401, 'the old token, once rotated');
+    t.equal(await status('second'), 200, 'the new one, without a restart');
+    const page = async (token: string) => app.inject({ url: '/', headers: { authorization: `Bearer ${token}` } });
+    t.equal((await page('first')).statusCode, 401, 'the status page: the same rule');
+    t.match((await page('second')).headers['content-type'], /^text\/html; charset=utf-8/);
+    t.equal((await app.inject({ url: '/' })).statusCode, 401);
+    rmSync(path);
+    t.equal(await status('second'), 401, 'the file gone');
+    t.equal((await app.inject({ url: '/state' })).statusCode, 401, 'no header either');
+  },
+);

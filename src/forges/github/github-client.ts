@@ -9,8 +9,9 @@ import { callGitHub, createDeploymentsPort, createOctokit, staticToken } from '.
 import type { DeploymentsPort } from './github-types.js';
 import { WriteSpacing } from './write-spacing.js';
 
-/** How the bridge authenticates to GitHub: a token, or a GitHub App (PEM private key). */
-export type GitHubAuth = { kind: 'token'; token: string } | { kind: 'app'; appId: number; privateKey: string; installationId?: number };
+/** How the bridge authenticates to GitHub: a token (or a reader of its file, called before each request), or a GitHub App (PEM private key). */
+export type GitHubAuth =
+  { kind: 'token'; token: string | (() => Promise<string>) } | { kind: 'app'; appId: number; privateKey: string; installationId?: number };
 
 export interface GitHubSideOptions {
   auth: GitHubAuth;
@@ -56,7 +57,8 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
   let port: DeploymentsPort;
   let check: () => Promise<string | undefined>;
   if (o.auth.kind === 'token') {
-    const credentials = staticToken(o.auth.token);
+    const token = o.auth.token;
+    const credentials = typeof token === 'string' ? staticToken(token) : { scheme: 'token' as const, get: token };
     port = createDeploymentsPort(createOctokit({ ...client, onUnauthorized, credentials, scope: 'token' }), o.timeoutMs);
     // The check is never paused (it is what ends a credentials pause) and handles its own 401.
     const checker = createOctokit({ ...client, credentials, scope: 'token', gated: false, spaceWrites: false });
