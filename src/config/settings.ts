@@ -123,6 +123,12 @@ export const REPORTING_SETTINGS = {
     default: '',
     doc: 'comma list of `host[:port]` registries (and token services) reached over plain HTTP',
   }),
+  registryAllowedHosts: setting('REGISTRY_ALLOWED_HOSTS', {
+    parse: list,
+    default: '',
+    shown: 'any host',
+    doc: 'comma list of `host[:port]` patterns (`*` within one DNS label) of every host registry reads may contact: registries, their token services, redirect targets (blob storage); another host is refused and the workload skipped (`registry_not_allowed`)',
+  }),
   registryPlatform: setting('REGISTRY_PLATFORM', {
     parse: platform,
     default: formatPlatform(DEFAULT_PLATFORM),
