@@ -10,6 +10,7 @@ import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import { setScrapeGauges } from './scrape-gauges.js';
+import { capState } from './state-cap.js';
 
 /** Why the bridge is or is not ready to do its work. */
 export interface Readiness {
@@ -85,7 +86,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }
     const { repository, environment } = req.query;
-    return {
+    return capState({
       dryRun: deps.dryRun ?? false,
       deployments: deps.deployments
         .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
@@ -125,7 +126,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
       ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
       ...(deps.github ? { github: forgeState(deps.github, false) } : {}),
       ...(deps.forgejo ? { forgejo: { url: deps.forgejo.url, ...forgeState(deps.forgejo, true) } } : {}),
-    };
+    });
   });
 
   const startedAt = deps.now();

@@ -1,0 +1,78 @@
+/** `/state` against what a developer or a stranger can send it: a size cap, repeated query parameters, the token. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import t, { type Test } from 'tap';
+import { createMetrics } from '../../src/common/metrics.js';
+import { buildApp } from '../../src/http/http-app.js';
+import { capState, MAX_STATE_BYTES } from '../../src/http/state-cap.js';
+import { openDatabase } from '../../src/store/database.js';
+import { DeploymentStore } from '../../src/store/deployment-store.js';
+import { QueueStore } from '../../src/store/queue-store.js';
+import { SourceStore } from '../../src/store/source-store.js';
+
+const NOW = Date.UTC(2026, 11, 2);
+
+async function bridge(t: Test, stateToken?: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'gdb-state-'));
+  const db = openDatabase(join(dir, 'bridge.db'));
+  const sources = new SourceStore(db);
+  const app = await buildApp({
+    webhookKey: Buffer.from('k'),
+    queue: new QueueStore(db),
+    deployments: new DeploymentStore(db),
+    sources,
+    metrics: createMetrics(),
+    log: pino({ level: 'silent' }),
+    now: () => NOW,
+    onEnqueued: () => undefined,
+    isShuttingDown: () => false,
+    readiness: () => ({ ready: true, reasons: [] }),
+    activeReconciles: () => 0,
+    ...(stateToken ? { stateToken } : {}),
+  });
+  t.teardown(async () => {
+    await app.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { app, sources };
+}
+
+t.test('capState: a small answer as it is; a large one shortened, valid, saying what it left out', (t) => {
+  const small = { deployments: [1, 2], skipped: [], queue: { items: [] } };
+  t.equal(capState(small, 1000), small);
+  const big = {
+    deployments: Array.from({ length: 100 }, (_, i) => ({ i, pad: 'd'.repeat(100) })),
+    skipped: ['s'],
+    queue: { pending: 3, items: ['q'] },
+  };
+  const out = capState(big, 2000);
+  t.ok(Buffer.byteLength(JSON.stringify(out)) <= 2000);
+  const kept = (out.deployments as unknown[]).length;
+  t.ok(kept > 0 && kept < 100, `kept ${kept} deployments, the first ones`);
+  t.strictSame(out.truncated, { maxBytes: 2000, omitted: { deployments: 100 - kept } });
+  t.strictSame(out.queue, big.queue, 'lists that fit are left whole');
+  t.end();
+});
+
+t.test('/state with 20 skip reasons of 200,000 characters (rows stored before values were bounded) stays under its cap', async (t) => {
+  const { app, sources } = await bridge(t);
+  for (let i = 0; i < 20; i++) {
+    const source = { kind: 'Kustomization' as const, namespace: 'apps', name: `app-${i}` };
+    const workload = { kind: 'Deployment', namespace: 'apps', name: `app-${i}` };
+    sources.replaceSkips(
+      source,
+      [{ source, workload, container: 'app', code: 'bad_commit', reason: `commit "${'x'.repeat(200_000)}"` }],
+      NOW,
+    );
+  }
+  const res = await app.inject('/state');
+  t.equal(res.statusCode, 200);
+  t.ok(res.body.length <= MAX_STATE_BYTES, `${res.body.length} bytes`);
+  const body = res.json<{ skipped: unknown[]; truncated?: { maxBytes: number; omitted: Record<string, number> } }>();
+  t.ok(body.skipped.length > 0 && body.skipped.length < 20);
+  t.equal(body.truncated?.maxBytes, MAX_STATE_BYTES);
+  t.equal(body.truncated?.omitted.skipped, 20 - body.skipped.length);
+});
