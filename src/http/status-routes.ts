@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
 import { fromGitHubState } from '../forges/forgejo/commit-status-plan.js';
 import type { GitHubHealth, GitHubPause } from '../forges/github/github-health.js';
 import { forgeOfRefusalKey } from '../forges/github/refusal-classify.js';
@@ -10,6 +9,7 @@ import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import { setScrapeGauges } from './scrape-gauges.js';
+import { bearerMatches } from './bearer.js';
 import { capState } from './state-cap.js';
 
 /** Why the bridge is or is not ready to do its work. */
@@ -44,13 +44,6 @@ export interface StatusDeps {
   dryRun?: boolean;
 }
 
-/** Constant-time check of a bearer token. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '');
-  const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
-}
-
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 const pauseState = (p: GitHubPause) => ({ kind: p.kind, reason: p.reason, since: iso(p.since), until: iso(p.until) });
@@ -72,6 +65,14 @@ function forgeState(g: NonNullable<StatusDeps['github']>, forgejo: boolean) {
   };
 }
 
+/** `/state`'s filters: one value each (a repeated parameter is a 400, not a crash). */
+const STATE_QUERY = {
+  querystring: {
+    type: 'object',
+    properties: { repository: { type: 'string' }, environment: { type: 'string' } },
+  },
+} as const;
+
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
 export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
   app.get('/healthz', () => ({ status: 'ok' }));
@@ -81,7 +82,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
-  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', (req, reply) => {
+  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', { schema: STATE_QUERY }, (req, reply) => {
     if (deps.stateToken !== undefined && !bearerMatches(req.headers.authorization, deps.stateToken)) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }

@@ -76,3 +76,38 @@ t.test('/state with 20 skip reasons of 200,000 characters (rows stored before va
   t.equal(body.truncated?.maxBytes, MAX_STATE_BYTES);
   t.equal(body.truncated?.omitted.skipped, 20 - body.skipped.length);
 });
+
+t.test('/state?repository=a&repository=b answers 400 with a reason, not 500', async (t) => {
+  const { app } = await bridge(t);
+  const res = await app.inject('/state?repository=acme/a&repository=acme/b');
+  t.equal(res.statusCode, 400);
+  t.match(res.json(), { message: /querystring\/repository must be string/ });
+  t.equal((await app.inject('/state?repository=acme/a&environment=staging')).statusCode, 200, 'one value each is fine');
+});
+
+t.test('STATE_TOKEN is compared as digests: a token of another length takes the same constant-time path', async (t) => {
+  const crypto = await import('node:crypto');
+  const compared: Array<[number, number]> = [];
+  const { bearerMatches } = await t.mockImport<typeof import('../../src/http/bearer.js')>('../../src/http/bearer.js', {
+    'node:crypto': {
+      ...crypto,
+      timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+        compared.push([a.byteLength, b.byteLength]);
+        return crypto.timingSafeEqual(a, b);
+      },
+    },
+  });
+  t.notOk(bearerMatches('Bearer x', 'the-state-token'), 'a much shorter token');
+  t.notOk(bearerMatches('Bearer the-state-tokeN', 'the-state-token'), 'same length, one character off');
+  t.notOk(bearerMatches(undefined, 'the-state-token'), 'no header');
+  t.ok(bearerMatches('bearer the-state-token', 'the-state-token'));
+  t.strictSame(
+    compared,
+    Array.from({ length: 4 }, () => [32, 32]),
+    'every check compares two 32-byte digests',
+  );
+
+  const { app } = await bridge(t, 'the-state-token');
+  t.equal((await app.inject({ url: '/state', headers: { authorization: 'Bearer x' } })).statusCode, 401);
+  t.equal((await app.inject({ url: '/state', headers: { authorization: 'Bearer the-state-token' } })).statusCode, 200);
+});
