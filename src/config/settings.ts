@@ -158,7 +158,7 @@ const SERVICE_SETTINGS = {
   webhookRatePerMinute: setting('WEBHOOK_RATE_PER_MINUTE', {
     parse: integer(1, 1_000_000_000),
     shown: `\`${WEBHOOK_RATE_PER_MINUTE}\``,
-    doc: 'webhook requests accepted per minute from one client address (`429` beyond)',
+    doc: 'webhook requests accepted per minute from one client address (`429` beyond), counted apart for verified events and for requests whose signature fails',
   }),
   stateToken: setting('STATE_TOKEN', { parse: text, doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
   githubAuth,
