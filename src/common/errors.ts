@@ -6,7 +6,7 @@ import { ForgeError, isForgeRetryable } from '../forges/forgejo/forgejo-error.js
  */
 
 /** Registry failure kinds; each maps to an actionable skip reason. */
-export type RegistryFailure = 'denied' | 'not_found' | 'unavailable' | 'timeout' | 'tls' | 'invalid';
+export type RegistryFailure = 'denied' | 'not_found' | 'unavailable' | 'timeout' | 'tls' | 'invalid' | 'not_allowed';
 
 export class RegistryError extends Error {
   override readonly name = 'RegistryError';

@@ -124,6 +124,12 @@ export const REPORTING_SETTINGS = {
     default: '',
     doc: 'comma list of `host[:port]` registries (and token services) reached over plain HTTP',
   }),
+  registryAllowedHosts: setting('REGISTRY_ALLOWED_HOSTS', {
+    parse: list,
+    default: '',
+    shown: 'any host',
+    doc: 'comma list of `host[:port]` patterns (`*` within one DNS label) of every host registry reads may contact: registries, their token services, redirect targets (blob storage); another host is refused and the workload skipped (`registry_not_allowed`)',
+  }),
   registryPlatform: setting('REGISTRY_PLATFORM', {
     parse: platform,
     default: formatPlatform(DEFAULT_PLATFORM),
@@ -153,7 +159,7 @@ const SERVICE_SETTINGS = {
   webhookRatePerMinute: setting('WEBHOOK_RATE_PER_MINUTE', {
     parse: integer(1, 1_000_000_000),
     shown: `\`${WEBHOOK_RATE_PER_MINUTE}\``,
-    doc: 'webhook requests accepted per minute from one client address (`429` beyond)',
+    doc: 'webhook requests accepted per minute from one client address (`429` beyond), counted apart for verified events and for requests whose signature fails',
   }),
   stateToken: rotatingSecret('STATE_TOKEN', { shown: '—', doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
   githubAuth,

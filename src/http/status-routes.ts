@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { timingSafeEqual } from 'node:crypto';
 import { fromGitHubState } from '../forges/forgejo/commit-status-plan.js';
 import type { GitHubHealth, GitHubPause } from '../forges/github/github-health.js';
 import { forgeOfRefusalKey } from '../forges/github/refusal-classify.js';
@@ -11,6 +10,8 @@ import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import { setScrapeGauges } from './scrape-gauges.js';
 import { renderStatusPage, type ForgeLinks } from './status-page.js';
+import { bearerMatches } from './bearer.js';
+import { capState } from './state-cap.js';
 
 /** Why the bridge is or is not ready to do its work. */
 export interface Readiness {
@@ -44,13 +45,6 @@ export interface StatusDeps {
   links?: ForgeLinks;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
   dryRun?: boolean;
-}
-
-/** Constant-time check of a bearer token. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '');
-  const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -128,6 +122,14 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
 
 export type StateSnapshot = ReturnType<typeof stateSnapshot>;
 
+/** `/state`'s filters: one value each (a repeated parameter is a 400, not a crash). */
+const STATE_QUERY = {
+  querystring: {
+    type: 'object',
+    properties: { repository: { type: 'string' }, environment: { type: 'string' } },
+  },
+} as const;
+
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
 export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
   app.get('/healthz', () => ({ status: 'ok' }));
@@ -137,11 +139,11 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
-  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', async (req, reply) => {
+  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', { schema: STATE_QUERY }, async (req, reply) => {
     if (!(await tokenAllows(deps, req.headers.authorization))) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }
-    return stateSnapshot(deps, req.query);
+    return capState(stateSnapshot(deps, req.query));
   });
 
   // The same snapshot as HTML for a person, under the same token rule.

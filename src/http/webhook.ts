@@ -1,4 +1,4 @@
-import type { FastifyInstance, onResponseHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onResponseHookHandler, preValidationHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import { parseFluxEvent, reportableKind } from '../flux/flux-event.js';
 import type { Metrics } from '../common/metrics.js';
@@ -10,7 +10,7 @@ import type { StorageWrites } from '../health/storage-health.js';
 
 /** Largest webhook body accepted; Flux events are a few hundred bytes to a few KiB. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;
-/** Webhook requests allowed per client address per minute before 429. */
+/** Webhook requests allowed per client address per minute before 429, for verified events and for failed verifications each. */
 export const WEBHOOK_RATE_PER_MINUTE = 1_200;
 /** `gdb_events_total` results of webhook requests refused before the handler ran; other codes count as `http_<code>`. */
 const REFUSED_BEFORE_HANDLER: Record<number, string> = { 413: 'too_large', 415: 'unsupported_media_type', 429: 'rate_limited' };
@@ -55,54 +55,64 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): void {
       deps.metrics.events.inc({ kind: 'unknown', result: REFUSED_BEFORE_HANDLER[reply.statusCode] ?? `http_${reply.statusCode}` });
     done();
   };
-  app.post(
-    '/webhook',
-    { config: { rateLimit: { max: deps.webhookRatePerMinute ?? WEBHOOK_RATE_PER_MINUTE, timeWindow: 60_000 } }, onResponse: countAnswer },
-    async (req, reply) => {
-      handled.add(req);
-      const reject = (code: number, kind: string, result: string, error: string) => {
-        deps.metrics.events.inc({ kind, result });
-        deps.log.warn({ result, reason: error, remote: req.ip }, 'webhook rejected');
-        return reply.code(code).send({ error });
-      };
-      if (deps.isShuttingDown()) return reject(503, 'unknown', 'shutting_down', 'shutting down: retry later');
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const sig = req.headers['x-signature'];
-      const check = verifySignature(deps.webhookKey, raw, Array.isArray(sig) ? sig[0] : sig);
-      if (!check.ok) return reject(401, 'unknown', 'bad_signature', check.reason);
-      let value: unknown;
-      try {
-        value = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return reject(400, 'unknown', 'bad_json', 'body is not valid JSON');
-      }
-      const parsed = parseFluxEvent(value);
-      if (!parsed.ok) return reject(400, 'unknown', 'invalid_event', `not a Flux event: ${parsed.error}`);
-      const { involvedObject: io } = parsed.event;
-      const kind = reportableKind(io.kind);
-      if (!kind) {
-        deps.metrics.events.inc({ kind: 'other', result: 'ignored' });
-        return reply.code(202).send({ status: 'ignored', reason: `${io.kind} events are not reported` });
-      }
-      const watched = deps.watchNamespaces ?? [];
-      if (watched.length > 0 && !watched.includes(io.namespace)) {
-        deps.metrics.events.inc({ kind, result: 'ignored' });
-        return reply.code(202).send({ status: 'ignored', reason: `namespace ${io.namespace} is not in WATCH_NAMESPACES` });
-      }
-      const now = deps.now();
-      try {
-        await batch.enqueue({ kind, namespace: io.namespace, name: io.name }, now, now);
-      } catch (err) {
-        deps.metrics.events.inc({ kind, result: 'store_failed' });
-        const reason = deps.storage?.failed('record a webhook event', err) ?? errorMessage(err);
-        deps.log.error({ err: errorMessage(err), reason }, 'could not record the event durably');
-        return reply.code(503).send({ error: `cannot record the event now: ${reason}; retry later` });
-      }
-      deps.storage?.succeeded();
-      deps.metrics.events.inc({ kind, result: 'accepted' });
-      deps.log.debug({ source: `${kind}/${io.namespace}/${io.name}`, reason: parsed.event.reason }, 'event queued');
-      deps.onEnqueued();
-      return reply.code(202).send({ status: 'queued' });
-    },
-  );
+  // The signature is checked before the rate limit, so requests that fail it and verified events are
+  // counted apart: a sender of bad requests from Flux's address cannot spend the budget of Flux's events.
+  const checks = new WeakMap<object, ReturnType<typeof verifySignature>>();
+  const verify: preValidationHookHandler = (req, _reply, done) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const sig = req.headers['x-signature'];
+    checks.set(req, verifySignature(deps.webhookKey, raw, Array.isArray(sig) ? sig[0] : sig));
+    done();
+  };
+  const rateLimit = {
+    hook: 'preHandler',
+    max: deps.webhookRatePerMinute ?? WEBHOOK_RATE_PER_MINUTE,
+    timeWindow: 60_000,
+    keyGenerator: (req: FastifyRequest) => `${checks.get(req)?.ok === true ? 'verified' : 'failed'} ${req.ip}`,
+  } as const;
+  app.post('/webhook', { preValidation: verify, config: { rateLimit }, onResponse: countAnswer }, async (req, reply) => {
+    handled.add(req);
+    const reject = (code: number, kind: string, result: string, error: string) => {
+      deps.metrics.events.inc({ kind, result });
+      deps.log.warn({ result, reason: error, remote: req.ip }, 'webhook rejected');
+      return reply.code(code).send({ error });
+    };
+    if (deps.isShuttingDown()) return reject(503, 'unknown', 'shutting_down', 'shutting down: retry later');
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const check = checks.get(req) ?? { ok: false, reason: 'signature not checked' };
+    if (!check.ok) return reject(401, 'unknown', 'bad_signature', check.reason);
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return reject(400, 'unknown', 'bad_json', 'body is not valid JSON');
+    }
+    const parsed = parseFluxEvent(value);
+    if (!parsed.ok) return reject(400, 'unknown', 'invalid_event', `not a Flux event: ${parsed.error}`);
+    const { involvedObject: io } = parsed.event;
+    const kind = reportableKind(io.kind);
+    if (!kind) {
+      deps.metrics.events.inc({ kind: 'other', result: 'ignored' });
+      return reply.code(202).send({ status: 'ignored', reason: `${io.kind} events are not reported` });
+    }
+    const watched = deps.watchNamespaces ?? [];
+    if (watched.length > 0 && !watched.includes(io.namespace)) {
+      deps.metrics.events.inc({ kind, result: 'ignored' });
+      return reply.code(202).send({ status: 'ignored', reason: `namespace ${io.namespace} is not in WATCH_NAMESPACES` });
+    }
+    const now = deps.now();
+    try {
+      await batch.enqueue({ kind, namespace: io.namespace, name: io.name }, now, now);
+    } catch (err) {
+      deps.metrics.events.inc({ kind, result: 'store_failed' });
+      const reason = deps.storage?.failed('record a webhook event', err) ?? errorMessage(err);
+      deps.log.error({ err: errorMessage(err), reason }, 'could not record the event durably');
+      return reply.code(503).send({ error: `cannot record the event now: ${reason}; retry later` });
+    }
+    deps.storage?.succeeded();
+    deps.metrics.events.inc({ kind, result: 'accepted' });
+    deps.log.debug({ source: `${kind}/${io.namespace}/${io.name}`, reason: parsed.event.reason }, 'event queued');
+    deps.onEnqueued();
+    return reply.code(202).send({ status: 'queued' });
+  });
 }

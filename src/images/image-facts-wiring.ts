@@ -18,6 +18,7 @@ export function buildImageFacts(
 ): ImageFactsSource {
   const registry = createRegistryClient({
     insecureHosts: config.registryInsecureHosts,
+    allowedHosts: config.registryAllowedHosts,
     platform: config.registryPlatform,
     onResponse: (method, status) => metrics.registryHttp.inc({ method, status: String(status) }),
   });

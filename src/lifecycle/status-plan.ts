@@ -1,4 +1,5 @@
 import type { StatusState } from '../forges/github/github-types.js';
+import { oneLine } from '../common/text.js';
 
 /** What Flux (and later the workload's rollout) says about one deployment now. */
 export type DesiredState = 'in_progress' | 'success' | 'failure';
@@ -67,6 +68,5 @@ export const MAX_DESCRIPTION_CHARS = 140;
 
 /** Shortens text to GitHub's 140-character description limit, on one line. */
 export function statusDescription(text: string): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim()); // code points: never split a surrogate pair
-  return chars.length <= MAX_DESCRIPTION_CHARS ? chars.join('') : `${chars.slice(0, MAX_DESCRIPTION_CHARS - 1).join('')}…`;
+  return oneLine(text, MAX_DESCRIPTION_CHARS);
 }

@@ -1,3 +1,5 @@
+import { quoted } from '../common/text.js';
+
 /** `owner/repo` on a forge the bridge writes to. */
 export interface RepoName {
   owner: string;
@@ -39,7 +41,7 @@ export function parseRepository(value: string): RepoRef | { error: string } {
     try {
       url = new URL(v);
     } catch {
-      return { error: `"${value}" is not a URL` };
+      return { error: `${quoted(value)} is not a URL` };
     }
     urlHost = url.hostname;
     path = url.pathname;
@@ -47,7 +49,7 @@ export function parseRepository(value: string): RepoRef | { error: string } {
     path = v;
   }
   const name = fromPath(path);
-  if (name === undefined) return { error: `"${value}" does not name owner/repo` };
+  if (name === undefined) return { error: `${quoted(value)} does not name owner/repo` };
   return urlHost === undefined ? name : { ...name, host: urlHost.toLowerCase() };
 }
 

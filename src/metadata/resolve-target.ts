@@ -1,3 +1,4 @@
+import { boundedValue, boundedValues, oneLine, quoted, wasCut } from '../common/text.js';
 import type { K8sObject, SourceRef } from '../kube/kube-types.js';
 import { parseCommit, parseRepository } from './repository.js';
 import { isTransient } from './patterns.js';
@@ -82,6 +83,9 @@ export interface ReportTarget {
   warnings: string[];
 }
 
+/** Longest deployment description sent, in characters (GitHub's limit on a status description). */
+const MAX_DEPLOYMENT_DESCRIPTION_CHARS = 140;
+
 /** Low-cardinality class of a skip reason, for metrics. */
 export type SkipCode = 'no_repository' | 'bad_repository' | 'repository_not_allowed' | 'no_commit' | 'bad_commit' | 'no_environment';
 
@@ -108,8 +112,10 @@ export function bridgeAnnotations(workload: K8sObject): Record<string, string> {
   const own = workload.metadata.annotations ?? {};
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...template, ...nonBlank(own) })) {
-    // A blank value (a Helm chart rendering an unset value as "") counts as absent.
-    if (k.startsWith(ANNOTATION_PREFIX) && typeof v === 'string' && v.trim() !== '') out[k.slice(ANNOTATION_PREFIX.length)] = v.trim();
+    // A blank value (a Helm chart rendering an unset value as "") counts as absent; a long one is cut here, where it is read.
+    if (k.startsWith(ANNOTATION_PREFIX) && typeof v === 'string' && v.trim() !== '') {
+      out[k.slice(ANNOTATION_PREFIX.length)] = boundedValue(v.trim());
+    }
   }
   return out;
 }
@@ -144,8 +150,8 @@ export function resolveTarget(
   facts: ImageFacts | undefined,
   defaults: Defaults,
 ): Resolution {
-  const a = nonBlank(workload.annotations);
-  const labels = facts?.labels ?? {};
+  const a = boundedValues(nonBlank(workload.annotations));
+  const labels = boundedValues(facts?.labels ?? {});
   const picked = pickRepository(a.repository, labels[LABEL_SOURCE], defaults.repositorySource ?? 'any');
   if (!picked) {
     return defaults.repositorySource === 'annotation'
@@ -166,7 +172,7 @@ export function resolveTarget(
     githubEnabled: defaults.githubEnabled ?? true,
     forgejo: defaults.forgejoHost,
   });
-  if ('error' in routed) return { code: 'bad_repository', skip: `repository "${picked.value}" (from the ${origin}) ${routed.error}` };
+  if ('error' in routed) return { code: 'bad_repository', skip: `repository ${quoted(picked.value)} (from the ${origin}) ${routed.error}` };
   if (!repositoryAllowed(defaults.allowedRepositories ?? [], repo.owner, repo.repo, routed.host)) {
     return { code: 'repository_not_allowed', skip: `${repo.owner}/${repo.repo} (from the ${origin}) is not in ALLOWED_REPOSITORIES` };
   }
@@ -180,7 +186,7 @@ export function resolveTarget(
   if (!sha)
     return {
       code: 'bad_commit',
-      skip: `commit "${commitValue}" is not 7-40 hex digits: fix the ${a.commit ? `${ANNOTATION_PREFIX}commit annotation` : `${LABEL_REVISION} label`}`,
+      skip: `commit ${quoted(commitValue)} is not 7-40 hex digits: fix the ${a.commit ? `${ANNOTATION_PREFIX}commit annotation` : `${LABEL_REVISION} label`}`,
     };
   const environment = (a.environment ?? defaults.environment ?? '').trim();
   if (!environment)
@@ -205,6 +211,10 @@ export function resolveTarget(
   );
   const url = (template: string | undefined, what: string): string | undefined => {
     if (!template) return undefined;
+    if (wasCut(template)) {
+      warnings.push(`${what} dropped: ${quoted(template)} is too long`);
+      return undefined;
+    }
     const r = expandUrl(template, vars);
     if ('error' in r) warnings.push(`${what} dropped: ${r.error}`);
     return 'url' in r ? r.url : undefined;
@@ -239,7 +249,7 @@ export function resolveTarget(
       deploymentName,
       cluster,
       ...(annotatedName ? { task: annotatedName } : {}),
-      description: a.description ?? defaults.description,
+      description: oneLine(a.description ?? defaults.description, MAX_DEPLOYMENT_DESCRIPTION_CHARS),
       productionEnvironment: truthy(a.production) ?? ['production', 'prod'].includes(environment.toLowerCase()),
       transientEnvironment: isTransient(a, environment, defaults.transientEnvironments ?? []),
       ...(environmentUrl ? { environmentUrl } : {}),

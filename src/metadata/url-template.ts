@@ -1,3 +1,5 @@
+import { quoted } from '../common/text.js';
+
 /** Values a URL template may name as `{key}`. */
 export type TemplateVars = Record<string, string>;
 
@@ -15,13 +17,13 @@ export function expandUrl(template: string, vars: TemplateVars): { url: string }
     }
     return v;
   });
-  if (unknown !== undefined) return { error: `URL template "${template}" names unknown {${unknown}}` };
+  if (unknown !== undefined) return { error: `URL template ${quoted(template)} names unknown {${unknown}}` };
   let url: URL;
   try {
     url = new URL(out);
   } catch {
-    return { error: `"${out}" is not an absolute URL` };
+    return { error: `${quoted(out)} is not an absolute URL` };
   }
-  if (url.protocol !== 'https:') return { error: `"${out}" is not https` };
+  if (url.protocol !== 'https:') return { error: `${quoted(out)} is not https` };
   return { url: out };
 }

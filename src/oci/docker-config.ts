@@ -6,6 +6,7 @@
  * in the key as a repository prefix, `*` wildcards per DNS label, the most specific key first.
  */
 import { isRecord } from '../common/json.js';
+import { hostPatternMatches } from './host-pattern.js';
 import type { Credentials } from './registry-auth.js';
 
 /** One credential entry and where it applies. */
@@ -109,54 +110,6 @@ export function parseDockercfg(text: string, what: string): ParsedKeyring {
   return out;
 }
 
-/**
- * `*` matches any run of characters inside one DNS label, so a match has as many labels as the
- * pattern (the kubelet's and containerd's rule). Matched label by label without a regular
- * expression: a pattern with many stars against a long label must not backtrack.
- */
-function nameMatches(pattern: string, name: string): boolean {
-  if (!pattern.includes('*')) return pattern === name;
-  const patternLabels = pattern.split('.');
-  const nameLabels = name.split('.');
-  return patternLabels.length === nameLabels.length && patternLabels.every((p, i) => labelMatches(p, nameLabels[i] ?? ''));
-}
-
-/**
- * One label against a pattern whose only special character is `*` (any run, possibly empty): the
- * part before the first star is a prefix, the part after the last a suffix, and the parts between
- * are found left to right, each at its first place after the one before (taking the earliest place
- * never loses a match). Each part is searched once: time grows with the label, not with the stars.
- */
-function labelMatches(pattern: string, label: string): boolean {
-  const parts = pattern.split('*');
-  const first = parts[0] ?? '';
-  if (parts.length === 1) return first === label;
-  const last = parts[parts.length - 1] ?? '';
-  if (first.length + last.length > label.length || !label.startsWith(first) || !label.endsWith(last)) return false;
-  let at = first.length;
-  const end = label.length - last.length;
-  for (const part of parts.slice(1, -1)) {
-    const found = label.indexOf(part, at);
-    if (found < 0 || found + part.length > end) return false;
-    at = found + part.length;
-  }
-  return true;
-}
-
-function hostMatches(pattern: string, host: string): boolean {
-  if (pattern === host) return true;
-  const [pName, pPort] = splitPort(pattern);
-  const [hName, hPort] = splitPort(host);
-  return pPort === hPort && nameMatches(pName, hName);
-}
-
-/** `host[:port]` as name and port ('' when there is none). */
-function splitPort(host: string): [string, string] {
-  const colon = host.lastIndexOf(':');
-  const port = host.slice(colon + 1);
-  return colon >= 0 && /^\d+$/.test(port) ? [host.slice(0, colon), port] : [host, ''];
-}
-
 function pathMatches(prefix: string, repository: string): boolean {
   return prefix === '' || repository === prefix || repository.startsWith(`${prefix}/`);
 }
@@ -171,7 +124,7 @@ export function lookupCredentials(keyring: Keyring, registry: string, repository
   let best: KeyringEntry | undefined;
   let bestScore = -1;
   for (const entry of keyring) {
-    if (!hostMatches(entry.host, host) || !pathMatches(entry.path, repository)) continue;
+    if (!hostPatternMatches(entry.host, host) || !pathMatches(entry.path, repository)) continue;
     const score = (entry.host.includes('*') ? 0 : 1_000_000) + entry.path.length;
     if (score > bestScore) {
       best = entry;

@@ -5,6 +5,7 @@
 import { RegistryError } from '../common/errors.js';
 import { isRecord } from '../common/json.js';
 import type { IndexEntry } from './platform.js';
+import { MAX_VALUE_CHARS, boundedValue } from '../common/text.js';
 
 /** Media types the client understands. */
 export const MediaType = {
@@ -85,14 +86,21 @@ function schema1(what: string): RegistryError {
   return invalid(`${what} is a Docker schema1 manifest, which is not supported: push the image again with a current Docker/BuildKit`);
 }
 
-/** `config.Labels` of an image config blob, keeping string values only; `{}` when null or absent. */
+/** Labels kept of one image (the OCI annotation keys first); the cache stores them. */
+const MAX_LABELS = 256;
+
+/**
+ * `config.Labels` of an image config blob, keeping string values only (each bounded, see
+ * boundedValue; keys as long as a value at most); `{}` when null or absent.
+ */
 export function parseConfigLabels(body: Uint8Array, what: string): Record<string, string> {
   const doc = parseJson(body, what);
   const labels = isRecord(doc.config) ? doc.config.Labels : undefined;
   const out: Record<string, string> = {};
   if (!isRecord(labels)) return out;
-  for (const [key, value] of Object.entries(labels)) {
-    if (typeof value === 'string') out[key] = value;
-  }
+  const entries = Object.entries(labels).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0].length <= MAX_VALUE_CHARS);
+  const oci = (key: string) => (key.startsWith('org.opencontainers.image.') ? 0 : 1);
+  entries.sort((x, y) => oci(x[0]) - oci(y[0]));
+  for (const [key, value] of entries.slice(0, MAX_LABELS)) out[key] = boundedValue(value);
   return out;
 }

@@ -30,6 +30,8 @@ export interface RegistryClientOptions {
   credentialsFor?: (registry: string, repository: string) => Credentials | undefined;
   /** `host[:port]` spoken to over plain HTTP; exact match, so list `localhost:5000` or `127.0.0.1:5000` explicitly. */
   insecureHosts?: readonly string[];
+  /** `host[:port]` patterns (`*` per label) of every host that may be contacted (registries, redirects, token services); empty: any. */
+  allowedHosts?: readonly string[];
   /** Platform picked from multi-arch indexes; default linux/amd64. */
   platform?: Platform;
   /** Budget per request, in milliseconds; default 10 s. */
@@ -45,6 +47,8 @@ interface Pull {
   target: AuthTarget;
   base: string;
   http: HttpSettings;
+  /** The credentials this pull has for another registry host (one a request was redirected to). */
+  credentialsAt: (host: string) => Promise<Credentials | undefined>;
 }
 
 /**
@@ -53,23 +57,40 @@ interface Pull {
  */
 export function createRegistryClient(options: RegistryClientOptions = {}): RegistryClient {
   const insecureHosts = new Set((options.insecureHosts ?? []).map((h) => h.toLowerCase()));
+  const allowedHosts = (options.allowedHosts ?? []).map((h) => h.toLowerCase());
   const timeoutMs = options.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS;
   const platform = options.platform ?? DEFAULT_PLATFORM;
   const auth = createAuthenticator(options.now ?? Date.now);
 
   async function pullFor(ref: ImageReference, lookup: LookupOptions): Promise<Pull> {
-    const own = lookup.credentials ? await lookup.credentials(ref.registry, ref.repository) : undefined;
-    const credentials = own ?? options.credentialsFor?.(ref.registry, ref.repository);
+    const credentialsAt = async (registry: string): Promise<Credentials | undefined> => {
+      const own = lookup.credentials ? await lookup.credentials(registry, ref.repository) : undefined;
+      return own ?? options.credentialsFor?.(registry, ref.repository);
+    };
+    const credentials = await credentialsAt(ref.registry);
     const scheme = insecureHosts.has(ref.apiHost) || insecureHosts.has(ref.registry) ? 'http' : 'https';
-    const http: HttpSettings = { timeoutMs, insecureHosts };
+    const http: HttpSettings = { timeoutMs, insecureHosts, allowedHosts };
     if (lookup.signal) http.signal = lookup.signal;
     if (options.onResponse) http.onResponse = options.onResponse;
     const target: AuthTarget = { registry: ref.registry, repository: ref.repository, scope: `repository:${ref.repository}:pull` };
     if (credentials) target.credentials = credentials;
-    return { ref, target, base: `${scheme}://${ref.apiHost}`, http };
+    return { ref, target, base: `${scheme}://${ref.apiHost}`, http, credentialsAt };
   }
 
-  /** One request with cached auth; on 401 answer the challenge once and retry. Maps 401/403/404/5xx. */
+  /**
+   * The auth target of a 401 that came from another host than the pull's (a redirect target):
+   * credentials are looked up for the host that challenged (containerd's rule), none → anonymous;
+   * the pull's own credentials never answer another host's challenge.
+   */
+  async function challengerTarget(pull: Pull, challenger: URL): Promise<AuthTarget> {
+    const registry = challenger.host.toLowerCase();
+    const target: AuthTarget = { registry, repository: pull.ref.repository, scope: pull.target.scope };
+    const credentials = await pull.credentialsAt(registry);
+    if (credentials) target.credentials = credentials;
+    return target;
+  }
+
+  /** One request with cached auth; on 401 answer the challenge once and retry (a redirect target's for itself). Maps 401/403/404/5xx. */
   async function request(
     pull: Pull,
     method: 'GET' | 'HEAD',
@@ -83,17 +104,51 @@ export function createRegistryClient(options: RegistryClientOptions = {}): Regis
     const cached = auth.cached(pull.target);
     if (cached !== undefined) headers.authorization = cached;
     let res = await httpGet(url, headers, maxBytes, pull.http, method);
-    if (res.status === 401) {
+    if (res.status === 401 && res.url.origin === url.origin) {
       if (cached !== undefined) auth.forget(pull.target);
-      const challenge = pickChallenge(res.headers.get('www-authenticate'));
-      const answer = challenge ? await auth.answer(challenge, pull.target, pull.http) : undefined;
-      if (answer === undefined) throw new RegistryError('denied', deniedMessage(pull.target));
-      res = await httpGet(url, { ...headers, authorization: answer }, maxBytes, pull.http, method);
+      res = await httpGet(url, { ...headers, authorization: await answerFor(res, pull.target, pull) }, maxBytes, pull.http, method);
     }
+    if (res.status === 401 && res.url.origin !== url.origin) return askChallenger(pull, res, method, accept, maxBytes, what);
+    return checked(res, pull, pull.target, what);
+  }
+
+  /**
+   * A redirect target answered 401: it is answered for itself (its cached answer first, then its
+   * challenge once) and asked directly; the pull's own credentials never reach it.
+   */
+  async function askChallenger(
+    pull: Pull,
+    challenged: HttpResult,
+    method: 'GET' | 'HEAD',
+    accept: string,
+    maxBytes: number,
+    what: string,
+  ): Promise<HttpResult> {
+    const target = await challengerTarget(pull, challenged.url);
+    const cached = auth.cached(target);
+    let res =
+      cached === undefined ? challenged : await httpGet(challenged.url, { accept, authorization: cached }, maxBytes, pull.http, method);
+    if (res.status === 401) {
+      if (cached !== undefined) auth.forget(target);
+      res = await httpGet(challenged.url, { accept, authorization: await answerFor(res, target, pull) }, maxBytes, pull.http, method);
+    }
+    return checked(res, pull, target, what);
+  }
+
+  /** The `Authorization` answering the challenge of a 401 for `target`; denied when there is nothing to answer with. */
+  async function answerFor(challenged: HttpResult, target: AuthTarget, pull: Pull): Promise<string> {
+    const challenge = pickChallenge(challenged.headers.get('www-authenticate'));
+    const answer = challenge ? await auth.answer(challenge, target, pull.http) : undefined;
+    if (answer === undefined) throw new RegistryError('denied', deniedMessage(target));
+    return answer;
+  }
+
+  /** The answer to a (possibly re-authenticated) request, or the RegistryError its status means. */
+  function checked(res: HttpResult, pull: Pull, target: AuthTarget, what: string): HttpResult {
     if (res.status === 200) return res;
     if (res.status === 401 || res.status === 403) {
-      auth.forget(pull.target);
-      throw new RegistryError('denied', deniedMessage(pull.target));
+      auth.forget(target);
+      throw new RegistryError('denied', deniedMessage(target));
     }
     if (res.status === 404) throw new RegistryError('not_found', `${what} not found`);
     if (res.status >= 500 || res.status === 429) {

@@ -1,9 +1,10 @@
 /**
  * One registry GET (or HEAD) on Node's fetch: timeout combined with the caller's signal, bounded body,
- * redirects followed by hand so `Authorization` never leaves the origin it was meant for, and
- * transport failures sorted into RegistryError kinds.
+ * redirects followed by hand so `Authorization` never leaves the origin it was meant for, every hop
+ * checked against the allowed hosts, and transport failures sorted into RegistryError kinds.
  */
 import { RegistryError } from '../common/errors.js';
+import { hostPatternMatches } from './host-pattern.js';
 
 /** Redirect hops followed before giving up (registries redirect blobs once, to storage). */
 const MAX_REDIRECTS = 5;
@@ -22,6 +23,8 @@ export interface HttpSettings {
   timeoutMs: number;
   /** `host[:port]` values that may be reached over plain HTTP. */
   insecureHosts: ReadonlySet<string>;
+  /** `host[:port]` patterns (`*` per label) that may be contacted at all; empty: any host. */
+  allowedHosts: readonly string[];
   /** The caller's cancellation; its reason is rethrown as is. */
   signal?: AbortSignal;
   /** Told of every HTTP exchange (each redirect hop): method and status, 0 for a transport failure. */
@@ -30,6 +33,8 @@ export interface HttpSettings {
 
 /** A buffered response. */
 export interface HttpResult {
+  /** Where the answer came from (the last redirect hop). */
+  url: URL;
   status: number;
   headers: Headers;
   body: Uint8Array;
@@ -93,7 +98,11 @@ async function readBody(res: Response, maxBytes: number, url: URL): Promise<Uint
   return Buffer.concat(chunks);
 }
 
-function checkScheme(url: URL, settings: HttpSettings): void {
+function checkHost(url: URL, settings: HttpSettings): void {
+  const host = url.host.toLowerCase();
+  if (settings.allowedHosts.length > 0 && !settings.allowedHosts.some((p) => hostPatternMatches(p, host))) {
+    throw new RegistryError('not_allowed', `refusing ${host}: not listed in REGISTRY_ALLOWED_HOSTS`);
+  }
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:' && settings.insecureHosts.has(url.host.toLowerCase())) return;
   throw new RegistryError(
@@ -104,7 +113,8 @@ function checkScheme(url: URL, settings: HttpSettings): void {
 
 /**
  * GETs (or HEADs) `url`, following redirects; the `authorization` header is dropped as soon as a
- * hop leaves the original origin (blob storage must not see registry credentials).
+ * hop leaves the original origin (blob storage must not see registry credentials), and a hop to a
+ * host outside `allowedHosts` is refused before it is made.
  * Statuses are returned, not thrown; transport failures throw RegistryError.
  */
 export async function httpGet(
@@ -121,7 +131,7 @@ export async function httpGet(
   let sent: Record<string, string> = { ...headers };
   try {
     for (let hop = 0; ; hop++) {
-      checkScheme(current, settings);
+      checkHost(current, settings);
       let res: Response;
       try {
         res = await fetch(current, { method, headers: sent, redirect: 'manual', signal });
@@ -132,7 +142,7 @@ export async function httpGet(
       settings.onResponse?.(method, res.status);
       const location = res.headers.get('location');
       if (!REDIRECT_STATUSES.has(res.status) || location === null) {
-        return { status: res.status, headers: res.headers, body: await readBody(res, maxBytes, current) };
+        return { url: current, status: res.status, headers: res.headers, body: await readBody(res, maxBytes, current) };
       }
       await res.body?.cancel();
       if (hop >= MAX_REDIRECTS) throw new RegistryError('invalid', `${url.host}: more than ${MAX_REDIRECTS} redirects for ${url.pathname}`);

@@ -1,4 +1,4 @@
-/** Registry settings of loadConfig: REGISTRY_PLATFORM and REGISTRY_AUTH_FILE. */
+/** Registry settings of loadConfig: REGISTRY_PLATFORM, REGISTRY_AUTH_FILE and REGISTRY_ALLOWED_HOSTS. */
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 
@@ -52,5 +52,14 @@ t.test('invalid values are reported with the others, at once', (t) => {
   t.match(broken[0], /REGISTRY_AUTH_FILE="\/etc\/auth\/broken\.json" is not valid JSON: expected a docker config\.json/);
   t.notMatch(broken[0], /dTpw/, 'the file content (credentials) is never echoed');
   t.match(problems({ REGISTRY_AUTH_FILE: '/etc/auth/list.json' })[0], /is not a JSON object/);
+  t.end();
+});
+
+t.test('REGISTRY_ALLOWED_HOSTS: empty by default (any host), else a list of patterns', (t) => {
+  t.strictSame(loadConfig({ ...MINIMAL }, readFile).registryAllowedHosts, []);
+  t.strictSame(
+    loadConfig({ ...MINIMAL, REGISTRY_ALLOWED_HOSTS: 'ghcr.io, *.dkr.ecr.eu-west-1.amazonaws.com,' }, readFile).registryAllowedHosts,
+    ['ghcr.io', '*.dkr.ecr.eu-west-1.amazonaws.com'],
+  );
   t.end();
 });

@@ -21,6 +21,14 @@ import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 
 const KEY = Buffer.from('bridge-webhook-key');
+const FLUX_EVENT = JSON.stringify({
+  involvedObject: { kind: 'Kustomization', namespace: 'flux-system', name: 'apps', apiVersion: 'kustomize.toolkit.fluxcd.io/v1' },
+  severity: 'info',
+  timestamp: '2026-12-02T00:00:00Z',
+  message: 'Reconciliation finished',
+  reason: 'ReconciliationSucceeded',
+  reportingController: 'kustomize-controller',
+});
 const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 
 async function setup(t: Test, webhookRatePerMinute?: number, extra: { stateToken?: string | (() => Promise<string>) } = {}) {
@@ -80,10 +88,19 @@ t.test('requests refused before the handler show in gdb_events_total', async (t)
     });
   t.equal((await post(big, 'application/json')).statusCode, 413);
   t.equal((await post(event, 'text/plain')).statusCode, 415);
-  t.equal((await post(event, 'application/json')).statusCode, 429, 'the third request in the minute');
+  const unsigned = () =>
+    s.app.inject({
+      method: 'POST',
+      url: '/webhook',
+      payload: event,
+      headers: { 'content-type': 'application/json', 'x-signature': 'sha256=00' },
+    });
+  t.equal((await unsigned()).statusCode, 401);
+  t.equal((await unsigned()).statusCode, 401);
+  t.equal((await unsigned()).statusCode, 429, 'the third failed verification in the minute');
   t.same(
     await s.counters(),
-    ['unknown/rate_limited 1', 'unknown/too_large 1', 'unknown/unsupported_media_type 1'],
+    ['unknown/bad_signature 2', 'unknown/rate_limited 1', 'unknown/too_large 1', 'unknown/unsupported_media_type 1'],
     'each once; the handler counts its own answers, the hook only the others',
   );
   const allowed = await setup(t);
@@ -94,6 +111,25 @@ t.test('requests refused before the handler show in gdb_events_total', async (t)
   );
   t.same(await allowed.counters(), ['unknown/bad_signature 1'], 'a request the handler answered is not counted twice');
 });
+
+t.test(
+  "failed verifications and verified events have budgets of their own: bad requests from Flux's address do not 429 its events",
+  async (t) => {
+    const s = await setup(t, 2);
+    const send = (signature: string) =>
+      s.app.inject({
+        method: 'POST',
+        url: '/webhook',
+        payload: FLUX_EVENT,
+        headers: { 'content-type': 'application/json', 'x-signature': signature },
+      });
+    for (let i = 0; i < 20; i++) await send('sha256=00');
+    t.equal((await send('sha256=00')).statusCode, 429, 'the bad requests are limited');
+    t.equal((await send(signBody(KEY, FLUX_EVENT))).statusCode, 202, "Flux's next real event is accepted");
+    t.equal((await send(signBody(KEY, FLUX_EVENT))).statusCode, 202);
+    t.equal((await send(signBody(KEY, FLUX_EVENT))).statusCode, 429, 'verified events have their own limit');
+  },
+);
 
 t.test('a sender that stalls mid-body is answered 408 and cut', async (t) => {
   const deadline: number = REQUEST_TIMEOUT_MS;

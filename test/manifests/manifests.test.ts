@@ -20,6 +20,7 @@ const RENDERED = [
   'manifests/flux',
   'manifests/optional/registry-secrets',
   'manifests/optional/preview-routes',
+  'manifests/optional/egress',
   'test/manifests/forgejo',
   'test/manifests/github-app',
   'test/manifests/tenant',

@@ -107,3 +107,38 @@ t.test('evaluator: selectors, peers, ports as the API defines them', (t) => {
   t.ok(ingressVerdict([egressOnly], { from: elsewhere, to, port: 1 }, labelsOf).admitted, 'an Egress-only policy does not isolate ingress');
   t.end();
 });
+
+t.test('the optional egress example: selects the bridge, DNS, the API server, HTTPS to public addresses only', (t) => {
+  interface EgressRule {
+    to: Array<{ ipBlock?: { cidr: string; except?: string[] }; namespaceSelector?: unknown; podSelector?: unknown }>;
+    ports: Array<{ port: number; protocol: string }>;
+  }
+  const [egress] = render('manifests/optional/egress') as unknown as Array<NetworkPolicy & { spec: { egress: EgressRule[] } }>;
+  t.ok(egress);
+  if (!egress) return t.end();
+  t.equal(egress.metadata.namespace, 'flux-system');
+  t.ok(selects(egress.spec.podSelector, bridge.labels), 'it selects the bridge pod');
+  t.same(egress.spec.policyTypes, ['Egress'], 'egress only: ingress stays as the base policy has it');
+  const [dns, api, https] = egress.spec.egress;
+  t.same(dns?.ports, [
+    { port: 53, protocol: 'UDP' },
+    { port: 53, protocol: 'TCP' },
+  ]);
+  t.same(
+    api?.ports.map((p) => p.port),
+    [443, 6443],
+  );
+  t.same(
+    https?.ports.map((p) => p.port),
+    [443],
+    'HTTPS only',
+  );
+  const v4 = https?.to.find((p) => p.ipBlock?.cidr === '0.0.0.0/0')?.ipBlock?.except ?? [];
+  for (const cidr of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']) t.ok(v4.includes(cidr), `not ${cidr}`);
+  const allowEgress = FLUX_POLICIES.find((p) => p.metadata.name === 'allow-egress');
+  t.ok(
+    allowEgress && selects(allowEgress.spec.podSelector, bridge.labels) && allowEgress.spec.policyTypes?.includes('Egress'),
+    "Flux's allow-egress also selects the bridge in flux-system and admits all egress: the example restricts nothing there (its header says so)",
+  );
+  t.end();
+});

@@ -83,3 +83,17 @@ t.test('reads config.Labels', (t) => {
   );
   t.end();
 });
+
+t.test('config.Labels are bounded where they are read: long values cut, at most 256 labels, the OCI ones kept first', (t) => {
+  const many = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`label.${i}`, 'v']));
+  const labels = parseConfigLabels(
+    enc({ config: { Labels: { ...many, 'org.opencontainers.image.revision': 'r'.repeat(200_000), ['k'.repeat(5000)]: 'long key' } } }),
+    'c',
+  );
+  t.equal(Object.keys(labels).length, 256);
+  t.equal(labels['org.opencontainers.image.revision']?.length, 1000);
+  t.ok(labels['org.opencontainers.image.revision']?.endsWith('…'));
+  t.equal(labels['label.0'], 'v');
+  t.notOk('k'.repeat(5000) in labels, 'a key longer than a value may be is dropped');
+  t.end();
+});

@@ -1,0 +1,48 @@
+/**
+ * A bound on the size of `/state` (pure): its long lists are shortened, longest first, until the
+ * answer fits, and the answer says what it left out. It stays valid JSON of the same shape.
+ */
+
+/** Largest `/state` answer, in bytes of JSON. */
+export const MAX_STATE_BYTES = 1024 * 1024;
+
+/** The lists of `/state` that grow with the cluster, by their path in the answer. */
+const LISTS = ['deployments', 'skipped', 'sources', 'queue.items'] as const;
+type ListPath = (typeof LISTS)[number];
+
+type StateBody = Record<string, unknown>;
+
+function listAt(body: StateBody, path: ListPath): unknown[] | undefined {
+  const [head, tail] = path.split('.') as [string, string | undefined];
+  const v = tail === undefined ? body[head] : (body[head] as Record<string, unknown> | undefined)?.[tail];
+  return Array.isArray(v) ? v : undefined;
+}
+
+function setListAt(body: StateBody, path: ListPath, list: unknown[]): StateBody {
+  const [head, tail] = path.split('.') as [string, string | undefined];
+  if (tail === undefined) return { ...body, [head]: list };
+  return { ...body, [head]: { ...(body[head] as Record<string, unknown>), [tail]: list } };
+}
+
+const size = (body: unknown): number => Buffer.byteLength(JSON.stringify(body));
+
+/**
+ * `body` when its JSON fits in `maxBytes`; otherwise a copy whose lists keep their first entries
+ * (the largest list halved, again and again), with `truncated` naming the limit and how many
+ * entries of each list were left out.
+ */
+export function capState(body: StateBody, maxBytes = MAX_STATE_BYTES): StateBody {
+  if (size(body) <= maxBytes) return body;
+  const omitted: Partial<Record<ListPath, number>> = {};
+  let out = body;
+  const withNote = () => ({ ...out, truncated: { maxBytes, omitted } });
+  while (size(withNote()) > maxBytes) {
+    const longest = LISTS.map((p) => ({ p, n: size(listAt(out, p) ?? []) })).sort((x, y) => y.n - x.n)[0];
+    const list = longest === undefined ? undefined : listAt(out, longest.p);
+    if (longest === undefined || list === undefined || list.length === 0) break;
+    const kept = list.slice(0, Math.floor(list.length / 2));
+    omitted[longest.p] = (omitted[longest.p] ?? 0) + list.length - kept.length;
+    out = setListAt(out, longest.p, kept);
+  }
+  return withNote();
+}

@@ -1,0 +1,113 @@
+/** `/state` against what a developer or a stranger can send it: a size cap, repeated query parameters, the token. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import t, { type Test } from 'tap';
+import { createMetrics } from '../../src/common/metrics.js';
+import { buildApp } from '../../src/http/http-app.js';
+import { capState, MAX_STATE_BYTES } from '../../src/http/state-cap.js';
+import { openDatabase } from '../../src/store/database.js';
+import { DeploymentStore } from '../../src/store/deployment-store.js';
+import { QueueStore } from '../../src/store/queue-store.js';
+import { SourceStore } from '../../src/store/source-store.js';
+
+const NOW = Date.UTC(2026, 11, 2);
+
+async function bridge(t: Test, stateToken?: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'gdb-state-'));
+  const db = openDatabase(join(dir, 'bridge.db'));
+  const sources = new SourceStore(db);
+  const app = await buildApp({
+    webhookKey: Buffer.from('k'),
+    queue: new QueueStore(db),
+    deployments: new DeploymentStore(db),
+    sources,
+    metrics: createMetrics(),
+    log: pino({ level: 'silent' }),
+    now: () => NOW,
+    onEnqueued: () => undefined,
+    isShuttingDown: () => false,
+    readiness: () => ({ ready: true, reasons: [] }),
+    activeReconciles: () => 0,
+    ...(stateToken ? { stateToken } : {}),
+  });
+  t.teardown(async () => {
+    await app.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { app, sources };
+}
+
+t.test('capState: a small answer as it is; a large one shortened, valid, saying what it left out', (t) => {
+  const small = { deployments: [1, 2], skipped: [], queue: { items: [] } };
+  t.equal(capState(small, 1000), small);
+  const big = {
+    deployments: Array.from({ length: 100 }, (_, i) => ({ i, pad: 'd'.repeat(100) })),
+    skipped: ['s'],
+    queue: { pending: 3, items: ['q'] },
+  };
+  const out = capState(big, 2000);
+  t.ok(Buffer.byteLength(JSON.stringify(out)) <= 2000);
+  const kept = (out.deployments as unknown[]).length;
+  t.ok(kept > 0 && kept < 100, `kept ${kept} deployments, the first ones`);
+  t.strictSame(out.truncated, { maxBytes: 2000, omitted: { deployments: 100 - kept } });
+  t.strictSame(out.queue, big.queue, 'lists that fit are left whole');
+  t.end();
+});
+
+t.test('/state with 20 skip reasons of 200,000 characters (rows stored before values were bounded) stays under its cap', async (t) => {
+  const { app, sources } = await bridge(t);
+  for (let i = 0; i < 20; i++) {
+    const source = { kind: 'Kustomization' as const, namespace: 'apps', name: `app-${i}` };
+    const workload = { kind: 'Deployment', namespace: 'apps', name: `app-${i}` };
+    sources.replaceSkips(
+      source,
+      [{ source, workload, container: 'app', code: 'bad_commit', reason: `commit "${'x'.repeat(200_000)}"` }],
+      NOW,
+    );
+  }
+  const res = await app.inject('/state');
+  t.equal(res.statusCode, 200);
+  t.ok(res.body.length <= MAX_STATE_BYTES, `${res.body.length} bytes`);
+  const body = res.json<{ skipped: unknown[]; truncated?: { maxBytes: number; omitted: Record<string, number> } }>();
+  t.ok(body.skipped.length > 0 && body.skipped.length < 20);
+  t.equal(body.truncated?.maxBytes, MAX_STATE_BYTES);
+  t.equal(body.truncated?.omitted.skipped, 20 - body.skipped.length);
+});
+
+t.test('/state?repository=a&repository=b answers 400 with a reason, not 500', async (t) => {
+  const { app } = await bridge(t);
+  const res = await app.inject('/state?repository=acme/a&repository=acme/b');
+  t.equal(res.statusCode, 400);
+  t.match(res.json(), { message: /querystring\/repository must be string/ });
+  t.equal((await app.inject('/state?repository=acme/a&environment=staging')).statusCode, 200, 'one value each is fine');
+});
+
+t.test('STATE_TOKEN is compared as digests: a token of another length takes the same constant-time path', async (t) => {
+  const crypto = await import('node:crypto');
+  const compared: Array<[number, number]> = [];
+  const { bearerMatches } = await t.mockImport<typeof import('../../src/http/bearer.js')>('../../src/http/bearer.js', {
+    'node:crypto': {
+      ...crypto,
+      timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+        compared.push([a.byteLength, b.byteLength]);
+        return crypto.timingSafeEqual(a, b);
+      },
+    },
+  });
+  t.notOk(bearerMatches('Bearer x', 'the-state-token'), 'a much shorter token');
+  t.notOk(bearerMatches('Bearer the-state-tokeN', 'the-state-token'), 'same length, one character off');
+  t.notOk(bearerMatches(undefined, 'the-state-token'), 'no header');
+  t.ok(bearerMatches('bearer the-state-token', 'the-state-token'));
+  t.strictSame(
+    compared,
+    Array.from({ length: 4 }, () => [32, 32]),
+    'every check compares two 32-byte digests',
+  );
+
+  const { app } = await bridge(t, 'the-state-token');
+  t.equal((await app.inject({ url: '/state', headers: { authorization: 'Bearer x' } })).statusCode, 401);
+  t.equal((await app.inject({ url: '/state', headers: { authorization: 'Bearer the-state-token' } })).statusCode, 200);
+});
