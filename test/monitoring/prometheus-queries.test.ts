@@ -30,8 +30,10 @@ const HOLDING = ['GdbWebhookSignatureFailures'];
 async function traffic(t: Test, world: World, bridge: BridgeProcess): Promise<void> {
   const github = world.github;
   const forgejo = world.forgejo!;
-  // GitHub: acme/web's first status meets a spent budget that resets in 2 s (a primary rate-limit pause).
-  github.inject({ method: 'POST', path: /\/statuses$/, ...github.faults.primaryRateLimit(Math.ceil(Date.now() / 1000) + 2) });
+  // GitHub: acme/web's first status meets a spent budget that resets in 12 s (a primary rate-limit pause). Not sooner:
+  // on a loaded machine the first status can come seconds after this line, and a reset already past when the 403
+  // arrives makes the bridge wait GitHub's one minute, longer than WAIT_MS (seen once in a clean-clone CI run).
+  github.inject({ method: 'POST', path: /\/statuses$/, ...github.faults.primaryRateLimit(Math.ceil(Date.now() / 1000) + 12) });
   putDeployment(world, 'web', await pushAppImage(world, 'web', '1.0.0', WEB));
   putKustomization(world, 'web', ['web'], READY);
   // Forgejo: acme/shop's first status gets a 429 with Retry-After (a pause), then goes through.
