@@ -28,7 +28,7 @@ const CASES = join(import.meta.dirname, 'alert-cases.yaml');
 const REQUIRED: Record<string, string> = {
   GdbGitHubCredentialsRejected: 'gdb_github_credentials_ok',
   GdbForgejoCredentialsRejected: 'gdb_forgejo_credentials_ok',
-  GdbForgePaused: 'gdb_github_paused_until_timestamp_seconds',
+  GdbGitHubPaused: 'gdb_github_paused_until_timestamp_seconds',
   GdbForgejoPaused: 'gdb_forgejo_paused_until_timestamp_seconds',
   GdbSourceFailing: 'gdb_sources_failing_longest_seconds',
   GdbQueueBacklog: 'gdb_queue_oldest_item_age_seconds',
