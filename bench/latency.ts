@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { fluxEvent } from '../test/harness/bridge-process.js';
 import { startWorld } from '../test/harness/world.js';
 import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { parseDuration } from '../src/config/parsers.js';
+import { parseDuration } from '../src/common/setting-parsers.js';
 import { load, putAnnotatedDeployment, say, settled, writeInterval } from './common.js';
 import { median, percentile } from './stats.js';
 

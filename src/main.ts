@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import pino from 'pino';
 import { logDestination } from './common/log-destination.js';
-import { secretValue } from './config/rotating-secret.js';
+import { secretValue } from './common/rotating-secret.js';
 import { buildApp } from './http/http-app.js';
 import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
 import { parseCommand, usage } from './cli/usage.js';
@@ -9,7 +9,7 @@ import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
-import { buildForges } from './forges/forge-wiring.js';
+import { buildForges } from './forges/registry.js';
 import { createKubeReader } from './kube/kube-client.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
@@ -19,6 +19,7 @@ import { describePatterns } from './metadata/repository-trust.js';
 import { createMetrics } from './common/metrics.js';
 import { installProxy } from './common/proxy.js';
 import { createReadiness } from './health/readiness.js';
+import { ForgeRouter } from './reconcile/forge-router.js';
 import { reconcileSource } from './reconcile/reconcile-source.js';
 import { AbsenceStore } from './store/absence-store.js';
 import { RecheckSchedule } from './runtime/recheck-schedule.js';
@@ -67,10 +68,12 @@ async function main(config: Config): Promise<void> {
   const imageCache = new ImageCache(db);
   const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
   const refusals = new RefusalStore(db);
-  const forges = buildForges({ config, db, deployments, refusals, metrics, log, now, userAgent: `github-deployment-bridge/${version}` });
-  const defaults = buildDefaults(config, version, forges.github !== undefined);
-  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: forges.router, graceMs: config.cleanupGraceMs, log };
-  const reconcileDeps = { images, publisher: forges.router, cleanup, sources, defaults, metrics, now };
+  const userAgent = `github-deployment-bridge/${version}`;
+  const forges = buildForges(config, { db, deployments, refusals, metrics, log, now, userAgent, dryRun: config.dryRun });
+  const router = ForgeRouter.over(forges.list, log);
+  const defaults = buildDefaults(config, version, forges.hosts);
+  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, graceMs: config.cleanupGraceMs, log };
+  const reconcileDeps = { images, publisher: router, cleanup, sources, defaults, metrics, now };
 
   const worker = new Worker({
     queue,
@@ -106,7 +109,7 @@ async function main(config: Config): Promise<void> {
     storage,
     db,
     kube: kube.health,
-    forges: forges.healths,
+    forges: forges.list.map((f) => f.health),
     skips: () => sources.listSkips(),
     resyncIntervalMs: config.resyncIntervalMs,
     now,
@@ -134,13 +137,11 @@ async function main(config: Config): Promise<void> {
     onEnqueued: () => worker.notify(),
     isShuttingDown: () => shuttingDown,
     activeReconciles: () => worker.active,
-    ...(forges.github ? { github: { health: forges.github.health, refusals, now } } : {}),
-    ...(forges.forgejo && config.forgejoUrl
-      ? { forgejo: { health: forges.forgejo.health, refusals, now, url: config.forgejoUrl.webUrl } }
-      : {}),
+    forges: forges.list,
+    refusals,
   });
   const address = await app.listen({ port: config.port, host: config.host });
-  for (const h of forges.healths) h.onResume(() => worker.notify());
+  for (const f of forges.list) f.health.onResume(() => worker.notify());
   // The first credential checks before any forge work (bounded); events are already accepted meanwhile.
   await forges.start();
   worker.start();
@@ -151,8 +152,7 @@ async function main(config: Config): Promise<void> {
       cluster: config.clusterName,
       resyncIntervalMs: config.resyncIntervalMs,
       database: config.databasePath,
-      github: config.githubAuth ? { api: config.githubApiUrl, auth: config.githubAuth.kind } : 'off',
-      forgejo: config.forgejoUrl ? { url: config.forgejoUrl.webUrl } : 'off',
+      forges: Object.fromEntries(forges.list.map((f) => [f.name, f.summary])),
       allowedRepositories: describePatterns(config.allowedRepositories) || 'all',
       repositorySource: config.repositorySource,
     },

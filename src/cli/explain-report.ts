@@ -1,6 +1,7 @@
 import { derivePhase, type Phase } from '../flux/phase.js';
 import type { K8sObject, SourceRef } from '../kube/kube-types.js';
 import { desiredFor } from '../lifecycle/desired-state.js';
+import type { ExplainForm } from '../forges/forge.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { ResolvedSource } from '../reconcile/resolve-source.js';
 
@@ -14,19 +15,13 @@ export interface ExplainReport {
 
 const OPT_IN_HINT = 'not opted in: annotate it github-deployment-bridge.io/auto-report: "true"';
 
-/** How a target is named: GitHub's deployment, or Forgejo's commit-status context (`contextOf` renders it). */
-function where(t: ReportTarget, contextOf: (t: ReportTarget) => string): string {
-  const commit = `${t.owner}/${t.repo}@${t.sha.slice(0, 12)}`;
-  if (t.forge === 'forgejo') return `Forgejo ${commit} commit status "${contextOf(t)}"`;
-  return `${commit} environment ${t.environment}${t.task ? ` task ${t.task}` : ''}`;
-}
-
 /** Pure: turns a resolved source into the lines a person reads (what would be reported, or exactly why not). */
 export function explainLines(
   source: SourceRef,
   obj: K8sObject | null,
   resolved: ResolvedSource | null,
-  contextOf: (t: ReportTarget) => string = () => '',
+  /** How the target's forge names what it would write (the registry's `explainForm`). */
+  formOf: (t: ReportTarget) => ExplainForm,
 ): ExplainReport {
   const title = `${source.kind} ${source.namespace}/${source.name}`;
   if (!obj || !resolved)
@@ -52,15 +47,14 @@ export function explainLines(
     const desired = desiredFor({ phase, rollout: w.rollout, workloadKey: w.key });
     lines.push(`  ${w.key}: rollout ${w.rollout.state} (${w.rollout.description})`);
     for (const { target: t } of w.candidates) {
+      const form = formOf(t);
       lines.push(
-        `    container ${t.container} (${t.image}) → ${where(t, contextOf)}` +
+        `    container ${t.container} (${t.image}) → ${form.where}` +
           `${t.productionEnvironment ? ' [production]' : ''}${t.transientEnvironment ? ' [transient]' : ''}`,
       );
       lines.push(`      would be ${desired.state ?? 'left as it is'}: ${desired.description}`);
       if (t.environmentUrl)
-        lines.push(
-          `      ${t.forge === 'forgejo' ? 'target_url' : 'environment_url'} ${t.environmentUrl}${w.route?.url === t.environmentUrl ? ` (from ${w.route.from})` : ''}`,
-        );
+        lines.push(`      ${form.urlField} ${t.environmentUrl}${w.route?.url === t.environmentUrl ? ` (from ${w.route.from})` : ''}`);
       if (t.logUrl) lines.push(`      log_url ${t.logUrl}`);
       for (const warning of t.warnings) lines.push(`      warning: ${warning}`);
     }

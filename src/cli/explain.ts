@@ -12,8 +12,7 @@ import { resolveSource } from '../reconcile/resolve-source.js';
 import { openDatabase } from '../store/database.js';
 import { ImageCache } from '../store/image-cache.js';
 import { controllerVersion } from '../common/version.js';
-import { statusContext } from '../forges/forgejo/status-context.js';
-import type { ReportTarget } from '../metadata/resolve-target.js';
+import { explainForgeHosts, explainForm } from '../forges/registry.js';
 import { explainLines } from './explain-report.js';
 
 const USAGE =
@@ -99,19 +98,13 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
     const deps = {
       kube,
       images: buildImageFacts(config, new ImageCache(db), kube, metrics, log),
-      // No credentials are read here: GitHub counts as configured when its variables are set, or Forgejo is not.
-      defaults: buildDefaults(
-        config,
-        controllerVersion(),
-        Boolean(env.GITHUB_TOKEN?.trim() || env.GITHUB_APP_ID?.trim()) || !config.forgejoUrl,
-      ),
+      // No credentials are read here: a forge counts as configured when the environment configures it.
+      defaults: buildDefaults(config, controllerVersion(), explainForgeHosts(config, env)),
       metrics,
     };
     const obj = await kube.getFluxObject(ref);
     const resolved = obj ? await resolveSource(deps, ref, obj) : null;
-    const contextOf = (t: ReportTarget) =>
-      statusContext(config.forgejoStatusContext, { environment: t.environment, deploymentName: t.task, cluster: t.cluster });
-    const report = explainLines(ref, obj, resolved, contextOf);
+    const report = explainLines(ref, obj, resolved, explainForm(config));
     process.stdout.write(`${report.lines.join('\n')}\n`);
     return report.found ? EXPLAIN_EXIT.explained : EXPLAIN_EXIT.notFound;
   } finally {

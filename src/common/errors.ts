@@ -1,5 +1,3 @@
-import { ForgeError, isForgeRetryable } from '../forges/forgejo/forgejo-error.js';
-
 /**
  * Typed errors of the bridge. Every adapter wraps what it caught with `{ cause }` and one of
  * these classes, so the worker can sort failures with a single `isRetryable`.
@@ -42,6 +40,50 @@ export class GitHubError extends Error {
     super(message, options);
     this.retryAt = options?.retryAt;
   }
+}
+
+/**
+ * A failed request to a forge, in forge-neutral terms: the HTTP status (none for network failures, timeouts and
+ * requests not sent), the forge's own message and the operation. Each forge's client throws it (or its own
+ * subclass of GitHubError, for octokit's GitHub), so the worker sorts every forge's failures with `isRetryable`.
+ */
+export class ForgeError extends Error {
+  override readonly name: string = 'ForgeError';
+  /** Set when the forge (or a proxy in front of it) asked for no request before this time (epoch milliseconds). */
+  readonly retryAt: number | undefined;
+  /** The forge's own message, when it answered one. */
+  readonly forgeMessage: string | undefined;
+  readonly operation: string | undefined;
+  /** True when the request never left (the forge's work was paused). */
+  readonly notSent: boolean;
+  constructor(
+    message: string,
+    /** The HTTP status; undefined for network failures, timeouts, unreadable answers and requests not sent. */
+    readonly status?: number,
+    options?: { cause?: unknown; retryAt?: number; forgeMessage?: string; operation?: string; notSent?: boolean },
+  ) {
+    super(message, options);
+    this.retryAt = options?.retryAt;
+    this.forgeMessage = options?.forgeMessage;
+    this.operation = options?.operation;
+    this.notSent = options?.notSent ?? false;
+  }
+}
+
+/**
+ * True when the same request may succeed later: no answer (network, timeout), 401 (the credentials
+ * are checked again and the work resumes once they pass), 408, 429, any 5xx, or an answer that named
+ * a time to come back (a 403 only then: a 403 is a permission problem otherwise). The same rules as `isRetryable` for GitHub.
+ */
+export function isForgeRetryable(err: unknown): boolean {
+  if (!(err instanceof ForgeError)) return false;
+  const s = err.status;
+  return s === undefined || s === 401 || s === 408 || s === 429 || s >= 500 || err.retryAt !== undefined;
+}
+
+/** True when the forge definitely did not apply the request: it answered a 4xx (not a timeout, not a 5xx), or it was never sent. */
+export function forgeRefused(err: unknown): boolean {
+  return err instanceof ForgeError && (err.notSent || (err.status !== undefined && err.status >= 400 && err.status < 500));
 }
 
 /** True when trying the same work again later may succeed (outages, timeouts, 5xx, rate limits). */

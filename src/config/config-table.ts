@@ -1,5 +1,5 @@
 import { REPORTING_SETTINGS, SETTINGS } from './settings.js';
-import type { Row } from './schema.js';
+import type { Row } from '../common/settings-schema.js';
 
 const START = '<!-- config-table:start -->';
 const END = '<!-- config-table:end -->';

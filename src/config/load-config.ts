@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readSettings, type ConfigOf, type Schema } from './schema.js';
+import { readSettings, type ConfigOf, type Schema } from '../common/settings-schema.js';
 import { REPORTING_SETTINGS, SETTINGS } from './settings.js';
 
 /** Typed, validated, frozen configuration, derived from the declarations in settings.ts. */

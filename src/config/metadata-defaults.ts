@@ -1,8 +1,9 @@
+import type { ForgeHost } from '../metadata/forge-route.js';
 import type { Defaults } from '../metadata/resolve-target.js';
 import type { ReportingConfig } from './load-config.js';
 
-/** Controller-wide metadata defaults from configuration; shared by the server and `explain` (which has no credentials: GitHub counts as enabled). */
-export function buildDefaults(config: ReportingConfig, controllerVersion: string, githubEnabled = true): Defaults {
+/** Controller-wide metadata defaults from configuration and where the forges live; shared by the server and `explain`. */
+export function buildDefaults(config: ReportingConfig, controllerVersion: string, forges: readonly ForgeHost[]): Defaults {
   return {
     cluster: config.clusterName,
     ...(config.environment ? { environment: config.environment } : {}),
@@ -10,9 +11,7 @@ export function buildDefaults(config: ReportingConfig, controllerVersion: string
     routeScheme: config.environmentUrlScheme,
     ...(config.logUrlTemplate ? { logUrlTemplate: config.logUrlTemplate } : {}),
     description: config.description,
-    githubHost: config.githubHost,
-    githubEnabled,
-    ...(config.forgejoUrl ? { forgejoHost: new URL(config.forgejoUrl.webUrl).hostname } : {}),
+    forges,
     controllerVersion,
     repositorySource: config.repositorySource,
     allowedRepositories: config.allowedRepositories,

@@ -2,27 +2,21 @@
  * Every setting, declared once: variable, type, default, README line. `loadConfig` reads them and README's
  * configuration table is generated from them (`npm run docs:config`); adding a setting is one entry here.
  */
-import { rotatingSecret } from './rotating-secret.js';
+import { rotatingSecret } from '../common/rotating-secret.js';
 import { errorMessage } from '../common/errors.js';
 import { WEBHOOK_RATE_PER_MINUTE } from '../http/webhook.js';
-import { webHostOf } from '../metadata/repository.js';
 import { parseRepositoryPatterns, type RepositoryPattern } from '../metadata/repository-trust.js';
 import { parseDockerConfigJson } from '../oci/docker-config.js';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform } from '../oci/platform.js';
-import { FORGEJO_REPORTING, forgejoToken } from './forgejo-config.js';
-import { githubAuth } from './github-auth-config.js';
-import { boolean, duration, integer, list, oneOf, text, url } from './parsers.js';
-import { INVALID, secret, setting, type Parse } from './schema.js';
+import { FORGE_REPORTING_SETTINGS, FORGE_SERVICE_SETTINGS } from '../forges/registry.js';
+import { boolean, duration, integer, list, oneOf, text, url } from '../common/setting-parsers.js';
+import { INVALID, secret, setting, type Parse } from '../common/settings-schema.js';
 
-/** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
-const MAX_WRITE_INTERVAL_MS = 5_000;
 /**
  * Smallest `RESYNC_INTERVAL`: refuses `1ms`-style slips that would re-list the cluster in a tight loop,
  * while the end-to-end tests can still resync every second or two.
  */
 export const MIN_RESYNC_INTERVAL_MS = 1_000;
-const GITHUB_API = 'https://api.github.com';
-const WEB = ['https:', 'http:'];
 const TEMPLATE_NOTE = '(template, absolute https)';
 
 const repositoryPatterns: Parse<RepositoryPattern[]> = (value, check) => {
@@ -52,30 +46,9 @@ const platform: Parse<ReturnType<typeof parsePlatform>> = (value, check) => {
   }
 };
 
-const webHost: Parse<string> = (value, check) => {
-  const checked = url(WEB)(value, check);
-  if (checked === INVALID) return INVALID;
-  return URL.canParse(checked) ? new URL(checked).hostname : check.invalid('is not an absolute URL');
-};
-
 /** What shapes a report: the settings `explain` reads too. */
 export const REPORTING_SETTINGS = {
-  githubApiUrl: setting('GITHUB_API_URL', {
-    parse: url(WEB, { stripSlashes: true }),
-    default: GITHUB_API,
-    doc: 'API base, for token and App; GitHub Enterprise Server: `https://<host>/api/v3`',
-  }),
-  githubHost: setting('GITHUB_SERVER_URL', {
-    parse: webHost,
-    // An unusable GITHUB_API_URL is reported by githubApiUrl.
-    fallback: (source) => {
-      const api = source.text('GITHUB_API_URL') ?? GITHUB_API;
-      return URL.canParse(api) ? webHostOf(api) : 'github.com';
-    },
-    shown: 'from `GITHUB_API_URL`',
-    doc: 'web host that repository URLs in labels must name (`https://github.com`, or the GHES host)',
-  }),
-  ...FORGEJO_REPORTING,
+  ...FORGE_REPORTING_SETTINGS,
   kubeconfig: setting('KUBECONFIG', {
     parse: text,
     shown: '`~/.kube/config`, else in-cluster service account',
@@ -142,7 +115,7 @@ export const REPORTING_SETTINGS = {
   }),
 };
 
-/** The server's own: listening, the webhook key, GitHub writes, the queue and cleanup. */
+/** The server's own: listening, the webhook key, the forges' credentials and writes, the queue and cleanup. */
 const SERVICE_SETTINGS = {
   port: setting('PORT', {
     parse: integer(0, 65535),
@@ -162,16 +135,7 @@ const SERVICE_SETTINGS = {
     doc: 'webhook requests accepted per minute from one client address (`429` beyond), counted apart for verified events and for requests whose signature fails',
   }),
   stateToken: rotatingSecret('STATE_TOKEN', { shown: '—', doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
-  githubAuth,
-  forgejoToken,
-  githubWriteIntervalMs: setting('GITHUB_WRITE_INTERVAL', {
-    parse: duration(`a duration from 0s to ${MAX_WRITE_INTERVAL_MS / 1000}s, such as 1s or 250ms`, {
-      allowZero: true,
-      maxMs: MAX_WRITE_INTERVAL_MS,
-    }),
-    default: '1s',
-    doc: 'minimum time between GitHub writes (GitHub asks for ≥ 1 s between content-creating requests), `0s` to `5s`; `0s` only against a simulator',
-  }),
+  ...FORGE_SERVICE_SETTINGS,
   databasePath: setting('DATABASE_PATH', {
     parse: text,
     default: './data/github-deployment-bridge.db',

@@ -1,5 +1,5 @@
 import { isRecord } from '../common/json.js';
-import type { FluxKind } from '../kube/kube-types.js';
+import type { FluxKind } from './k8s-objects.js';
 
 /** A Flux notification-controller event as POSTed by a generic / generic-hmac Provider. */
 export interface FluxEvent {

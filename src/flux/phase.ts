@@ -1,5 +1,5 @@
 import { isRecord } from '../common/json.js';
-import type { Condition, K8sObject } from '../kube/kube-types.js';
+import type { Condition, K8sObject } from './k8s-objects.js';
 
 /**
  * What a Flux object's status says about the revision it carries:

@@ -6,13 +6,20 @@
  * alerts on the metrics tell the operator (README "HTTP endpoints"). See degraded.ts.
  */
 import { errorMessage } from '../common/errors.js';
-import type { GitHubHealth } from '../forges/github/github-health.js';
-import type { Readiness } from '../http/status-routes.js';
+import type { ForgeHealth } from '../forges/forge-health.js';
 import type { Db } from '../store/database.js';
 import type { Skip } from '../store/source-store.js';
 import { degradedDependencies } from './degraded.js';
 import type { KubeHealth } from './kube-health.js';
-import type { StorageHealth } from './storage-health.js';
+import type { StorageHealth } from '../store/storage-health.js';
+
+/** Why the bridge is or is not ready to do its work. */
+export interface Readiness {
+  ready: boolean;
+  reasons: string[];
+  /** Dependencies failing now that do not make it unready (the queue retries), each with its last error. */
+  degraded?: string[];
+}
 
 /** The least time the Kubernetes API may stay silent before /readyz says so (one failed resync pass is tolerated). */
 const KUBE_SILENCE_MIN_MS = 60_000;
@@ -34,9 +41,9 @@ export interface ReadinessFacts {
   kube: KubeHealth;
   /** See kubeSilenceMs. */
   kubeSilenceMs: number;
-  /** Why a forge's work cannot go on (GitHubHealth.readinessProblem(): rejected credentials), one per failing forge. */
+  /** Why a forge's work cannot go on (ForgeHealth.readinessProblem(): rejected credentials), one per failing forge. */
   forgeProblems: readonly string[];
-  /** Why a forge's work is failing now (GitHubHealth.outage()): degraded, not unready. */
+  /** Why a forge's work is failing now (ForgeHealth.outage()): degraded, not unready. */
   forgeOutages: readonly string[];
   skips: ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
 }
@@ -62,7 +69,7 @@ export interface ReadinessSources {
   db: Pick<Db, 'exec'>;
   kube: () => KubeHealth;
   /** The configured forges' health trackers (GitHub, Forgejo). */
-  forges: ReadonlyArray<Pick<GitHubHealth, 'readinessProblem' | 'outage'>>;
+  forges: ReadonlyArray<Pick<ForgeHealth, 'readinessProblem' | 'outage'>>;
   skips: () => ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
   resyncIntervalMs: number;
   now: () => number;

@@ -1,7 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { statusRoutes, type StatusDeps } from './status-routes.js';
+import type { StatusDeps } from './state-snapshot.js';
+import { statusRoutes } from './status-routes.js';
 import { WEBHOOK_BODY_LIMIT_BYTES, webhookRoutes, type WebhookDeps } from './webhook.js';
 
 export type AppDeps = WebhookDeps & StatusDeps & { log: Logger };

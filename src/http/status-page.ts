@@ -1,11 +1,5 @@
 /** The read-only status page (`GET /`): /state's snapshot as server-rendered HTML, no script, no framework. */
-import type { StateSnapshot } from './status-routes.js';
-
-/** Where rows link to: GitHub's web host (`github.com`, a GHES host) and Forgejo's web URL. */
-export interface ForgeLinks {
-  githubHost?: string;
-  forgejoUrl?: string;
-}
+import type { ForgeLinks, StateSnapshot } from './state-snapshot.js';
 
 type Row = StateSnapshot['deployments'][number];
 

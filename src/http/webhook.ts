@@ -6,7 +6,7 @@ import type { QueueStore } from '../store/queue-store.js';
 import { verifySignature } from './hmac.js';
 import { errorMessage } from '../common/errors.js';
 import { EnqueueBatcher } from '../store/enqueue-batch.js';
-import type { StorageWrites } from '../health/storage-health.js';
+import type { StorageWrites } from '../store/storage-health.js';
 
 /** Largest webhook body accepted; Flux events are a few hundred bytes to a few KiB. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;

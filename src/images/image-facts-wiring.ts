@@ -1,16 +1,24 @@
 import type { Logger } from 'pino';
-import type { ReportingConfig } from '../config/load-config.js';
 import { authFileKeyring } from './auth-file.js';
 import { createImageFacts, createWarnOnce, type ImageFactsSource } from './image-facts.js';
 import type { KubeReader } from '../kube/kube-types.js';
 import type { Metrics } from '../common/metrics.js';
 import { createCachedLabelSource } from '../oci/cached-label-source.js';
+import type { Platform } from '../oci/platform.js';
 import { createRegistryClient } from '../oci/registry-client.js';
 import type { ImageCache } from '../store/image-cache.js';
 
+/** The settings image facts are read with (`REGISTRY_*`; the configuration satisfies it). */
+export interface ImageFactsSettings {
+  registryInsecureHosts: readonly string[];
+  registryAllowedHosts: readonly string[];
+  registryPlatform: Platform;
+  registryAuthFile?: string | undefined;
+}
+
 /** Image facts (running digests, OCI labels with the workload's credentials) as configured; shared by the server and `explain`. */
 export function buildImageFacts(
-  config: ReportingConfig,
+  config: ImageFactsSettings,
   cache: ImageCache,
   kube: KubeReader,
   metrics: Metrics,

@@ -5,7 +5,7 @@
  * being replaced): the absence must be seen by at least two consecutive reads and last for a
  * grace period.
  */
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 
 /** Default `CLEANUP_GRACE`: how long something must have been missing before its deployments end. */
 export const CLEANUP_GRACE_MS = 15_000;

@@ -1,4 +1,4 @@
-import type { Condition, K8sObject } from '../kube/kube-types.js';
+import type { Condition, K8sObject } from '../flux/k8s-objects.js';
 
 /** The workload kinds whose rollout the bridge can judge (a ReplicaSet is judged through its Deployment). */
 export type RolloutKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';

@@ -1,37 +1,41 @@
 /**
- * Which forge a repository is reported to, decided by its host: the `FORGEJO_URL` host goes to
- * Forgejo (commit statuses), the GitHub host to GitHub (deployments). A bare `owner/repo` goes to
- * GitHub when GitHub credentials are set, else to Forgejo. Pure.
+ * Which forge a repository is reported to, decided by its host: each configured forge claims the host its
+ * repositories live on. A bare `owner/repo` goes to the first forge (in the registry's order) that serves,
+ * else to the first one listed. Pure.
  */
+import type { ForgeName } from '../lifecycle/identity.js';
 import type { RepoRef } from './repository.js';
 
-/** The forges the bridge writes to; the value is also the `forge` label and field of metrics and /state. */
-export type Forge = 'github' | 'forgejo';
-
-/** Where each forge lives, as configured. */
-export interface ForgeHosts {
-  /** GitHub's web host name (`github.com`, or the GHES host). */
-  github: string;
-  /** False when no GitHub credentials are set (a Forgejo-only bridge). */
-  githubEnabled: boolean;
-  /** The host name of `FORGEJO_URL`, when Forgejo is configured. */
-  forgejo?: string | undefined;
+/** Where one configured forge lives. */
+export interface ForgeHost {
+  forge: ForgeName;
+  /** The web host name its repository URLs name (trust patterns match on it). */
+  host: string;
+  /** The setting that names the host (`FORGEJO_URL`), said when a repository is on no forge; absent for a forge with a default host. */
+  setting?: string;
+  /** Why the forge is known but serves nothing (its credentials are not set), else absent. */
+  disabled?: string;
 }
 
 /** A repository routed to its forge: `host` is the forge's host name (trust patterns match on it). */
 export interface RoutedRepository {
-  forge: Forge;
+  forge: ForgeName;
   host: string;
 }
 
 /** The forge a parsed repository reference is reported to, or why none is. */
-export function routeRepository(r: RepoRef, hosts: ForgeHosts): RoutedRepository | { error: string } {
-  const github = hosts.github.toLowerCase();
-  const forgejo = hosts.forgejo?.toLowerCase();
-  const host = r.host ?? (hosts.githubEnabled || forgejo === undefined ? github : forgejo);
-  if (forgejo !== undefined && host === forgejo) return { forge: 'forgejo', host };
-  if (host !== github) return { error: `is not on ${github}${forgejo === undefined ? '' : ` nor on ${forgejo} (FORGEJO_URL)`}` };
-  if (!hosts.githubEnabled)
-    return { error: `is on ${github}, but no GitHub credentials are set (GITHUB_TOKEN or a GitHub App): only FORGEJO_URL is served` };
-  return { forge: 'github', host };
+export function routeRepository(r: RepoRef, forges: readonly ForgeHost[]): RoutedRepository | { error: string } {
+  const serving = forges.filter((f) => f.disabled === undefined);
+  const host = (r.host ?? (serving[0] ?? forges[0])?.host ?? '').toLowerCase();
+  const forge = forges.find((f) => f.host.toLowerCase() === host);
+  if (forge === undefined) {
+    const [first, ...others] = forges;
+    const nor = others.map((f) => ` nor on ${f.host.toLowerCase()}${f.setting === undefined ? '' : ` (${f.setting})`}`).join('');
+    return { error: first === undefined ? 'is on no configured forge' : `is not on ${first.host.toLowerCase()}${nor}` };
+  }
+  if (forge.disabled !== undefined) {
+    const served = serving.map((f) => f.setting ?? f.host).join(', ');
+    return { error: `is on ${host}, but ${forge.disabled}${served === '' ? '' : `: only ${served} is served`}` };
+  }
+  return { forge: forge.forge, host };
 }

@@ -1,11 +1,12 @@
 import { boundedValue, boundedValues, oneLine, quoted, wasCut } from '../common/text.js';
-import type { K8sObject, SourceRef } from '../kube/kube-types.js';
+import type { K8sObject, SourceRef } from '../flux/k8s-objects.js';
 import { parseCommit, parseRepository } from './repository.js';
 import { isTransient } from './patterns.js';
 import { expandUrl } from './url-template.js';
 import { escapeTemplateValues } from './url-escape.js';
 import type { RouteScheme } from './route-url.js';
-import { routeRepository, type Forge } from './forge-route.js';
+import type { Identity } from '../lifecycle/identity.js';
+import { routeRepository, type ForgeHost } from './forge-route.js';
 import { pickRepository, repositoryAllowed, type RepositoryPattern, type RepositorySource } from './repository-trust.js';
 
 /** Prefix of every annotation the bridge reads. */
@@ -23,12 +24,8 @@ export interface Defaults {
   routeScheme?: RouteScheme;
   logUrlTemplate?: string;
   description: string;
-  /** GitHub's web host name (github.com or the GHES host): repository URLs on it are reported to GitHub. */
-  githubHost: string;
-  /** False on a Forgejo-only bridge (no GitHub credentials); default true. */
-  githubEnabled?: boolean;
-  /** `FORGEJO_URL`'s host name: repository URLs on it are reported to Forgejo as commit statuses. */
-  forgejoHost?: string;
+  /** Where each configured forge lives, in the registry's order: a repository URL's host picks its forge. */
+  forges: readonly ForgeHost[];
   controllerVersion: string;
   /** `REPOSITORY_SOURCE`: `annotation` ignores the image's source label (default `any`). */
   repositorySource?: RepositorySource;
@@ -58,14 +55,8 @@ export interface ImageFacts {
 }
 
 /** Everything needed to create and update one deployment (GitHub) or commit-status context (Forgejo). */
-export interface ReportTarget {
-  /** Where it is reported: decided by the repository's host (`routeRepository`). */
-  forge: Forge;
-  owner: string;
-  repo: string;
-  environment: string;
-  sha: string;
-  deploymentName: string;
+export interface ReportTarget extends Identity {
+  /** Where it is reported (`forge`): decided by the repository's host (`routeRepository`). */
   /** The cluster the workload runs in (`cluster` annotation, else `CLUSTER_NAME`): part of a Forgejo status context. */
   cluster: string;
   /** Sent as the deployment `task` only when `deployment-name` is annotated. */
@@ -167,11 +158,7 @@ export function resolveTarget(
   const origin = picked.from === 'annotation' ? `${ANNOTATION_PREFIX}repository annotation` : `${LABEL_SOURCE} label`;
   const repo = parseRepository(picked.value);
   if ('error' in repo) return { code: 'bad_repository', skip: `repository ${repo.error}: fix the ${origin}` };
-  const routed = routeRepository(repo, {
-    github: defaults.githubHost,
-    githubEnabled: defaults.githubEnabled ?? true,
-    forgejo: defaults.forgejoHost,
-  });
+  const routed = routeRepository(repo, defaults.forges);
   if ('error' in routed) return { code: 'bad_repository', skip: `repository ${quoted(picked.value)} (from the ${origin}) ${routed.error}` };
   if (!repositoryAllowed(defaults.allowedRepositories ?? [], repo.owner, repo.repo, routed.host)) {
     return { code: 'repository_not_allowed', skip: `${repo.owner}/${repo.repo} (from the ${origin}) is not in ALLOWED_REPOSITORIES` };

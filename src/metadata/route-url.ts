@@ -3,8 +3,8 @@
  * whose backend Service selects the workload's pods gives the host and path. Used when the workload
  * has no `environment-url` annotation; `ENVIRONMENT_URL` stays the fallback.
  */
-import type { K8sObject } from '../kube/kube-types.js';
-import { selectorMatches } from '../kube/label-selector.js';
+import type { K8sObject } from '../flux/k8s-objects.js';
+import { selectorMatches } from './label-selector.js';
 
 /** A URL discovered from a routing object, and which object gave it (for `explain` and logs). */
 export interface DiscoveredUrl {

@@ -5,7 +5,7 @@ import type { SourceRef } from '../kube/kube-types.js';
 import type { Skip, SourceStore } from '../store/source-store.js';
 import { planReconcile, type PublishStep, type Recheck } from './reconcile-plan.js';
 import type { ForgeRouter } from './forge-router.js';
-import { RefusedByForge } from './refusal-guard.js';
+import { RefusedByForge } from '../forges/refusal-guard.js';
 import { resolveSource, type ResolveDeps } from './resolve-source.js';
 import { sweep, type CleanupDeps } from './sweep.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Publisher } from './deployment-publisher.js';
+import type { Forge } from '../forges/forge.js';
 import type { CleanupPlan } from './cleanup-plan.js';
 import type { AbsenceStore } from '../store/absence-store.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
@@ -9,7 +9,7 @@ export interface CleanupDeps {
   deployments: Pick<DeploymentStore, 'activeForSource'>;
   absences: AbsenceStore;
   /** The publisher itself, not the refusal guard: see `sweep`. */
-  publisher: Pick<Publisher, 'deactivate'>;
+  publisher: Pick<Forge, 'retire'>;
   graceMs: number;
   log: Logger;
 }
@@ -39,7 +39,7 @@ export async function sweep(deps: CleanupDeps, plan: CleanupPlan): Promise<void>
     let ended = true;
     for (const row of step.rows) {
       try {
-        await deps.publisher.deactivate(row, step.description);
+        await deps.publisher.retire(row, step.description);
       } catch (err) {
         failed ??= { err };
         ended = false;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import type { QueueItem, QueueStore } from '../store/queue-store.js';
-import type { StorageWrites } from '../health/storage-health.js';
+import type { StorageWrites } from '../store/storage-health.js';
 
 /** First retry delay of a failed reconcile, doubled per attempt up to the cap (with ±25 % jitter). */
 export const RETRY_BASE_MS = 2_000;
@@ -29,7 +29,7 @@ export interface WorkerOptions {
   /**
    * Until when no work may start (every configured forge's credentials rejected), or null. A rate limit
    * does not stop the worker: it pauses one credential scope's requests, and a reconcile that meets it
-   * fails at once without sending (GitHubPaused, retried at the pause's end) while others go on.
+   * fails at once without sending (ForgePaused, retried at the pause's end) while others go on.
    */
   pausedUntil?: () => number | null;
   /**

@@ -1,23 +1,8 @@
-import type { StatusState } from '../forges/github/github-types.js';
-import { ACTIVE_STATES } from '../lifecycle/status-plan.js';
+import { ACTIVE_STATES, type DeliveryState } from '../lifecycle/status-plan.js';
 import type { SourceRef } from '../kube/kube-types.js';
-import type { Forge } from '../metadata/forge-route.js';
+import type { Identity } from '../lifecycle/identity.js';
+import type { ForgeName } from '../lifecycle/identity.js';
 import { durably, type Db } from './database.js';
-
-/**
- * The identity of one deployment: one per (forge, owner, repo, environment, sha, deploymentName). On
- * Forgejo a "deployment" is one commit-status context; its state is kept in GitHub's words
- * (`gone` as `inactive`), so cleanup, /state and metrics treat both forges alike.
- */
-export interface Identity {
-  /** Absent: GitHub. */
-  forge?: Forge;
-  owner: string;
-  repo: string;
-  environment: string;
-  sha: string;
-  deploymentName: string;
-}
 
 /** Where a deployment comes from: the Flux source, workload and container. */
 export interface Origin {
@@ -27,22 +12,22 @@ export interface Origin {
   image: string;
 }
 
-/** A cached deployment. `deploymentId` null: provisional (creation may or may not have reached GitHub); always null on Forgejo. */
+/** A cached deployment, its states in neutral words. `deploymentId` null: provisional (creation may or may not have reached the forge), or a forge without deployment ids (Forgejo). */
 export interface DeploymentRow extends Identity {
-  forge: Forge;
+  forge: ForgeName;
   deploymentId: number | null;
-  /** The commit-status context (Forgejo); null on GitHub. */
+  /** The commit-status context, on a forge that reports by commit status (Forgejo); else null. */
   context: string | null;
-  state: StatusState | null;
+  state: DeliveryState | null;
   /** A status being sent: set before the POST, cleared after; non-null after a crash mid-send. */
-  pendingState: StatusState | null;
+  pendingState: DeliveryState | null;
   description: string | null;
   origin: Origin;
   updatedAt: number;
 }
 
 interface Raw {
-  forge: Forge;
+  forge: ForgeName;
   context: string | null;
   owner: string;
   repo: string;
@@ -50,8 +35,8 @@ interface Raw {
   sha: string;
   deployment_name: string;
   deployment_id: number | null;
-  state: StatusState | null;
-  pending_state: StatusState | null;
+  state: DeliveryState | null;
+  pending_state: DeliveryState | null;
   description: string | null;
   source_kind: SourceRef['kind'];
   source_namespace: string;
@@ -66,15 +51,15 @@ interface Raw {
 
 /** One line of `countsByState`. */
 interface StateCount {
-  forge: Forge;
+  forge: ForgeName;
   state: string;
   count: number;
 }
 
 const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
 
-/** On GitHub a deployment exists once its id is known; a Forgejo context exists from its first status (no id). */
-const PUBLISHED = `(deployment_id IS NOT NULL OR forge <> 'github')`;
+/** A deployment exists on its forge once its id is known, or (a forge without ids: a status context) from its first status. */
+const PUBLISHED = `(deployment_id IS NOT NULL OR context IS NOT NULL)`;
 
 const KEY = `forge = @forge AND owner = @owner AND repo = @repo AND environment = @environment AND sha = @sha AND deployment_name = @deploymentName`;
 
@@ -102,7 +87,7 @@ function toRow(r: Raw): DeploymentRow {
 }
 
 const identityParams = (i: Identity) => ({
-  forge: i.forge ?? 'github',
+  forge: i.forge,
   owner: i.owner,
   repo: i.repo,
   environment: i.environment,
@@ -110,7 +95,7 @@ const identityParams = (i: Identity) => ({
   deploymentName: i.deploymentName,
 });
 
-/** The deployments cache: what the bridge knows GitHub has, written before and after each GitHub call. */
+/** The deployments cache: what the bridge knows each forge has, written before and after each forge call. */
 export class DeploymentStore {
   constructor(private readonly db: Db) {}
 
@@ -147,8 +132,8 @@ export class DeploymentStore {
     return row;
   }
 
-  /** Persists the GitHub deployment id (and its last known status, when adopted after a crash). */
-  setDeploymentId(id: Identity, deploymentId: number, state: StatusState | null, now: number): void {
+  /** Persists the forge's deployment id (and its last known state, when adopted after a crash). */
+  setDeploymentId(id: Identity, deploymentId: number, state: DeliveryState | null, now: number): void {
     this.db
       .prepare(`UPDATE deployments SET deployment_id = @deploymentId, state = @state, updated_at = @now WHERE ${KEY}`)
       .run({ ...identityParams(id), deploymentId, state, now });
@@ -158,7 +143,7 @@ export class DeploymentStore {
    * Marks a status as being sent (before the POST: durably, so that even after a power loss the status
    * is read back rather than sent twice) or clears the mark (a lost clear costs one read-back).
    */
-  setPending(id: Identity, state: StatusState | null, now: number): void {
+  setPending(id: Identity, state: DeliveryState | null, now: number): void {
     const mark = () =>
       this.db
         .prepare(`UPDATE deployments SET pending_state = @state, updated_at = @now WHERE ${KEY}`)
@@ -167,8 +152,8 @@ export class DeploymentStore {
     else durably(this.db, mark);
   }
 
-  /** Records a status GitHub accepted; clears the pending mark. */
-  setState(id: Identity, state: StatusState | null, description: string | null, now: number): void {
+  /** Records a state the forge accepted; clears the pending mark. */
+  setState(id: Identity, state: DeliveryState | null, description: string | null, now: number): void {
     this.db
       .prepare(`UPDATE deployments SET state = @state, pending_state = NULL, description = @description, updated_at = @now WHERE ${KEY}`)
       .run({ ...identityParams(id), state, description, now });
@@ -198,7 +183,7 @@ export class DeploymentStore {
     ).map(toRow);
   }
 
-  /** Deployments of a Flux source that GitHub shows as live or unfinished (cleanup candidates). */
+  /** Deployments of a Flux source that their forge shows as live or unfinished (cleanup candidates). */
   activeForSource(source: SourceRef): DeploymentRow[] {
     return (
       this.db

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
 import { SchemaTooNewError, durably, openDatabase, type Db } from './database.js';
-import { StorageHealth } from '../health/storage-health.js';
+import { StorageHealth } from './storage-health.js';
 import { runPragma } from './kept-statements.js';
 
 /**

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, loadReportingConfig } from '../../src/config/load-config.js';
-import { parseDuration } from '../../src/config/parsers.js';
+import { parseDuration } from '../../src/common/setting-parsers.js';
 import { MIN_RESYNC_INTERVAL_MS } from '../../src/config/settings.js';
 
 const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };

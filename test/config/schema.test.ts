@@ -1,7 +1,7 @@
 /** The schema interpreter on its own: a setting is one declaration, whatever its kind. */
 import t from 'tap';
-import { integer, text, url } from '../../src/config/parsers.js';
-import { INVALID, combine, readSettings, secret, setting } from '../../src/config/schema.js';
+import { integer, text, url } from '../../src/common/setting-parsers.js';
+import { INVALID, combine, readSettings, secret, setting } from '../../src/common/settings-schema.js';
 
 const files: Record<string, string> = { '/run/secrets/forge': 'tok-from-file\n' };
 const readFile = (path: string): Buffer => {

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { errorMessage } from '../../src/common/errors.js';
 import { signBody } from '../../src/http/hmac.js';
-import type { Readiness } from '../../src/http/status-routes.js';
+import type { Readiness } from '../../src/health/readiness.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
 import { PRODUCTION_MALLOC_ENV, PRODUCTION_NODE_FLAGS } from './node-flags.js';
 import type { StateBody } from './state-body.js';

@@ -3,7 +3,7 @@
  * It is JSON: times are ISO strings (null when unset) where the stores hold milliseconds. Declared, not
  * validated: the tests' assertions are the check.
  */
-import type { Readiness } from '../../src/http/status-routes.js';
+import type { Readiness } from '../../src/health/readiness.js';
 
 /** One cached deployment, as /state lists it. */
 export interface StateDeployment {

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import t from 'tap';
 import { degradedDependencies } from '../../src/health/degraded.js';
-import { GitHubHealth } from '../../src/forges/github/github-health.js';
+import { ForgeHealth } from '../../src/forges/forge-health.js';
+import { GITHUB_BUDGETS } from '../../src/forges/github/rate-limit.js';
 import { createDeploymentsPort, createOctokit, staticToken } from '../../src/forges/github/octokit-factory.js';
 import { withHealth } from '../../src/health/kube-health.js';
 import type { KubeReader } from '../../src/kube/kube-types.js';
@@ -42,7 +43,7 @@ t.test('registry reasons beyond three are counted, not listed', (t) => {
 
 t.test('GitHub: a failure is shown from its first occurrence until a request or credential check succeeds', (t) => {
   const clock = { now: Date.parse('2025-01-01T00:00:00Z') };
-  const health = new GitHubHealth({ auth: 'token', now: () => clock.now });
+  const health = new ForgeHealth({ auth: 'token', forge: 'GitHub', budgets: GITHUB_BUDGETS, now: () => clock.now });
   t.equal(health.outage(), undefined);
   health.unreachable('GET /x: network error: connect ECONNREFUSED');
   clock.now += 5_000;
@@ -75,7 +76,7 @@ t.test('GitHub refusing, then hanging: the errors name the cause, the health sho
   const refusedPort = (closed.address() as AddressInfo).port;
   await new Promise<void>((r) => closed.close(() => r()));
 
-  const health = new GitHubHealth({ auth: 'token', now: Date.now });
+  const health = new ForgeHealth({ auth: 'token', forge: 'GitHub', budgets: GITHUB_BUDGETS, now: Date.now });
   // A refusal is immediate (a generous timeout for a busy machine); the hang must end by the timeout.
   const port = (baseUrl: string, timeoutMs: number) =>
     createDeploymentsPort(

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { escapeHtml, forgeLink, phaseOf, renderStatusPage } from '../../src/http/status-page.js';
-import type { StateSnapshot } from '../../src/http/status-routes.js';
+import type { StateSnapshot } from '../../src/http/state-snapshot.js';
 
 type Row = StateSnapshot['deployments'][number];
 const XSS = '<img src=x onerror="alert(1)">&\'';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { REQUEST_TIMEOUT_MS, buildApp } from '../../src/http/http-app.js';
 import { loadConfig, ConfigError } from '../../src/config/load-config.js';
-import { secretValue } from '../../src/config/rotating-secret.js';
+import { secretValue } from '../../src/common/rotating-secret.js';
 import { signBody } from '../../src/http/hmac.js';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../../src/http/webhook.js';
 import { createMetrics } from '../../src/common/metrics.js';

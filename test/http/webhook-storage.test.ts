@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
-import { StorageHealth } from '../../src/health/storage-health.js';
+import { StorageHealth } from '../../src/store/storage-health.js';
 import type { StateBody } from '../harness/state-body.js';
 
 const KEY = Buffer.from('bridge-webhook-key');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { buildApp } from '../../src/http/http-app.js';
 import { signBody } from '../../src/http/hmac.js';
-import type { Readiness } from '../../src/http/status-routes.js';
+import type { Readiness } from '../../src/health/readiness.js';
 import { WEBHOOK_BODY_LIMIT_BYTES, WEBHOOK_RATE_PER_MINUTE } from '../../src/http/webhook.js';
 import { createMetrics } from '../../src/common/metrics.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -253,7 +253,14 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
   });
   s.sources.replaceSkips(source, [{ source, workload, container: 'sidecar', code: 'no_repository', reason: 'image has no label' }], NOW);
   s.deployments.insertProvisional(
-    { owner: 'acme', repo: 'my-app', environment: 'staging', sha: '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e', deploymentName: 'my-app' },
+    {
+      forge: 'github',
+      owner: 'acme',
+      repo: 'my-app',
+      environment: 'staging',
+      sha: '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e',
+      deploymentName: 'my-app',
+    },
     { source, workload, container: 'app', image: 'ghcr.io/acme/my-app:1.0.0' },
     NOW,
   );
@@ -298,7 +305,7 @@ t.test('/state filters by repository and environment, and STATE_TOKEN guards it'
     ['api', 'staging'],
   ] as const) {
     s.deployments.insertProvisional(
-      { owner: 'Acme', repo, environment, sha: 'a'.repeat(40), deploymentName: repo },
+      { forge: 'github', owner: 'Acme', repo, environment, sha: 'a'.repeat(40), deploymentName: repo },
       { source, workload, container: 'app', image: 'x' },
       NOW,
     );

@@ -36,7 +36,7 @@ const target = (p: Record<string, unknown> = payload): ReportTarget => ({
 const without = (o: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
 t.test('identityKey', (t) => {
-  const base = { owner: 'stefanprodan', repo: 'podinfo', environment: 'production', sha: SHA, deploymentName: 'podinfo' };
+  const base = { forge: 'github', owner: 'stefanprodan', repo: 'podinfo', environment: 'production', sha: SHA, deploymentName: 'podinfo' };
   t.equal(identityKey(base), `stefanprodan|podinfo|production|${SHA}|podinfo`);
   t.equal(
     identityKey({ ...base, owner: 'StefanProdan', repo: 'PodInfo' }),

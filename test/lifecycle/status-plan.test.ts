@@ -1,25 +1,25 @@
 import t from 'tap';
-import type { StatusState } from '../../src/forges/github/github-types.js';
 import {
   isSupersedable,
   restateInProgress,
   MAX_DESCRIPTION_CHARS,
   planStatuses,
   statusDescription,
+  type DeliveryState,
   type DesiredState,
 } from '../../src/lifecycle/status-plan.js';
 
 /** Every current state × every desired state. */
-const TABLE: Record<string, Record<DesiredState, StatusState[]>> = {
+const TABLE: Record<string, Record<DesiredState, DeliveryState[]>> = {
   null: { in_progress: ['in_progress'], success: ['success'], failure: ['failure'] },
-  queued: { in_progress: ['in_progress'], success: ['success'], failure: ['failure'] },
+  pending: { in_progress: ['in_progress'], success: ['success'], failure: ['failure'] },
   in_progress: { in_progress: [], success: ['success'], failure: ['failure'] },
   success: { in_progress: [], success: [], failure: [] },
   failure: { in_progress: [], success: ['success'], failure: [] },
-  inactive: { in_progress: [], success: ['success'], failure: [] },
+  gone: { in_progress: [], success: ['success'], failure: [] },
   error: { in_progress: ['in_progress'], success: ['success'], failure: ['failure'] },
 };
-const CURRENT: Array<StatusState | null> = [null, 'queued', 'in_progress', 'success', 'failure', 'inactive', 'error'];
+const CURRENT: Array<DeliveryState | null> = [null, 'pending', 'in_progress', 'success', 'failure', 'gone', 'error'];
 const DESIRED: DesiredState[] = ['in_progress', 'success', 'failure'];
 
 t.test('planStatuses: the whole table', (t) => {
@@ -42,8 +42,8 @@ t.test('planStatuses: invariants', (t) => {
         t.not(plan[0], current, `${name}: never repeats the current state`);
       }
       for (let i = 1; i < plan.length; i++) t.not(plan[i], plan[i - 1], `${name}: no state twice in a row`);
-      t.notOk(plan.includes('inactive'), `${name}: inactive only comes from supersession`);
-      t.notOk(plan.includes('error'), `${name}: error is never planned from Flux`);
+      t.notOk((plan as readonly string[]).includes('gone'), `${name}: gone only comes from supersession`);
+      t.notOk((plan as readonly string[]).includes('error'), `${name}: error is never planned from Flux`);
       if (current === 'success') t.same(plan, [], `${name}: success is final`);
     }
   }
@@ -52,8 +52,8 @@ t.test('planStatuses: invariants', (t) => {
 
 t.test('planStatuses: a lifecycle walked step by step', (t) => {
   const walk = (steps: DesiredState[]) => {
-    let current: StatusState | null = null;
-    const sent: StatusState[] = [];
+    let current: DeliveryState | null = null;
+    const sent: DeliveryState[] = [];
     for (const d of steps) {
       const plan = planStatuses(current, d);
       sent.push(...plan);
@@ -77,13 +77,13 @@ t.test('planStatuses: a lifecycle walked step by step', (t) => {
 });
 
 t.test('isSupersedable', (t) => {
-  const rows: Array<[StatusState | null, boolean]> = [
+  const rows: Array<[DeliveryState | null, boolean]> = [
     ['success', true],
-    ['queued', true],
+    ['pending', true],
     ['in_progress', true],
     ['error', true],
     ['failure', false],
-    ['inactive', false],
+    ['gone', false],
     [null, false],
   ];
   for (const [state, want] of rows) t.equal(isSupersedable(state), want, String(state));

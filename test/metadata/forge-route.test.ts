@@ -1,11 +1,15 @@
 import t from 'tap';
-import { routeRepository, type ForgeHosts } from '../../src/metadata/forge-route.js';
+import { routeRepository, type ForgeHost } from '../../src/metadata/forge-route.js';
+
+type ForgeHosts = readonly ForgeHost[];
 import { parseRepository } from '../../src/metadata/repository.js';
 
-const BOTH: ForgeHosts = { github: 'github.com', githubEnabled: true, forgejo: 'forgejo.example.com' };
-const GITHUB_ONLY: ForgeHosts = { github: 'github.com', githubEnabled: true };
-const GHES: ForgeHosts = { github: 'GHE.example.com', githubEnabled: true };
-const FORGEJO_ONLY: ForgeHosts = { github: 'github.com', githubEnabled: false, forgejo: 'forgejo.example.com' };
+const GITHUB = { forge: 'github', host: 'github.com' };
+const FORGEJO = { forge: 'forgejo', host: 'forgejo.example.com', setting: 'FORGEJO_URL' };
+const BOTH: ForgeHosts = [GITHUB, FORGEJO];
+const GITHUB_ONLY: ForgeHosts = [GITHUB];
+const GHES: ForgeHosts = [{ forge: 'github', host: 'GHE.example.com' }];
+const FORGEJO_ONLY: ForgeHosts = [{ ...GITHUB, disabled: 'no GitHub credentials are set (GITHUB_TOKEN or a GitHub App)' }, FORGEJO];
 
 t.test('routeRepository: the host decides the forge; a bare owner/repo goes to GitHub if it is configured', (t) => {
   const rows: Array<[string, ForgeHosts, string]> = [

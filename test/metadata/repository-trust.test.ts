@@ -68,7 +68,13 @@ t.test('resolveTarget applies the trust boundary', (t) => {
   const container = { name: 'app', image: 'ghcr.io/acme/web:1' };
   const SHA = '07a684d59d1bc9a58e0c0d07ed480812b2b9a29e';
   const facts = (repo: string) => ({ labels: { [LABEL_SOURCE]: `https://github.com/${repo}`, [LABEL_REVISION]: SHA } });
-  const base: Defaults = { cluster: 'c', environment: 'staging', description: 'd', githubHost: 'github.com', controllerVersion: '1' };
+  const base: Defaults = {
+    cluster: 'c',
+    environment: 'staging',
+    description: 'd',
+    forges: [{ forge: 'github', host: 'github.com' }],
+    controllerVersion: '1',
+  };
   const resolve = (annotations: Record<string, string>, labelRepo: string, d: Partial<Defaults>) =>
     resolveTarget(
       source,

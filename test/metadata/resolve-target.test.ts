@@ -28,13 +28,13 @@ const defaults: Defaults = {
   cluster: 'prod-eu-1',
   environment: 'staging',
   description: 'Deployed by Flux',
-  githubHost: 'github.com',
+  forges: [{ forge: 'github', host: 'github.com' }],
   controllerVersion: '0.1.0',
 };
 const noEnvDefaults: Defaults = {
   cluster: 'prod-eu-1',
   description: 'Deployed by Flux',
-  githubHost: 'github.com',
+  forges: [{ forge: 'github', host: 'github.com' }],
   controllerVersion: '0.1.0',
 };
 const labels = (extra: Record<string, string> = {}): ImageFacts => ({
@@ -402,7 +402,7 @@ t.test('transient previews, {kind}/{source} in URL templates, escaping, containe
   const defaults = {
     cluster: 'c',
     description: 'd',
-    githubHost: 'github.com',
+    forges: [{ forge: 'github', host: 'github.com' }],
     controllerVersion: '1.0.0',
     environment: 'pr-42',
     transientEnvironments: ['pr-*'],

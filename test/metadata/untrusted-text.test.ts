@@ -19,7 +19,7 @@ const defaults: Defaults = {
   cluster: 'c1',
   environment: 'staging',
   description: 'Deployed by Flux',
-  githubHost: 'github.com',
+  forges: [{ forge: 'github', host: 'github.com' }],
   controllerVersion: '0.1.0',
 };
 const container = { name: 'app', image: 'ghcr.io/acme/app:1' };

@@ -5,7 +5,9 @@
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { createMetrics } from '../../src/common/metrics.js';
-import { GitHubHealth } from '../../src/forges/github/github-health.js';
+import { forgejoForge } from '../../src/forges/forgejo/forgejo-forge.js';
+import { parseForgejoUrl } from '../../src/forges/forgejo/forgejo-url.js';
+import { DEFAULT_CONTEXT_TEMPLATE, parseContextTemplate } from '../../src/forges/forgejo/status-context.js';
 import type { KubeHealth } from '../../src/health/kube-health.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { signBody } from '../../src/http/hmac.js';
@@ -26,23 +28,36 @@ async function setup(t: Test) {
   const clock = { now: T0 };
   const kube: KubeHealth = { lastOk: null, lastError: null };
   const now = () => clock.now;
-  const forgejo = new GitHubHealth({ auth: 'token', forge: 'Forgejo', now });
+  const metrics = createMetrics();
+  const log = pino({ level: 'silent' });
+  const deployments = new DeploymentStore(db);
+  const refusals = new RefusalStore(db);
+  const url = parseForgejoUrl('https://forgejo.example');
+  const template = parseContextTemplate(DEFAULT_CONTEXT_TEMPLATE);
+  if ('problem' in url || 'problem' in template) throw new Error('bad Forgejo settings');
+  const forge = forgejoForge.build(
+    { forgejoUrl: url, forgejoToken: { kind: 'inline', value: 'token' }, forgejoStatusContext: template },
+    { db, deployments, refusals, metrics, log, now, userAgent: 'test', dryRun: false },
+  );
+  if (forge === undefined) throw new Error('Forgejo not built');
+  const forgejo = forge.health;
   const queue = new QueueStore(db);
   const sources = new SourceStore(db);
   const app = await buildApp({
     webhookKey: KEY,
     queue,
-    deployments: new DeploymentStore(db),
+    deployments,
     sources,
-    metrics: createMetrics(),
-    log: pino({ level: 'silent' }),
+    metrics,
+    log,
     now,
     onEnqueued: () => undefined,
     isShuttingDown: () => false,
     readiness: () => ({ ready: true, reasons: [] }),
     activeReconciles: () => 0,
     kubeHealth: () => ({ ...kube }),
-    forgejo: { health: forgejo, refusals: new RefusalStore(db), now, url: 'https://forgejo.example' },
+    forges: [forge],
+    refusals,
   });
   t.teardown(async () => {
     await app.close();

@@ -89,7 +89,7 @@ t.test('cleanup: a deployment deleted on GitHub needs no inactive; it is forgott
   t.same(rig.github.trail('acme', 'api'), [['success', 'inactive']], 'the other workload still ends');
   t.match(
     rig.deployments.list().map((d) => [d.repo, d.state]),
-    [['api', 'inactive']],
+    [['api', 'gone']],
     'the deleted one is forgotten',
   );
   const calls = rig.github.calls.length;

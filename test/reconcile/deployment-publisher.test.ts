@@ -5,13 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Octokit } from 'octokit';
 import { pino } from 'pino';
-import { GitHubHealth } from '../../src/forges/github/github-health.js';
+import { ForgeHealth } from '../../src/forges/forge-health.js';
+import { GITHUB_BUDGETS } from '../../src/forges/github/rate-limit.js';
 import { createDeploymentsPort, createOctokit, staticToken } from '../../src/forges/github/octokit-factory.js';
 import type { DeploymentsPort, StatusState } from '../../src/forges/github/github-types.js';
 import type { DesiredState } from '../../src/lifecycle/status-plan.js';
 import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve-target.js';
 import { createMetrics } from '../../src/common/metrics.js';
-import { Publisher } from '../../src/reconcile/deployment-publisher.js';
+import { GitHubPublisher } from '../../src/forges/github/github-publisher.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { DeploymentStore, type DeploymentRow, type Origin } from '../../src/store/deployment-store.js';
 import { startGitHubSimulator, type GitHubSimulator, type SimDeployment } from '../harness/github-sim.js';
@@ -43,7 +44,7 @@ function target(flavour: Flavour, commit: string, image: string, cluster = 'eu-1
       cluster,
       environment: flavour === 'production' ? 'production' : 'staging',
       description: 'Flux',
-      githubHost: 'github.com',
+      forges: [{ forge: 'github', host: 'github.com' }],
       controllerVersion: '0.1.0',
     },
   );
@@ -130,7 +131,7 @@ const CRASH_POINTS: CrashPoint[] = [
     state: 'inactive',
     extra: { list: 0, listStatuses: 1 },
     left: [
-      { state: 'success', pendingState: 'inactive' },
+      { state: 'success', pendingState: 'gone' },
       { state: 'success', pendingState: null },
     ],
   },
@@ -182,7 +183,7 @@ const repeats = (d: SimDeployment) => states(d).filter((s, i, all) => i > 0 && a
 
 /**
  * Runs the lifecycle over a fresh simulator and database; on a crash, "restarts": closes the database,
- * reopens the same file under a new DeploymentStore and Publisher, and runs the step again.
+ * reopens the same file under a new DeploymentStore and GitHubPublisher, and runs the step again.
  */
 async function run(t: Test, opts: { flavour: Flavour; crash?: CrashPoint; port?: (sim: GitHubSimulator) => DeploymentsPort }) {
   const sim = await startGitHubSimulator({ tokens: [TOKEN], repos: [`${OWNER}/${REPO}`] });
@@ -198,7 +199,7 @@ async function run(t: Test, opts: { flavour: Flavour; crash?: CrashPoint; port?:
   const real = (opts.port ?? plainPort)(sim);
   const crash = crashing(real, opts.crash);
   const publisherOver = (port: DeploymentsPort) =>
-    new Publisher({ github: port, deployments: new DeploymentStore(db), log, now: () => ++clock });
+    new GitHubPublisher({ github: port, deployments: new DeploymentStore(db), log, now: () => ++clock });
   let publisher = publisherOver(crash.port);
   let recovery: ReturnType<typeof counts> | undefined;
   let left: Array<DeploymentRow | undefined> = [];
@@ -278,7 +279,7 @@ t.test('the lifecycle through createOctokit (throttled, as in production)', asyn
           metrics,
           log,
           scope: 'token',
-          health: new GitHubHealth({ auth: 'token', now: Date.now }),
+          health: new ForgeHealth({ auth: 'token', forge: 'GitHub', budgets: GITHUB_BUDGETS, now: Date.now }),
         }),
       ),
   });
@@ -330,7 +331,7 @@ for (const flavour of ['production', 'named', 'staging'] as const) {
         t.match(
           r.cached,
           [
-            { state: 'inactive', pendingState: null },
+            { state: 'gone', pendingState: null },
             { state: 'success', pendingState: null },
           ],
           'the reopened cache agrees with GitHub',
@@ -351,9 +352,9 @@ t.test('two clusters, one environment: each bridge adopts and supersedes only it
   });
   let clock = 1_000;
   const [eu, us] = dbs.map(
-    (db) => new Publisher({ github: plainPort(sim), deployments: new DeploymentStore(db), log, now: () => ++clock }),
+    (db) => new GitHubPublisher({ github: plainPort(sim), deployments: new DeploymentStore(db), log, now: () => ++clock }),
   );
-  const succeed = (p: Publisher, commit: string, cluster: string) => {
+  const succeed = (p: GitHubPublisher, commit: string, cluster: string) => {
     const { target: tg, origin } = target('staging', commit, `ghcr.io/acme/shop:${commit.slice(0, 7)}`, cluster);
     return p.publish(tg, origin, 'success', cluster);
   };

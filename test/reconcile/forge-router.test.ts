@@ -1,30 +1,31 @@
 import t from 'tap';
 import { pino } from 'pino';
 import type { DesiredState } from '../../src/lifecycle/status-plan.js';
-import type { Forge } from '../../src/metadata/forge-route.js';
+import type { ForgeName } from '../../src/lifecycle/identity.js';
 import type { ReportTarget } from '../../src/metadata/resolve-target.js';
-import { ForgeRouter, laneOf, type ForgeLane, type ForgePublished } from '../../src/reconcile/forge-router.js';
+import { laneOf, type ForgePublished } from '../../src/forges/forge.js';
+import { ForgeRouter, type ForgeLane } from '../../src/reconcile/forge-router.js';
 import type { DeploymentRow, Origin } from '../../src/store/deployment-store.js';
 import { REF, candidate, row } from './plan-fixtures.js';
 
-type Call = [forge: Forge, method: 'publish' | 'deactivate', what: string];
+type Call = [forge: ForgeName, method: 'publish' | 'retire', what: string];
 
 /** A lane that records its calls under its forge's name and answers what it was given. */
-function recordingLane(forge: Forge, calls: Call[]): ForgeLane {
+function recordingLane(forge: ForgeName, calls: Call[]): ForgeLane {
   return {
     publish: (target, _origin, desired, description) => {
       calls.push([forge, 'publish', `${target.repo}:${desired}:${description}`]);
       return Promise.resolve({ sent: [desired], superseded: forge === 'github' ? 1 : 0 });
     },
-    deactivate: (r, description) => {
-      calls.push([forge, 'deactivate', `${r.repo}:${description}`]);
+    retire: (r, description) => {
+      calls.push([forge, 'retire', `${r.repo}:${description}`]);
       return Promise.resolve(true);
     },
   };
 }
 
 /** A router over the given forges, with its warnings kept. */
-function rig(forges: Forge[]) {
+function rig(forges: ForgeName[]) {
   const calls: Call[] = [];
   const warnings: Array<Record<string, unknown>> = [];
   const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) });
@@ -32,11 +33,11 @@ function rig(forges: Forge[]) {
   return { router: new ForgeRouter(lanes, log), calls, warnings };
 }
 
-const on = (forge: Forge, name: string): { target: ReportTarget; origin: Origin } => {
+const on = (forge: ForgeName, name: string): { target: ReportTarget; origin: Origin } => {
   const c = candidate(name);
   return { target: { ...c.target, forge }, origin: c.origin };
 };
-const rowOn = (forge: Forge, name: string): DeploymentRow => ({ ...row(name), forge, deploymentId: forge === 'github' ? 1 : null });
+const rowOn = (forge: ForgeName, name: string): DeploymentRow => ({ ...row(name), forge, deploymentId: forge === 'github' ? 1 : null });
 
 t.test('publish goes to the lane of target.forge, cleanup to the lane of row.forge', async (t) => {
   const { router, calls, warnings } = rig(['github', 'forgejo']);
@@ -44,13 +45,13 @@ t.test('publish goes to the lane of target.forge, cleanup to the lane of row.for
   t.same(await router.publish(fj.target, fj.origin, 'in_progress', 'Progressing'), { sent: ['in_progress'], superseded: 0 });
   const gh = on('github', 'web');
   t.same(await router.publish(gh.target, gh.origin, 'success', 'Done'), { sent: ['success'], superseded: 1 });
-  t.equal(await router.deactivate(rowOn('forgejo', 'shop'), 'pruned'), true);
-  t.equal(await router.deactivate(rowOn('github', 'web'), 'source deleted'), true);
+  t.equal(await router.retire(rowOn('forgejo', 'shop'), 'pruned'), true);
+  t.equal(await router.retire(rowOn('github', 'web'), 'source deleted'), true);
   t.same(calls, [
     ['forgejo', 'publish', 'shop:in_progress:Progressing'],
     ['github', 'publish', 'web:success:Done'],
-    ['forgejo', 'deactivate', 'shop:pruned'],
-    ['github', 'deactivate', 'web:source deleted'],
+    ['forgejo', 'retire', 'shop:pruned'],
+    ['github', 'retire', 'web:source deleted'],
   ]);
   t.same(warnings, []);
 });
@@ -58,11 +59,11 @@ t.test('publish goes to the lane of target.forge, cleanup to the lane of row.for
 t.test('a row of a forge no longer configured: false, one warning, no lane called', async (t) => {
   const { router, calls, warnings } = rig(['github']);
   const r = rowOn('forgejo', 'shop');
-  t.equal(await router.deactivate(r, 'pruned'), false);
+  t.equal(await router.retire(r, 'pruned'), false);
   t.same(calls, []);
   t.equal(warnings.length, 1);
   t.match(warnings[0], { level: 40, forge: 'forgejo', repo: 'acme/shop', sha: r.sha, msg: /forge is not configured/ });
-  t.equal(await rig(['forgejo']).router.deactivate(rowOn('github', 'web'), 'x'), false, 'and the other way round');
+  t.equal(await rig(['forgejo']).router.retire(rowOn('github', 'web'), 'x'), false, 'and the other way round');
 });
 
 t.test('publishing to a forge that is not configured is a wiring fault: it throws, nothing is sent', async (t) => {
@@ -77,7 +78,7 @@ t.test('publishing to a forge that is not configured is a wiring fault: it throw
   t.same(calls, []);
 });
 
-t.test('laneOf: publish through the guarded publisher and count; deactivate through the plain one', async (t) => {
+t.test('laneOf: publish through the guarded publisher and count; retire through the plain one', async (t) => {
   const seen: unknown[] = [];
   const guarded = {
     publish: (target: ReportTarget, origin: Origin, desired: DesiredState, description: string) => {
@@ -86,7 +87,7 @@ t.test('laneOf: publish through the guarded publisher and count; deactivate thro
     },
   };
   const plain = {
-    deactivate: (r: DeploymentRow, description: string) => {
+    retire: (r: DeploymentRow, description: string) => {
       seen.push(['plain', r.repo, description]);
       return Promise.resolve(false);
     },
@@ -95,7 +96,7 @@ t.test('laneOf: publish through the guarded publisher and count; deactivate thro
   const lane = laneOf(guarded, plain, count);
   const gh = on('github', 'web');
   t.same(await lane.publish(gh.target, gh.origin, 'failure', 'Crashed'), { sent: ['queued', 'failure'], superseded: 3 });
-  t.equal(await lane.deactivate(rowOn('github', 'web'), 'gone'), false, "the plain publisher's answer");
+  t.equal(await lane.retire(rowOn('github', 'web'), 'gone'), false, "the plain publisher's answer");
   t.same(seen, [
     ['guarded', 'web', REF, 'failure', 'Crashed'],
     ['plain', 'web', 'gone'],

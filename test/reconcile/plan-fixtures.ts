@@ -4,7 +4,7 @@ import type { Rollout } from '../../src/lifecycle/rollout.js';
 import { resolveTarget } from '../../src/metadata/resolve-target.js';
 import type { Candidate, ResolvedSource, ResolvedWorkload } from '../../src/reconcile/resolve-source.js';
 import type { DeploymentRow } from '../../src/store/deployment-store.js';
-import type { StatusState } from '../../src/forges/github/github-types.js';
+import type { DeliveryState } from '../../src/lifecycle/status-plan.js';
 import { commitOf } from '../harness/kube-meta.js';
 
 export const REF = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'apps' };
@@ -35,7 +35,13 @@ export function candidate(name: string, repo = name): Candidate {
     {
       labels: { 'org.opencontainers.image.source': `https://github.com/acme/${repo}`, 'org.opencontainers.image.revision': commitOf(repo) },
     },
-    { cluster: 'test', environment: 'staging', description: 'Flux', githubHost: 'github.com', controllerVersion: '0.0.0' },
+    {
+      cluster: 'test',
+      environment: 'staging',
+      description: 'Flux',
+      forges: [{ forge: 'github', host: 'github.com' }],
+      controllerVersion: '0.0.0',
+    },
   );
   if (!('target' in r)) throw new Error(r.skip);
   return { target: r.target, origin: { source: REF, workload, container: 'app', image } };
@@ -60,7 +66,7 @@ export function resolved(workloads: ResolvedWorkload[], o: Partial<ResolvedSourc
 }
 
 /** A cached deployment of Deployment apps/<name> at `sha`. */
-export function row(name: string, sha = commitOf(name), state: StatusState = 'success'): DeploymentRow {
+export function row(name: string, sha = commitOf(name), state: DeliveryState = 'success'): DeploymentRow {
   return {
     forge: 'github',
     owner: 'acme',

@@ -1,15 +1,15 @@
+import { githubLane, guardGitHub } from '../../src/forges/github/github-forge.js';
 /**
- * The reconcile in one process: the real executor, Publisher and refusal guard and the SQLite stores
+ * The reconcile in one process: the real executor, GitHubPublisher and refusal guard and the SQLite stores
  * (on ':memory:'), behind in-memory fakes of Kubernetes, the registries and GitHub, with a clock the
  * test moves. Flux objects and workloads come from the harness builders, as the API would serve them.
  */
 import type { Test } from 'tap';
 import { pino } from 'pino';
 import { createMetrics } from '../../src/common/metrics.js';
-import { Publisher } from '../../src/reconcile/deployment-publisher.js';
+import { GitHubPublisher } from '../../src/forges/github/github-publisher.js';
 import { reconcileSource, type ReconcileDeps, type ReconcileOutcome } from '../../src/reconcile/reconcile-source.js';
-import { GuardedPublisher } from '../../src/reconcile/refusal-guard.js';
-import { ForgeRouter, githubLane } from '../../src/reconcile/forge-router.js';
+import { ForgeRouter } from '../../src/reconcile/forge-router.js';
 import { AbsenceStore } from '../../src/store/absence-store.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
@@ -61,7 +61,7 @@ export function startReconcileRig(t: Test): ReconcileRig {
   const deployments = new DeploymentStore(db);
   const sources = new SourceStore(db);
   const refusals = new RefusalStore(db);
-  const publisher = new Publisher({ github, deployments, log, now });
+  const publisher = new GitHubPublisher({ github, deployments, log, now });
   const deps: ReconcileDeps = {
     kube,
     images: registry,
@@ -69,12 +69,12 @@ export function startReconcileRig(t: Test): ReconcileRig {
       cluster: 'test',
       environment: 'staging',
       description: 'Deployed by Flux',
-      githubHost: 'github.com',
+      forges: [{ forge: 'github', host: 'github.com' }],
       controllerVersion: '0.0.0',
     },
     metrics: createMetrics(),
     publisher: new ForgeRouter(
-      { github: githubLane(new GuardedPublisher({ publisher, refusals, deployments, auth: 'token', log, now }), publisher) },
+      { github: githubLane(guardGitHub({ publisher, refusals, deployments, auth: 'token', log, now }), publisher) },
       log,
     ),
     cleanup: { deployments, absences: new AbsenceStore(db), publisher, graceMs: GRACE_MS, log },

@@ -1,6 +1,6 @@
 /** The reconcile through its ports, in one process: Flux and workloads in, GitHub deployments and /state's records out. */
 import t from 'tap';
-import { REFUSAL_RETRY_MS } from '../../src/forges/github/refusal-classify.js';
+import { REFUSAL_RETRY_MS } from '../../src/lifecycle/refusal.js';
 import { RetryLater } from '../../src/reconcile/reconcile-source.js';
 import { kustomization } from '../harness/flux-objects.js';
 import { FAILED, GRACE_MS, PROGRESSING, READY, SOURCE, sha, startReconcileRig } from './reconcile-rig.js';

@@ -4,12 +4,14 @@
  * failures into refusals (skips) and outages (retry) and has no case of its own for 404 or 422.
  */
 import t from 'tap';
+import { guardGitHub } from '../../src/forges/github/github-forge.js';
 import { pino } from 'pino';
 import { GitHubError, isRetryable } from '../../src/common/errors.js';
 import { GitHubCallError, type GitHubOperation } from '../../src/forges/github/call-error.js';
-import { DeploymentDeleted, REFUSAL_RETRY_MS } from '../../src/forges/github/refusal-classify.js';
+import { DeploymentDeleted } from '../../src/forges/github/refusal-classify.js';
+import { REFUSAL_RETRY_MS } from '../../src/lifecycle/refusal.js';
 import { identityKey } from '../../src/lifecycle/identity.js';
-import { GuardedPublisher, RefusedByForge } from '../../src/reconcile/refusal-guard.js';
+import { RefusedByForge } from '../../src/forges/refusal-guard.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
@@ -49,7 +51,7 @@ t.test('every GitHub failure leaves the guard as a refusal or as something retry
     for (const failure of failures) {
       // Past the retry time of the refusal the last failure recorded: each failure meets GitHub afresh.
       clock += REFUSAL_RETRY_MS;
-      const guard = new GuardedPublisher({
+      const guard = guardGitHub({
         publisher: { publish: () => Promise.reject(failure) },
         refusals,
         deployments,
@@ -76,7 +78,7 @@ t.test('a deployment deleted on GitHub: published again, a new one of its own on
   const log = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as { msg: string; deploymentId: number }) });
   const rig = (failures: Error[]) => {
     let calls = 0;
-    const guard = new GuardedPublisher({
+    const guard = guardGitHub({
       publisher: {
         publish: () => {
           const failure = failures[calls++];

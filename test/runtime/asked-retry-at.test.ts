@@ -1,6 +1,6 @@
 import t from 'tap';
 import { askedRetryAt } from '../../src/runtime/worker.js';
-import { ForgeError } from '../../src/forges/forgejo/forgejo-error.js';
+import { ForgeError } from '../../src/common/errors.js';
 import { RetryLater } from '../../src/reconcile/reconcile-source.js';
 
 t.test('askedRetryAt: the latest Retry-After a failure or its causes carry', (t) => {

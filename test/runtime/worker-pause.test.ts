@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { openDatabase } from '../../src/store/database.js';
 import { QueueStore, type QueueItem } from '../../src/store/queue-store.js';
 import { Worker } from '../../src/runtime/worker.js';
-import { GitHubPaused } from '../../src/forges/github/github-health.js';
+import { ForgePaused } from '../../src/forges/forge-health.js';
 
 const log = pino({ level: 'silent' });
 const ref = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'web' };
@@ -89,7 +89,8 @@ t.test(
         ran.push(item.name);
         if (item.name === 'other') return Promise.resolve(undefined);
         return Promise.reject(
-          new GitHubPaused({
+          new ForgePaused({
+            forge: 'GitHub',
             scope: 'installation 7',
             kind: 'secondary',
             since: clock.now,

@@ -3,12 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/store/database.js';
-import { DeploymentStore, type Identity, type Origin } from '../../src/store/deployment-store.js';
+import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
+import type { Identity } from '../../src/lifecycle/identity.js';
 import { SourceStore, type Skip } from '../../src/store/source-store.js';
 import type { SourceRef } from '../../src/kube/kube-types.js';
 
 const sha = (c: string) => c.repeat(40);
 const id = (o: Partial<Identity> = {}): Identity => ({
+  forge: 'github',
   owner: 'stefanprodan',
   repo: 'podinfo',
   environment: 'production',
@@ -41,7 +43,6 @@ t.test('insertProvisional is idempotent', (t) => {
   t.equal(deployments.get(id()), undefined, 'unknown identity');
   const row = deployments.insertProvisional(id(), origin(), 100);
   t.same(row, {
-    forge: 'github',
     ...id(),
     deploymentId: null,
     context: null,
@@ -68,7 +69,7 @@ t.test('setDeploymentId, setPending, setState', (t) => {
   t.match(deployments.get(id()), { state: 'in_progress', pendingState: 'success', updatedAt: 300 }, 'pending mark before the POST');
   deployments.setState(id(), 'success', 'Applied revision main@sha1:aaaa', 400);
   t.match(deployments.get(id()), { state: 'success', pendingState: null, description: 'Applied revision main@sha1:aaaa', updatedAt: 400 });
-  deployments.setPending(id(), 'inactive', 500);
+  deployments.setPending(id(), 'gone', 500);
   deployments.setPending(id(), null, 600);
   t.match(deployments.get(id()), { state: 'success', pendingState: null, updatedAt: 600 }, 'mark cleared');
   deployments.setState(id({ sha: sha('f') }), 'failure', null, 700);

@@ -7,8 +7,9 @@ import { durably, openDatabase, type Db } from '../../src/store/database.js';
 import { runPragma } from '../../src/store/kept-statements.js';
 import { probeWrite } from '../../src/store/open-storage.js';
 import { QueueStore } from '../../src/store/queue-store.js';
-import { DeploymentStore, type Identity } from '../../src/store/deployment-store.js';
-import { CommitStatusRows } from '../../src/store/commit-status-rows.js';
+import { DeploymentStore } from '../../src/store/deployment-store.js';
+import type { Identity } from '../../src/lifecycle/identity.js';
+import { CommitStatusRows } from '../../src/forges/forgejo/commit-status-rows.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import type { SourceRef } from '../../src/kube/kube-types.js';
 
@@ -17,7 +18,7 @@ const NORMAL = 1;
 const FULL = 2;
 
 const apps: SourceRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' };
-const id: Identity = { owner: 'acme', repo: 'web', environment: 'production', sha: 'a'.repeat(40), deploymentName: 'web' };
+const id: Identity = { forge: 'github', owner: 'acme', repo: 'web', environment: 'production', sha: 'a'.repeat(40), deploymentName: 'web' };
 const forgejoId: Identity = { ...id, forge: 'forgejo' };
 const context = 'deploy/production (prod-eu-1)';
 const origin = {

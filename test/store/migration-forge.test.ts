@@ -4,14 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { SCHEMA_MIGRATIONS, openDatabase } from '../../src/store/database.js';
-import { DeploymentStore, type Identity, type Origin } from '../../src/store/deployment-store.js';
+import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
+import type { Identity } from '../../src/lifecycle/identity.js';
 
 /** The schema version before the forge became part of a deployment's key. */
 const BEFORE_FORGE = 5;
 const T0 = Date.UTC(2025, 5, 1, 12);
 const SHA = '1'.repeat(40);
 const SOURCE = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'apps' };
-const github: Identity = { owner: 'acme', repo: 'web', environment: 'staging', sha: SHA, deploymentName: 'web' };
+const github: Identity = { forge: 'github', owner: 'acme', repo: 'web', environment: 'staging', sha: SHA, deploymentName: 'web' };
 const origin: Origin = {
   source: SOURCE,
   workload: { kind: 'Deployment', namespace: 'apps', name: 'web' },
@@ -55,7 +56,7 @@ t.test('schema 5 → current: GitHub rows are kept as forge github, without a co
     origin,
     updatedAt: T0,
   });
-  t.match(deployments.get({ ...github, deploymentName: 'web-worker' }), { forge: 'github', deploymentId: 43, pendingState: 'inactive' });
+  t.match(deployments.get({ ...github, deploymentName: 'web-worker' }), { forge: 'github', deploymentId: 43, pendingState: 'gone' });
   t.same(deployments.get({ ...github, forge: 'github' })?.deploymentId, 42, "forge 'github' named or not: the same row");
   t.same(
     deployments

@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 
 const refusal = (key: string, reason = 'App not installed on acme/web', retryAt = 10_000) => ({
+  forge: 'github',
   key,
   code: 'github_not_installed' as const,
   reason,
@@ -35,7 +36,7 @@ t.test('refusals hold until their retry time, survive a restart, and clear on su
     'the same reason keeps its first time',
   );
   t.match(store.record(refusal('repo:acme/web', 'something else', 40_000), 13_000), { since: 13_000, reason: 'something else' });
-  t.same(store.counts(13_000), [{ code: 'github_not_installed', count: 2 }]);
+  t.same(store.counts(13_000), [{ forge: 'github', code: 'github_not_installed', count: 2 }]);
   t.equal(store.list().length, 2);
   store.clear(['repo:acme/web', 'deployment:x']);
   t.same(store.list(), []);

@@ -6,17 +6,9 @@
  * then only what is still missing is sent. So a status is never sent twice, and never missed.
  */
 import type { Logger } from 'pino';
-import {
-  asGitHubState,
-  planCommitStatuses,
-  phaseOf,
-  statusBody,
-  type ContextPhase,
-  type ForgeDesired,
-  type SentPhase,
-} from './commit-status-plan.js';
+import { planCommitStatuses, phaseOf, statusBody, type ContextPhase, type ForgeDesired, type SentPhase } from './commit-status-plan.js';
 import { restateInProgress } from '../../lifecycle/status-plan.js';
-import { forgeRefused } from './forgejo-error.js';
+import { forgeRefused } from '../../common/errors.js';
 import type { CommitStatusPort, ForgejoStatus } from './forgejo-types.js';
 
 /** One context on one commit: the storage key. */
@@ -37,11 +29,8 @@ export interface CommitStatusRecord {
 }
 
 /**
- * Storage of commit-status records; SQLite at wiring time, one table such as
- * `forge_commit_statuses(forge_host TEXT, owner TEXT, repo TEXT, sha TEXT, context TEXT, phase TEXT NULL,
- * description TEXT NULL, pending_phase TEXT NULL, updated_at INTEGER NOT NULL,
- * PRIMARY KEY (forge_host, owner, repo, sha, context))`, owner and repo lower-cased (Forgejo ignores
- * their case); plus the origin columns cleanup needs (source, workload), like `deployments`.
+ * Storage of commit-status records: `CommitStatusRows`, one row per context on a commit in the
+ * `deployments` table (with the origin columns cleanup needs, like any deployment), in neutral words.
  */
 export interface CommitStatusStore {
   get(key: CommitStatusKey): CommitStatusRecord | undefined;
@@ -80,8 +69,7 @@ export class CommitStatusPublisher {
     if (read) record = await this.readBack(target, record);
     const sent: SentPhase[] = [];
     const current = record?.phase ?? null;
-    const again =
-      desired !== 'gone' && current !== null && restateInProgress(asGitHubState(current), record?.description ?? null, desired, text);
+    const again = desired !== 'gone' && current !== null && restateInProgress(current, record?.description ?? null, desired, text);
     for (const phase of again ? (['in_progress'] as const) : planCommitStatuses(current, desired)) {
       await this.send(target, phase, text);
       sent.push(phase);

@@ -1,4 +1,5 @@
-import { ForgeError, retryAtOf, type ForgejoOperation } from './forgejo-error.js';
+import { ForgeError } from '../../common/errors.js';
+import { retryAtOf, type ForgejoOperation } from './forgejo-error.js';
 import type { CommitStatusPort, CreateStatusBody, ForgejoStatus, RepoRef } from './forgejo-types.js';
 
 /** Every Forgejo request is abandoned after this long (the body read included); the queue retries later. */

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { DesiredState } from '../../lifecycle/status-plan.js';
 import type { ReportTarget } from '../../metadata/resolve-target.js';
-import type { DeploymentRow, DeploymentStore, Identity, Origin } from '../../store/deployment-store.js';
+import type { DeploymentRow, DeploymentStore, Origin } from '../../store/deployment-store.js';
+import { identityOf, type Identity } from '../../lifecycle/identity.js';
 import type { CommitStatusPublisher } from './commit-status-publisher.js';
 import { statusContext, type ContextTemplate } from './status-context.js';
 import type { SentPhase } from './commit-status-plan.js';
@@ -21,15 +22,6 @@ export interface ForgejoPublisherDeps {
   log: Logger;
   now: () => number;
 }
-
-const identityOf = (t: ReportTarget): Identity => ({
-  forge: 'forgejo',
-  owner: t.owner,
-  repo: t.repo,
-  environment: t.environment,
-  sha: t.sha,
-  deploymentName: t.deploymentName,
-});
 
 /**
  * The status text: what runs (the image's version label, else its digest, else its name and tag) and
@@ -60,7 +52,7 @@ export class ForgejoPublisher {
 
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgejoPublishResult> {
     const { deployments, now } = this.deps;
-    const id = identityOf(target);
+    const id: Identity = { ...identityOf(target), forge: 'forgejo' };
     // A row made earlier keeps its context: a changed template applies to commits reported after the change.
     const row = deployments.get(id) ?? deployments.insertProvisional(id, origin, now(), this.contextOf(target));
     const context = row.context ?? this.contextOf(target);
@@ -80,7 +72,7 @@ export class ForgejoPublisher {
   }
 
   /** Ends a deployment whose workload is gone: one last status (success, "Deployment gone: …", no link). */
-  async deactivate(row: DeploymentRow, description: string): Promise<boolean> {
+  async retire(row: DeploymentRow, description: string): Promise<boolean> {
     if (row.context === null) throw new Error(`Forgejo deployment ${row.owner}/${row.repo}@${row.sha} has no status context`);
     const r = await this.deps.statuses.publish(
       { owner: row.owner, repo: row.repo, sha: row.sha, context: row.context },

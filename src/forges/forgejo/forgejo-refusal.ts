@@ -1,10 +1,10 @@
 /**
- * Sorts a Forgejo failure like `refusalOf` sorts GitHub's: undefined when retrying soon may help
+ * Sorts a Forgejo failure (as every forge sorts its own): undefined when retrying soon may help
  * (5xx, network, timeouts, 401, 429/503 with Retry-After), else a refusal with what a person should
  * do. 404 and 403 block the repository; 422 and other 4xx the one status context. Pure.
  */
-import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode, type RefusalTarget } from '../github/refusal-classify.js';
-import { ForgeError, isForgeRetryable } from './forgejo-error.js';
+import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode, type RefusalTarget } from '../../lifecycle/refusal.js';
+import { ForgeError, isForgeRetryable } from '../../common/errors.js';
 
 export function forgejoRefusalOf(err: unknown, t: RefusalTarget, now: number): Refusal | undefined {
   if (!(err instanceof ForgeError) || isForgeRetryable(err) || err.status === undefined) return undefined;
@@ -12,7 +12,14 @@ export function forgejoRefusalOf(err: unknown, t: RefusalTarget, now: number): R
   const said = err.forgeMessage ?? err.message;
   const where = `${t.owner}/${t.repo}`;
   const keys = refusalKeys({ ...t, forge: 'forgejo' });
-  const out = (key: string, code: RefusalCode, reason: string): Refusal => ({ key, code, reason, status, retryAt: now + REFUSAL_RETRY_MS });
+  const out = (key: string, code: RefusalCode, reason: string): Refusal => ({
+    forge: 'forgejo',
+    key,
+    code,
+    reason,
+    status,
+    retryAt: now + REFUSAL_RETRY_MS,
+  });
   if (status === 404)
     return out(
       keys.repo,

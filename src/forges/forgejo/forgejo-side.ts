@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../../common/metrics.js';
-import { CredentialMonitor } from '../github/credential-check.js';
-import { GitHubHealth, GitHubPaused } from '../github/github-health.js';
+import { CredentialMonitor } from '../credential-monitor.js';
+import { ForgeHealth, ForgePaused } from '../forge-health.js';
 import { ForgejoClient } from './forgejo-client.js';
-import { ForgeError } from './forgejo-error.js';
+import { ForgeError } from '../../common/errors.js';
 import type { ForgejoLocation } from './forgejo-url.js';
 import type { CommitStatusPort } from './forgejo-types.js';
 
@@ -21,7 +21,7 @@ export interface ForgejoSideOptions {
 /** The Forgejo side as the rest of the bridge sees it: the commit-status port, its health, the credential check. */
 export interface ForgejoSide {
   port: CommitStatusPort;
-  health: GitHubHealth;
+  health: ForgeHealth;
   monitor: CredentialMonitor;
 }
 
@@ -32,7 +32,7 @@ export interface ForgejoSide {
  * succeeds. A 403 from the check means a valid token without `read:user`: accepted.
  */
 export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
-  const health = new GitHubHealth({
+  const health = new ForgeHealth({
     auth: 'token',
     forge: 'Forgejo',
     now: o.now,
@@ -65,7 +65,7 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
     try {
       health.assertOpen();
     } catch (err) {
-      if (!(err instanceof GitHubPaused)) throw err;
+      if (!(err instanceof ForgePaused)) throw err;
       o.metrics.forgejo.inc({ operation: 'any', status: 'paused' });
       throw new ForgeError(err.message, undefined, { cause: err, retryAt: err.pause.until, notSent: true });
     }

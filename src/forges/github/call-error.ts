@@ -1,5 +1,5 @@
 import { GitHubError } from '../../common/errors.js';
-import { GitHubPaused } from './github-health.js';
+import { ForgePaused } from '../forge-health.js';
 
 /** The GitHub calls the bridge makes, named so a refusal can say what was refused. */
 export type GitHubOperation =
@@ -28,8 +28,12 @@ export function inOperation(err: GitHubCallError, operation: GitHubOperation, wh
   });
 }
 
+/** GitHub's rejection of the credentials: a 401 answer, as the credential monitor reports it. */
+export const githubUnauthorized = (err: unknown): string | undefined =>
+  err instanceof GitHubCallError && err.status === 401 ? `401 ${err.githubMessage ?? err.message}` : undefined;
+
 /** True when GitHub definitely did not apply the request: never sent (paused), or a 4xx answer (not a timeout or 5xx). */
 export function definitelyRefused(err: unknown): boolean {
-  if (err instanceof GitHubPaused) return true;
+  if (err instanceof ForgePaused) return true;
   return err instanceof GitHubError && err.status !== undefined && err.status >= 400 && err.status < 500;
 }

@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../../common/metrics.js';
 import { createAppSide } from './app-auth.js';
 import { parseAppPrivateKey } from './app-jwt.js';
-import { CredentialMonitor } from './credential-check.js';
-import { GitHubHealth } from './github-health.js';
+import { CredentialMonitor } from '../credential-monitor.js';
+import { githubUnauthorized } from './call-error.js';
+import { GITHUB_BUDGETS } from './rate-limit.js';
+import { ForgeHealth } from '../forge-health.js';
 import type { InstallationCache } from './installation-lookup.js';
 import { callGitHub, createDeploymentsPort, createOctokit, staticToken } from './octokit-factory.js';
 import type { DeploymentsPort } from './github-types.js';
@@ -34,14 +36,20 @@ export interface GitHubSideOptions {
 /** The GitHub side as the rest of the bridge sees it. */
 export interface GitHubSide {
   port: DeploymentsPort;
-  health: GitHubHealth;
+  health: ForgeHealth;
   /** Checks the credentials at start and after a 401; `start()` once the process runs. */
   monitor: CredentialMonitor;
 }
 
 /** Builds the GitHub clients for token or App auth, the health tracker that pauses them, and the credential check. */
 export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
-  const health = new GitHubHealth({ auth: o.auth.kind, now: o.now, onPause: (p) => o.metrics.githubPauses.inc({ kind: p.kind }) });
+  const health = new ForgeHealth({
+    auth: o.auth.kind,
+    forge: 'GitHub',
+    budgets: GITHUB_BUDGETS,
+    now: o.now,
+    onPause: (p) => o.metrics.githubPauses.inc({ kind: p.kind }),
+  });
   const monitor: { current?: CredentialMonitor } = {};
   const client = {
     baseUrl: o.baseUrl,
@@ -85,6 +93,6 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     port = app.port;
     check = () => app.check();
   }
-  monitor.current = new CredentialMonitor({ check, health, log: o.log, now: o.now });
+  monitor.current = new CredentialMonitor({ check, health, unauthorized: githubUnauthorized, log: o.log, now: o.now });
   return { port, health, monitor: monitor.current };
 }

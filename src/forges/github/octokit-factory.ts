@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import { GitHubError } from '../../common/errors.js';
 import type { Metrics } from '../../common/metrics.js';
 import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
-import { GitHubPaused, type GitHubHealth } from './github-health.js';
-import { rateLimitOf, type HeaderBag } from './rate-limit.js';
+import { ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';
+import { rateLimitOf } from './rate-limit.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment, GhStatus, RepoRef } from './github-types.js';
 import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
 
@@ -28,7 +28,7 @@ export interface GitHubClientOptions {
   userAgent: string;
   metrics: Metrics;
   log: Logger;
-  health: GitHubHealth;
+  health: ForgeHealth;
   /**
    * The credential scope, with a budget of its own: `token`, `app`, `installation 42`. A rate limit
    * pauses this scope's requests only; /state shows budgets and pauses by it.
@@ -118,7 +118,7 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
 
 /** Sorts a failed request: counts it, records budget and pauses, and returns the typed error. */
 function settle(o: GitHubClientOptions, err: unknown, count: (status: string) => void): unknown {
-  if (err instanceof GitHubPaused) {
+  if (err instanceof ForgePaused) {
     count('paused');
     return err;
   }
@@ -177,7 +177,7 @@ export async function callGitHub<T>(
     return (await fn(AbortSignal.timeout(timeoutMs))).data as T;
   } catch (err) {
     if (err instanceof GitHubCallError) throw inOperation(err, op, what);
-    if (err instanceof GitHubError) throw err;
+    if (err instanceof GitHubError || err instanceof ForgePaused) throw err;
     throw new GitHubCallError(`${what}: ${err instanceof Error ? err.message : String(err)}`, undefined, undefined, op, { cause: err });
   }
 }

@@ -5,24 +5,7 @@
  * Pure: headers in, a pause out.
  */
 
-export type LimitKind = 'primary' | 'secondary';
-
-/** A rate limit GitHub answered with: no GitHub request before `until` (epoch milliseconds). */
-export interface RateLimitHit {
-  kind: LimitKind;
-  until: number;
-  reason: string;
-}
-
-/** The request budget GitHub reported in the `x-ratelimit-*` headers of an answer. */
-export interface Budget {
-  resource: string;
-  limit: number;
-  remaining: number;
-  used: number | null;
-  /** Epoch milliseconds. */
-  resetAt: number;
-}
+import type { Budget, BudgetReader, HeaderBag, RateLimitHit } from '../forge-health.js';
 
 /** Added after `x-ratelimit-reset`, so the first request comes after the reset, not at it. */
 export const RESET_MARGIN_MS = 1_000;
@@ -32,8 +15,6 @@ export const SECONDARY_FALLBACK_MS = 60_000;
 export const SECONDARY_FALLBACK_CAP_MS = 15 * 60_000;
 /** Wait when the budget is spent but the reset time is missing or already past. */
 export const PRIMARY_FALLBACK_MS = 60_000;
-
-export type HeaderBag = Record<string, string | number | undefined>;
 
 const num = (v: string | number | undefined): number | undefined => {
   if (v === undefined || String(v).trim() === '') return undefined;
@@ -111,3 +92,6 @@ export function budgetSpent(headers: HeaderBag, now: number): RateLimitHit | und
     reason: `primary rate limit: the last of ${b.limit} requests was used; the budget resets at ${iso(until)}`,
   };
 }
+
+/** GitHub's budgets, as its health tracker reads them from every answer. */
+export const GITHUB_BUDGETS: BudgetReader = { read: readBudget, spent: budgetSpent };

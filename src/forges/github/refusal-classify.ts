@@ -1,44 +1,6 @@
 import { GitHubError, isRetryable } from '../../common/errors.js';
-import { identityKey } from '../../lifecycle/identity.js';
-import type { Forge } from '../../metadata/forge-route.js';
+import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode, type RefusalTarget } from '../../lifecycle/refusal.js';
 import { GitHubCallError } from './call-error.js';
-
-/** A refusal is tried again after this long (persisted): a resync every few minutes must not repeat it. */
-export const REFUSAL_RETRY_MS = 60 * 60_000;
-
-/** Low-cardinality class of a refusal, for /state and metrics. */
-export type RefusalCode =
-  | 'github_not_installed'
-  | 'github_not_found'
-  | 'github_forbidden'
-  | 'github_invalid'
-  | 'github_conflict'
-  | 'github_rejected'
-  | 'forgejo_not_found'
-  | 'forgejo_forbidden'
-  | 'forgejo_invalid'
-  | 'forgejo_rejected';
-
-/** A GitHub answer that will not change by retrying soon, and what a person should do about it. */
-export interface Refusal {
-  /** What it blocks: `repo:<owner>/<repo>` (every deployment in it) or `deployment:<identity>`. */
-  key: string;
-  code: RefusalCode;
-  reason: string;
-  status: number | null;
-  retryAt: number;
-}
-
-/** The deployment a refusal is about. */
-export interface RefusalTarget {
-  /** Absent: GitHub. */
-  forge?: Forge;
-  owner: string;
-  repo: string;
-  environment: string;
-  sha: string;
-  deploymentName: string;
-}
 
 /**
  * GitHub answered 404 on a deployment whose id the bridge holds (listing or creating its statuses):
@@ -63,23 +25,12 @@ export function deletedOnGitHub(err: unknown, identity: RefusalTarget, deploymen
   return onDeployment && err.status === 404 ? new DeploymentDeleted(identity, deploymentId, err) : undefined;
 }
 
-/** The keys a target's refusals are kept under: its repository, and its own deployment identity. */
-export function refusalKeys(t: RefusalTarget): { repo: string; deployment: string } {
-  const forge = t.forge === undefined || t.forge === 'github' ? '' : `${t.forge}:`;
-  return { repo: `repo:${forge}${t.owner}/${t.repo}`.toLowerCase(), deployment: `deployment:${identityKey(t)}` };
-}
-
-/** The forge a refusal key (`refusalKeys`) belongs to. */
-export function forgeOfRefusalKey(key: string): Forge {
-  return key.startsWith('repo:forgejo:') || key.startsWith('deployment:forgejo|') ? 'forgejo' : 'github';
-}
-
 /**
  * Sorts a GitHub failure: undefined when retrying soon may help (5xx, timeouts, rate limits, 401);
  * else the refusal with an actionable reason. 404 and 403 block the repository, 409 and 422 the
  * one deployment. Pure.
  */
-export function refusalOf(err: unknown, t: RefusalTarget, auth: 'token' | 'app', now: number): Refusal | undefined {
+export function githubRefusalOf(err: unknown, t: RefusalTarget, auth: 'token' | 'app', now: number): Refusal | undefined {
   if (!(err instanceof GitHubError) || isRetryable(err) || err.status === undefined) return undefined;
   const status = err.status;
   const op = err instanceof GitHubCallError ? err.operation : undefined;
@@ -88,7 +39,14 @@ export function refusalOf(err: unknown, t: RefusalTarget, auth: 'token' | 'app',
   const commit = t.sha.slice(0, 7);
   const keys = refusalKeys(t);
   const who = auth === 'app' ? 'the GitHub App' : 'GITHUB_TOKEN';
-  const out = (key: string, code: RefusalCode, reason: string): Refusal => ({ key, code, reason, status, retryAt: now + REFUSAL_RETRY_MS });
+  const out = (key: string, code: RefusalCode, reason: string): Refusal => ({
+    forge: 'github',
+    key,
+    code,
+    reason,
+    status,
+    retryAt: now + REFUSAL_RETRY_MS,
+  });
 
   if (status === 404) {
     if (op === 'installation')

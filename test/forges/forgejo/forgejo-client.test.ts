@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { ForgejoClient, MAX_STATUS_PAGES, type ForgejoClientOptions } from '../../../src/forges/forgejo/forgejo-client.js';
-import { ForgeError, forgeRefused, isForgeRetryable } from '../../../src/forges/forgejo/forgejo-error.js';
+import { ForgeError, forgeRefused, isForgeRetryable } from '../../../src/common/errors.js';
 import type { CreateStatusBody } from '../../../src/forges/forgejo/forgejo-types.js';
 import { parseForgejoUrl, type ForgejoLocation } from '../../../src/forges/forgejo/forgejo-url.js';
 import { retryAfterFault, startForgejoSimulator, type ForgejoSimulator, type ForgejoSimulatorOptions } from '../../harness/forgejo-sim.js';

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { GitHubError, isRetryable } from '../../../src/common/errors.js';
-import { ForgeError, forgeRefused, isForgeRetryable, retryAtOf } from '../../../src/forges/forgejo/forgejo-error.js';
+import { ForgeError, forgeRefused, isForgeRetryable } from '../../../src/common/errors.js';
+import { retryAtOf } from '../../../src/forges/forgejo/forgejo-error.js';
 
 const NOW = 1_750_000_000_000;
 

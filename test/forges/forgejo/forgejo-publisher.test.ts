@@ -5,7 +5,7 @@ import { ForgejoClient } from '../../../src/forges/forgejo/forgejo-client.js';
 import { ForgejoPublisher, statusText } from '../../../src/forges/forgejo/forgejo-publisher.js';
 import { DEFAULT_CONTEXT_TEMPLATE, parseContextTemplate, type ContextTemplate } from '../../../src/forges/forgejo/status-context.js';
 import type { ReportTarget } from '../../../src/metadata/resolve-target.js';
-import { CommitStatusRows } from '../../../src/store/commit-status-rows.js';
+import { CommitStatusRows } from '../../../src/forges/forgejo/commit-status-rows.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
 import { startForgejoSimulator } from '../../harness/forgejo-sim.js';
@@ -88,14 +88,14 @@ t.test('a rollout, a newer commit, cleanup: statuses on Forgejo and rows in the 
   const rowB = deployments.get(id(SHA_B));
   t.match(rowB, { state: 'success', context: CONTEXT });
 
-  t.equal(await publisher.deactivate(rowB!, 'Kustomization apps deleted'), true);
+  t.equal(await publisher.retire(rowB!, 'Kustomization apps deleted'), true);
   t.same(shown(SHA_B), [
     ['success', CONTEXT, '1.5.0 on eu-1 · Rollout complete', URL],
     ['success', CONTEXT, 'Deployment gone: Kustomization apps deleted', ''],
   ]);
-  t.match(deployments.get(id(SHA_B)), { state: 'inactive' });
+  t.match(deployments.get(id(SHA_B)), { state: 'gone' });
   const sent = sim.requests.length;
-  t.equal(await publisher.deactivate(deployments.get(id(SHA_B))!, 'again'), false, 'a second end sends nothing');
+  t.equal(await publisher.retire(deployments.get(id(SHA_B))!, 'again'), false, 'a second end sends nothing');
   t.equal(sim.requests.length, sent, 'no request at all: the cache knows');
   t.same(sim.violations, []);
 });
@@ -108,9 +108,9 @@ t.test('only a success of the same workload supersedes; a failure, another workl
   const other = { ...origin, workload: { ...origin.workload, name: 'web-canary' } };
   await publisher.publish(target('c'.repeat(40)), other, 'success', 'Rollout complete');
   t.match(deployments.get(id(SHA_A)), { state: 'success' }, 'another workload does not supersede');
-  deployments.setPending(id(SHA_A), 'inactive', T0);
+  deployments.setPending(id(SHA_A), 'gone', T0);
   await publisher.publish(target(SHA_B), origin, 'success', 'Rollout complete');
-  t.match(deployments.get(id(SHA_A)), { pendingState: 'inactive' }, 'a row left pending by a crash stays until settled');
+  t.match(deployments.get(id(SHA_A)), { pendingState: 'gone' }, 'a row left pending by a crash stays until settled');
 });
 
 t.test('a deployment-name annotation (task) is part of the context; a row keeps the context it was made with', async (t) => {

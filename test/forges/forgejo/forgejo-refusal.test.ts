@@ -1,13 +1,22 @@
 import t from 'tap';
 import { GitHubCallError } from '../../../src/forges/github/call-error.js';
-import { REFUSAL_RETRY_MS, refusalKeys, refusalOf, type RefusalTarget } from '../../../src/forges/github/refusal-classify.js';
-import { ForgeError, type ForgejoOperation } from '../../../src/forges/forgejo/forgejo-error.js';
+import { githubRefusalOf } from '../../../src/forges/github/refusal-classify.js';
+import { REFUSAL_RETRY_MS, refusalKeys, type RefusalTarget } from '../../../src/lifecycle/refusal.js';
+import { ForgeError } from '../../../src/common/errors.js';
+import type { ForgejoOperation } from '../../../src/forges/forgejo/forgejo-error.js';
 import { forgejoRefusalOf } from '../../../src/forges/forgejo/forgejo-refusal.js';
 
 const NOW = 1_750_000_000_000;
 const SHA = '0123abc'.padEnd(40, 'f');
 /** The deployment every case is about: mixed case, to show the repository key is lower-cased. */
-const target: RefusalTarget = { owner: 'Acme', repo: 'Shop', environment: 'preview-pr-42', sha: SHA, deploymentName: 'shop' };
+const target: RefusalTarget = {
+  forge: 'github',
+  owner: 'Acme',
+  repo: 'Shop',
+  environment: 'preview-pr-42',
+  sha: SHA,
+  deploymentName: 'shop',
+};
 const REPO_KEY = 'repo:forgejo:acme/shop';
 const DEPLOYMENT_KEY = `deployment:forgejo|acme|shop|preview-pr-42|${SHA}|shop`;
 
@@ -59,10 +68,10 @@ t.test('what retrying soon may fix is not a refusal', (t) => {
 t.test("the forge is part of the keys: GitHub's keys of the same target are unchanged and distinct", (t) => {
   const github = refusalKeys(target);
   t.same(github, { repo: 'repo:acme/shop', deployment: `deployment:acme|shop|preview-pr-42|${SHA}|shop` });
-  t.same(refusalKeys({ ...target, forge: 'github' }), github, "forge 'github' is the same as none");
+  t.same(refusalKeys({ ...target, forge: 'github' }), github, "GitHub's keys carry no prefix");
   t.same(refusalKeys({ ...target, forge: 'forgejo' }), { repo: REPO_KEY, deployment: DEPLOYMENT_KEY });
   // GitHub's own 404 of the same repository blocks only GitHub's key.
-  const r = refusalOf(new GitHubCallError('Not Found', 404, 'Not Found', 'createDeployment'), target, 'token', NOW);
+  const r = githubRefusalOf(new GitHubCallError('Not Found', 404, 'Not Found', 'createDeployment'), target, 'token', NOW);
   t.equal(r?.key, 'repo:acme/shop');
   t.not(r?.key, forgejoRefusalOf(answered(404), target, NOW)?.key);
   t.end();

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { createMetrics } from '../../../src/common/metrics.js';
-import { ForgeError } from '../../../src/forges/forgejo/forgejo-error.js';
+import { ForgeError } from '../../../src/common/errors.js';
 import { createForgejoSide } from '../../../src/forges/forgejo/forgejo-side.js';
-import { TOKEN_SCOPE } from '../../../src/forges/github/github-health.js';
+import { TOKEN_SCOPE } from '../../../src/forges/forge-health.js';
 import { parseForgejoUrl, type ForgejoLocation } from '../../../src/forges/forgejo/forgejo-url.js';
 import { retryAfterFault, startForgejoSimulator, type ForgejoSimulator } from '../../harness/forgejo-sim.js';
 

@@ -3,7 +3,7 @@
  * App's public key, mints installation tokens and opens only their installation's repositories.
  */
 import t, { type Test } from 'tap';
-import { GitHubPaused } from '../../../src/forges/github/github-health.js';
+import { ForgePaused } from '../../../src/forges/forge-health.js';
 import { generateKeyPairSync } from 'node:crypto';
 import type { SimInstallation } from '../../harness/github-sim.js';
 import { requestLog, sha, startRig, target, type Rig } from './rig.js';
@@ -180,7 +180,7 @@ t.test("a secondary limit pauses only the installation that hit it; the App's ow
   t.equal(kind(await rig.attempt(target(sha('l2'), 'globex/api'), 'success')), 'ok', 'globex goes on, through the App (look-up, token)');
   t.same(requestLog(rig.sim, before), ['installation 200', 'token 201', 'list 200', 'create 201', 'status 201']);
   const again = await rig.attempt(target(sha('l1')), 'success');
-  t.ok('retry' in again && again.retry instanceof GitHubPaused && again.retry.pause.scope === 'installation 501', 'acme waits');
+  t.ok('retry' in again && again.retry instanceof ForgePaused && again.retry.pause.scope === 'installation 501', 'acme waits');
   t.equal(rig.sim.requests.length, before + 5, 'nothing sent for acme while paused');
   t.match(rig.side.health.snapshot(), { pause: null, pauses: [{ scope: 'installation 501', kind: 'secondary' }] });
   rig.clock.now = until!;

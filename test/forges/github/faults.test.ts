@@ -4,8 +4,8 @@
  * The clock is the test's: a pause or a late retry is crossed by moving it, not by waiting.
  */
 import t, { type Test } from 'tap';
-import { GitHubPaused, TOKEN_SCOPE } from '../../../src/forges/github/github-health.js';
-import { REFUSAL_RETRY_MS } from '../../../src/forges/github/refusal-classify.js';
+import { ForgePaused, TOKEN_SCOPE } from '../../../src/forges/forge-health.js';
+import { REFUSAL_RETRY_MS } from '../../../src/lifecycle/refusal.js';
 import type { Fault } from '../../harness/github-sim.js';
 import { requestLog, sha, startRig, target, type Attempt, type Rig } from './rig.js';
 
@@ -26,7 +26,7 @@ async function sitOutPause(t: Test, rig: Rig): Promise<void> {
   t.equal(rig.side.health.pausedUntil(), null, 'a rate limit does not stop the worker');
   const before = rig.sim.requests.length;
   const a = await rig.attempt(target(COMMIT), 'success');
-  t.ok('retry' in a && a.retry instanceof GitHubPaused, 'refused locally while paused');
+  t.ok('retry' in a && a.retry instanceof ForgePaused, 'refused locally while paused');
   t.equal(rig.sim.requests.length, before, 'no request reached GitHub during the pause');
   rig.clock.now = until!;
 }

@@ -1,21 +1,28 @@
 import t from 'tap';
 import { pino } from 'pino';
-import { GitHubCallError } from '../../../src/forges/github/call-error.js';
-import { CredentialMonitor, RECHECK_FIRST_MS } from '../../../src/forges/github/credential-check.js';
-import { GitHubHealth, GitHubPaused, TOKEN_SCOPE, type GitHubPause } from '../../../src/forges/github/github-health.js';
+import { GitHubCallError, githubUnauthorized } from '../../../src/forges/github/call-error.js';
+import { GITHUB_BUDGETS } from '../../../src/forges/github/rate-limit.js';
+import { CredentialMonitor, RECHECK_FIRST_MS } from '../../../src/forges/credential-monitor.js';
+import { ForgeHealth, ForgePaused, TOKEN_SCOPE, type ForgePause } from '../../../src/forges/forge-health.js';
 import { isRetryable } from '../../../src/common/errors.js';
 
 const log = pino({ level: 'silent' });
 
 function clocked() {
   const clock = { now: 1_000_000 };
-  const pauses: GitHubPause[] = [];
-  const health = new GitHubHealth({ auth: 'token', now: () => clock.now, onPause: (p) => pauses.push(p) });
+  const pauses: ForgePause[] = [];
+  const health = new ForgeHealth({
+    auth: 'token',
+    forge: 'GitHub',
+    budgets: GITHUB_BUDGETS,
+    now: () => clock.now,
+    onPause: (p) => pauses.push(p),
+  });
   return { clock, pauses, health };
 }
 
-/** The GitHubPaused assertOpen throws for a scope, or undefined when its requests may go. */
-function refusal(health: GitHubHealth, scope?: string): unknown {
+/** The ForgePaused assertOpen throws for a scope, or undefined when its requests may go. */
+function refusal(health: ForgeHealth, scope?: string): unknown {
   try {
     health.assertOpen(scope);
     return undefined;
@@ -32,7 +39,7 @@ t.test("a rate limit pauses its scope's requests until its time; a later one ext
   t.equal(health.pausedUntil(TOKEN_SCOPE), clock.now + 5_000, 'the token by default');
   t.equal(health.pausedUntil(), null, 'the worker is not stopped: work that needs no request goes on');
   const err = refusal(health);
-  t.type(err, GitHubPaused);
+  t.type(err, ForgePaused);
   t.ok(isRetryable(err), 'a paused request is work for later');
   t.match(err, { retryAt: clock.now + 5_000, message: /^GitHub work paused until .*primary rate limit/ });
   health.rateLimited({ kind: 'secondary', until: clock.now + 2_000, reason: 'secondary' });
@@ -54,8 +61,14 @@ t.test("a rate limit pauses its scope's requests until its time; a later one ext
 
 t.test('an App: a rate limit one installation hit pauses that installation only', (t) => {
   const clock = { now: 1_000_000 };
-  const pauses: GitHubPause[] = [];
-  const health = new GitHubHealth({ auth: 'app', now: () => clock.now, onPause: (p) => pauses.push(p) });
+  const pauses: ForgePause[] = [];
+  const health = new ForgeHealth({
+    auth: 'app',
+    forge: 'GitHub',
+    budgets: GITHUB_BUDGETS,
+    now: () => clock.now,
+    onPause: (p) => pauses.push(p),
+  });
   health.rateLimited({ kind: 'secondary', until: clock.now + 60_000, reason: 'secondary rate limit: wait' }, 'installation 7');
   t.equal(health.pausedUntil('installation 7'), clock.now + 60_000);
   t.equal(refusal(health, 'installation 8'), undefined, 'another installation goes on');
@@ -139,7 +152,7 @@ t.test('rejected credentials: not ready, paused until a check passes, then resum
   t.equal(health.pausedUntil(), clock.now + 60_000);
   clock.now += 61_000;
   t.equal(health.pausedUntil(), clock.now + 1_000, 'still paused after the check time until a check passes');
-  t.throws(() => health.assertOpen(), GitHubPaused);
+  t.throws(() => health.assertOpen(), ForgePaused);
   t.match(pauses, [{ kind: 'credentials' }]);
   health.credentialsOk();
   t.equal(resumed, 1);
@@ -156,6 +169,7 @@ t.test('the credential monitor: first check, 401, recheck passes, resumes', asyn
   let checks = 0;
   const monitor = new CredentialMonitor({
     health,
+    unauthorized: githubUnauthorized,
     log,
     now: () => clock.now,
     check: () => {
@@ -191,6 +205,7 @@ t.test('a 401 on a request: rejected at once and checked again right away (the t
   let checks = 0;
   const monitor = new CredentialMonitor({
     health,
+    unauthorized: githubUnauthorized,
     log,
     now: () => clock.now,
     check: () => {

@@ -7,8 +7,8 @@ import {
   budgetSpent,
   rateLimitOf,
   readBudget,
-  type HeaderBag,
 } from '../../../src/forges/github/rate-limit.js';
+import type { HeaderBag } from '../../../src/forges/forge-health.js';
 
 const NOW = 1_700_000_000_000;
 const RESET_S = NOW / 1000 + 600;

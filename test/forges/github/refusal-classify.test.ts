@@ -1,16 +1,12 @@
 import t from 'tap';
 import { GitHubError } from '../../../src/common/errors.js';
 import { GitHubCallError, type GitHubOperation } from '../../../src/forges/github/call-error.js';
-import {
-  DeploymentDeleted,
-  REFUSAL_RETRY_MS,
-  deletedOnGitHub,
-  refusalKeys,
-  refusalOf,
-} from '../../../src/forges/github/refusal-classify.js';
+import { DeploymentDeleted, deletedOnGitHub, githubRefusalOf } from '../../../src/forges/github/refusal-classify.js';
+import { REFUSAL_RETRY_MS, refusalKeys } from '../../../src/lifecycle/refusal.js';
 
 const NOW = 1_000_000;
 const target = {
+  forge: 'github',
   owner: 'Acme',
   repo: 'Shop',
   environment: 'staging',
@@ -35,7 +31,7 @@ t.test('transient failures are not refusals', (t) => {
     ['not a GitHub error', new Error('boom')],
     ['GitHubError without status', new GitHubError('paused')],
   ] as const)
-    t.equal(refusalOf(err, target, 'token', NOW), undefined, name);
+    t.equal(githubRefusalOf(err, target, 'token', NOW), undefined, name);
   t.end();
 });
 
@@ -147,7 +143,7 @@ t.test('refusals: what is blocked, the class, and a reason a person can act on',
     ],
   ];
   for (const [name, err, auth, scope, code, reason] of rows) {
-    const r = refusalOf(err, target, auth, NOW);
+    const r = githubRefusalOf(err, target, auth, NOW);
     t.match(r, { key: refusalKeys(target)[scope as 'repo' | 'deployment'], code, reason, retryAt: NOW + REFUSAL_RETRY_MS }, name);
   }
   t.end();
@@ -172,7 +168,7 @@ t.test('deletedOnGitHub: only a 404 on the deployment itself (its statuses) says
     t.match(d, { status: 404, deploymentId: 42, identity: target, operation: (err as GitHubCallError).operation, cause: err });
     t.match(d.message, /^deployment 42 was deleted on GitHub \(404 x\)$/);
   }
-  t.match(refusalOf(deletedOnGitHub(call(404, 'createStatus'), target, 42), target, 'app', NOW), {
+  t.match(githubRefusalOf(deletedOnGitHub(call(404, 'createStatus'), target, 42), target, 'app', NOW), {
     key: refusalKeys(target).deployment,
     code: 'github_not_found',
     reason: 'the deployment of abc1234 in Acme/Shop was deleted on GitHub, and so was the new one (404)',

@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createMetrics } from '../../../src/common/metrics.js';
-import { GitHubHealth } from '../../../src/forges/github/github-health.js';
+import { ForgeHealth } from '../../../src/forges/forge-health.js';
+import { GITHUB_BUDGETS } from '../../../src/forges/github/rate-limit.js';
 import { createDeploymentsPort, createOctokit, staticToken } from '../../../src/forges/github/octokit-factory.js';
 import { WriteSpacing } from '../../../src/forges/github/write-spacing.js';
 
@@ -24,7 +25,7 @@ t.test('a GitHub call waits on no 0 ms timer (octokit’s throttler, whose Bottl
       userAgent: 'gdb-test',
       metrics: createMetrics(),
       log: pino({ level: 'silent' }),
-      health: new GitHubHealth({ auth: 'token', now: Date.now }),
+      health: new ForgeHealth({ auth: 'token', forge: 'GitHub', budgets: GITHUB_BUDGETS, now: Date.now }),
       scope: 'token',
       writeSpacing: new WriteSpacing(0),
     }),

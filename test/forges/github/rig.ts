@@ -1,3 +1,4 @@
+import { guardGitHub } from '../../../src/forges/github/github-forge.js';
 /**
  * The real GitHub side (octokit clients, health, credential check, publisher behind the refusal
  * guard, SQLite stores) against the GitHub simulator, with a clock the test moves: pauses and late
@@ -11,8 +12,8 @@ import { createGitHubSide, type GitHubAuth, type GitHubSide } from '../../../src
 import type { DesiredState } from '../../../src/lifecycle/status-plan.js';
 import { resolveTarget, type ReportTarget } from '../../../src/metadata/resolve-target.js';
 import { createMetrics, type Metrics } from '../../../src/common/metrics.js';
-import { Publisher, type PublishResult } from '../../../src/reconcile/deployment-publisher.js';
-import { GuardedPublisher, RefusedByForge } from '../../../src/reconcile/refusal-guard.js';
+import { GitHubPublisher, type GitHubPublishResult } from '../../../src/forges/github/github-publisher.js';
+import { RefusedByForge } from '../../../src/forges/refusal-guard.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
 import { InstallationStore } from '../../../src/store/installation-store.js';
@@ -35,14 +36,20 @@ export function target(commit: string, repo = `${OWNER}/${REPO}`): { target: Rep
     { ...workload, annotations: {}, containers: [{ name: 'app', image }] },
     { name: 'app', image },
     { labels: { 'org.opencontainers.image.source': `https://github.com/${repo}`, 'org.opencontainers.image.revision': commit } },
-    { cluster: 'eu-1', environment: 'staging', description: 'Flux', githubHost: 'github.com', controllerVersion: '0.1.0' },
+    {
+      cluster: 'eu-1',
+      environment: 'staging',
+      description: 'Flux',
+      forges: [{ forge: 'github', host: 'github.com' }],
+      controllerVersion: '0.1.0',
+    },
   );
   if (!('target' in r)) throw new Error(r.skip);
   return { target: r.target, origin: { source, workload, container: 'app', image } };
 }
 
 /** What one attempt did, as the worker would see it. */
-export type Attempt = { ok: PublishResult } | { retry: Error } | { refused: RefusedByForge };
+export type Attempt = { ok: GitHubPublishResult } | { retry: Error } | { refused: RefusedByForge };
 
 export interface Rig {
   sim: GitHubSimulator;
@@ -84,8 +91,8 @@ export async function startRig(t: Test, o: { sim?: GitHubSimulatorOptions; auth?
   });
   const deployments = new DeploymentStore(db);
   const refusals = new RefusalStore(db);
-  const guarded = new GuardedPublisher({
-    publisher: new Publisher({ github: side.port, deployments, log, now }),
+  const guarded = guardGitHub({
+    publisher: new GitHubPublisher({ github: side.port, deployments, log, now }),
     refusals,
     deployments,
     auth: auth.kind,

@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
-import { GitHubHealth } from '../../../src/forges/github/github-health.js';
+import { ForgeHealth } from '../../../src/forges/forge-health.js';
+import { GITHUB_BUDGETS } from '../../../src/forges/github/rate-limit.js';
 import { createOctokit, staticToken } from '../../../src/forges/github/octokit-factory.js';
 import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from '../../../src/forges/github/write-spacing.js';
 import { createMetrics } from '../../../src/common/metrics.js';
@@ -92,7 +93,7 @@ t.test('the octokit client paces writes (not reads) through the given WriteSpaci
       userAgent: 'gdb-test',
       metrics: createMetrics(),
       log: pino({ level: 'silent' }),
-      health: new GitHubHealth({ auth: 'token', now: Date.now }),
+      health: new ForgeHealth({ auth: 'token', forge: 'GitHub', budgets: GITHUB_BUDGETS, now: Date.now }),
       scope: 'token',
       writeSpacing: spacing,
     });

@@ -1,10 +1,11 @@
 import t, { type Test } from 'tap';
-import type { ContextPhase } from '../../src/forges/forgejo/commit-status-plan.js';
-import type { CommitStatusKey } from '../../src/forges/forgejo/commit-status-publisher.js';
-import type { StatusState } from '../../src/forges/github/github-types.js';
-import { CommitStatusRows } from '../../src/store/commit-status-rows.js';
-import { openDatabase } from '../../src/store/database.js';
-import { DeploymentStore, type Identity, type Origin } from '../../src/store/deployment-store.js';
+import type { ContextPhase } from '../../../src/forges/forgejo/commit-status-plan.js';
+import type { CommitStatusKey } from '../../../src/forges/forgejo/commit-status-publisher.js';
+import type { DeliveryState } from '../../../src/lifecycle/status-plan.js';
+import { CommitStatusRows } from '../../../src/forges/forgejo/commit-status-rows.js';
+import { openDatabase } from '../../../src/store/database.js';
+import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
+import type { Identity } from '../../../src/lifecycle/identity.js';
 
 const T0 = Date.UTC(2025, 5, 1, 12);
 const SHA = 'e'.repeat(40);
@@ -44,13 +45,13 @@ t.test('a row that never held a status reads as unknown: the publisher asks the 
   t.end();
 });
 
-t.test('settle round-trips every phase, kept in the state column in GitHub words', (t) => {
+t.test('settle round-trips every phase, kept in the state column in neutral words', (t) => {
   const { rows, deployments } = setup(t);
-  const table: Array<[ContextPhase, StatusState]> = [
+  const table: Array<[ContextPhase, DeliveryState]> = [
     ['in_progress', 'in_progress'],
     ['success', 'success'],
     ['failure', 'failure'],
-    ['gone', 'inactive'],
+    ['gone', 'gone'],
     ['error', 'error'],
   ];
   for (const [i, [phase, state]] of table.entries()) {
@@ -70,7 +71,7 @@ t.test('setPending marks before a POST and clears after a refusal; settle clears
   rows.settle(key(), 'success', 'Rollout complete', T0 + 3);
   rows.setPending(key(), 'gone', T0 + 4);
   t.same(rows.get(key()), { phase: 'success', description: 'Rollout complete', pendingPhase: 'gone' });
-  t.match(deployments.get(identity('forgejo')), { state: 'success', pendingState: 'inactive', updatedAt: T0 + 4 });
+  t.match(deployments.get(identity('forgejo')), { state: 'success', pendingState: 'gone', updatedAt: T0 + 4 });
   rows.settle(key(), 'gone', 'Deployment gone: pruned', T0 + 5);
   t.same(rows.get(key()), { phase: 'gone', description: 'Deployment gone: pruned', pendingPhase: null });
   t.end();

@@ -1,10 +1,7 @@
-import { parseContextTemplate, type ContextTemplate } from '../forges/forgejo/status-context.js';
-import { parseForgejoUrl, type ForgejoLocation } from '../forges/forgejo/forgejo-url.js';
-import { rotatingSecret, type RotatingSecret } from './rotating-secret.js';
-import { combine, setting, type Invalid, type Parse } from './schema.js';
-
-/** How the Forgejo token is read: inline, or from a file read again before each request (a rotated Secret is picked up). */
-export type ForgejoToken = RotatingSecret;
+import { parseContextTemplate, type ContextTemplate } from './status-context.js';
+import { parseForgejoUrl, type ForgejoLocation } from './forgejo-url.js';
+import { rotatingSecret, type RotatingSecret } from '../../common/rotating-secret.js';
+import { combine, setting, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 const forgejoUrl: Parse<ForgejoLocation> = (value, check) => {
   const r = parseForgejoUrl(value, check.name);
@@ -30,14 +27,14 @@ export const FORGEJO_REPORTING = {
 };
 
 /** The Forgejo token: exactly one of `FORGEJO_TOKEN` and `FORGEJO_TOKEN_FILE` when `FORGEJO_URL` is set, neither otherwise. */
-export const forgejoToken = combine(
+const forgejoToken = combine(
   {
     token: rotatingSecret('FORGEJO_TOKEN', {
       shown: 'with `FORGEJO_URL`',
       doc: 'Forgejo/Gitea access token, scope `write:repository` (sent as `Authorization: token …`)',
     }),
   },
-  ({ token }, source): ForgejoToken | undefined | Invalid => {
+  ({ token }, source): RotatingSecret | undefined | Invalid => {
     if (source.text('FORGEJO_URL') === undefined) {
       if (token !== undefined) return source.problem('FORGEJO_TOKEN or FORGEJO_TOKEN_FILE is set, but FORGEJO_URL is not');
       return undefined;
@@ -46,3 +43,6 @@ export const forgejoToken = combine(
     return source.problem('FORGEJO_TOKEN or FORGEJO_TOKEN_FILE is required with FORGEJO_URL: an access token with scope write:repository');
   },
 );
+
+/** Forgejo's credentials: the server's own. */
+export const FORGEJO_SERVICE = { forgejoToken };

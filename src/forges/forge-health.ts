@@ -1,18 +1,46 @@
-import { GitHubError } from '../../common/errors.js';
-import { budgetSpent, readBudget, type Budget, type HeaderBag, type LimitKind, type RateLimitHit } from './rate-limit.js';
+import { ForgeError } from '../common/errors.js';
+
+/** A rate limit's kind: the budget is spent (primary), or the forge asked to slow down (secondary, a Retry-After). */
+export type LimitKind = 'primary' | 'secondary';
+
+/** A rate limit a forge answered with: no request of its scope before `until` (epoch milliseconds). */
+export interface RateLimitHit {
+  kind: LimitKind;
+  until: number;
+  reason: string;
+}
+
+/** A request budget a forge reported with an answer (GitHub's `x-ratelimit-*` headers). */
+export interface Budget {
+  resource: string;
+  limit: number;
+  remaining: number;
+  used: number | null;
+  /** Epoch milliseconds. */
+  resetAt: number;
+}
+
+/** Response headers, as the HTTP clients hand them over. */
+export type HeaderBag = Record<string, string | number | undefined>;
+
+/** How a forge that reports budgets reads them from an answer's headers: the budget, and a pause when it is spent. */
+export interface BudgetReader {
+  read(headers: HeaderBag): Budget | undefined;
+  spent(headers: HeaderBag, now: number): RateLimitHit | undefined;
+}
 
 /** What the last credential check (or a 401) said. */
 export type CredentialState = 'unchecked' | 'ok' | 'rejected' | 'unreachable';
 
-/** The scope of a side with a single credential: `GITHUB_TOKEN`, or Forgejo's token. */
+/** The scope of a forge with a single credential (a token). */
 export const TOKEN_SCOPE = 'token';
 
 /**
- * A pause of one forge's requests (GitHub's, or Forgejo's: the same tracker serves both): of one
- * credential scope for a rate limit (each has its own budget), of all of them for rejected credentials.
+ * A pause of one forge's requests (every forge has this tracker): of one credential scope for a rate
+ * limit (each has its own budget), of all of them for rejected credentials.
  */
-export interface GitHubPause {
-  /** The forge paused, as people read it: `GitHub`, `Forgejo`. */
+export interface ForgePause {
+  /** The forge paused, as people read it (its title). */
   forge?: string;
   /** The credential scope a rate limit holds back: `token`, `app`, `installation 42`; absent for rejected credentials. */
   scope?: string;
@@ -22,52 +50,56 @@ export interface GitHubPause {
   reason: string;
 }
 
-/** What /state shows about the GitHub side. */
-export interface GitHubHealthSnapshot {
+/** What /state shows about a forge's health. */
+export interface ForgeHealthSnapshot {
   auth: 'token' | 'app';
   credentials: { state: CredentialState; reason: string | null; checkedAt: number | null; nextCheckAt: number | null };
   /** What holds back every request: rejected credentials, or the rate limit of the only credential (a token). */
-  pause: GitHubPause | null;
+  pause: ForgePause | null;
   /** Every running rate-limit pause, one per credential scope. */
-  pauses: GitHubPause[];
+  pauses: ForgePause[];
   budgets: Array<Budget & { scope: string; observedAt: number }>;
 }
 
-/** Thrown instead of sending a request while GitHub work is paused; the request never left. */
-export class GitHubPaused extends GitHubError {
-  override readonly name = 'GitHubPaused';
-  constructor(readonly pause: GitHubPause) {
+/** Thrown instead of sending a request while a forge's work is paused; the request never left. */
+export class ForgePaused extends ForgeError {
+  override readonly name = 'ForgePaused';
+  constructor(readonly pause: ForgePause) {
     const what = pause.scope === undefined || pause.scope === TOKEN_SCOPE ? 'work' : `requests of ${pause.scope}`;
-    super(`${pause.forge ?? 'GitHub'} ${what} paused until ${new Date(pause.until).toISOString()}: ${pause.reason}`, undefined, {
+    super(`${pause.forge ?? 'Forge'} ${what} paused until ${new Date(pause.until).toISOString()}: ${pause.reason}`, undefined, {
       retryAt: pause.until,
+      notSent: true,
     });
   }
 }
 
-export interface GitHubHealthOptions {
+export interface ForgeHealthOptions {
+  /** The kind of credential: one token (one scope), or an App with a scope per installation. */
   auth: 'token' | 'app';
-  /** The forge's name in messages (default `GitHub`). */
-  forge?: string;
+  /** The forge's name in messages (its title: `GitHub`, `Forgejo`). */
+  forge: string;
+  /** Reads the budgets a forge reports with its answers (GitHub's); without it, `observe` records nothing. */
+  budgets?: BudgetReader;
   now: () => number;
   /** Called once per new pause of a scope, or of all for credentials (not when one already running is extended). */
-  onPause?: (pause: GitHubPause) => void;
+  onPause?: (pause: ForgePause) => void;
 }
 
 /**
- * The GitHub side's health: credentials, the rate-limit pauses and the remaining budget per credential
- * scope (the token; or the App's JWT and each installation, each with a budget of its own). Every
+ * One forge's health: credentials, the rate-limit pauses and (optionally, GitHub's) the remaining budget per
+ * credential scope (the token; or the App's JWT and each installation, each with a budget of its own). Every
  * request asks `assertOpen(scope)` first, so nothing is sent for a scope while it is paused, and a
  * rate limit one installation hit holds back only that installation's requests. The worker asks
  * `pausedUntil()`: it stops taking work only while the credentials are rejected, since reconciles
  * that need no request of a paused scope (other owners, cleanup bookkeeping, skips) can go on.
  */
-export class GitHubHealth {
+export class ForgeHealth {
   private readonly budgets = new Map<string, Budget & { scope: string; observedAt: number }>();
   /** Rate-limit pauses by scope (kept after their end until replaced). */
-  private readonly limits = new Map<string, GitHubPause>();
+  private readonly limits = new Map<string, ForgePause>();
   /** The pause of rejected credentials, while they are (its `until` is the next check). */
-  private credentialsPause: GitHubPause | null = null;
-  private credentials: GitHubHealthSnapshot['credentials'] = { state: 'unchecked', reason: null, checkedAt: null, nextCheckAt: null };
+  private credentialsPause: ForgePause | null = null;
+  private credentials: ForgeHealthSnapshot['credentials'] = { state: 'unchecked', reason: null, checkedAt: null, nextCheckAt: null };
   /** Secondary limits without a request succeeding in between, by scope. */
   private readonly secondaryStreaks = new Map<string, number>();
   /** The last request that got no usable answer (network error, timeout, 5xx), until one succeeds. */
@@ -75,19 +107,20 @@ export class GitHubHealth {
   private readonly resumed: Array<() => void> = [];
   private readonly rejected: Array<() => void> = [];
 
-  constructor(private readonly o: GitHubHealthOptions) {}
+  constructor(private readonly o: ForgeHealthOptions) {}
 
   /** The forge's name in messages. */
   get forge(): string {
-    return this.o.forge ?? 'GitHub';
+    return this.o.forge;
   }
 
   /** Records the budget headers of an answer; a spent `core` budget pauses before the next refusal. */
   observe(scope: string, headers: HeaderBag): void {
+    if (this.o.budgets === undefined) return;
     const now = this.o.now();
-    const b = readBudget(headers);
+    const b = this.o.budgets.read(headers);
     if (b !== undefined) this.budgets.set(`${scope}|${b.resource}`, { ...b, scope, observedAt: now });
-    const spent = budgetSpent(headers, now);
+    const spent = this.o.budgets.spent(headers, now);
     if (spent !== undefined) this.rateLimited(spent, scope);
   }
 
@@ -109,12 +142,12 @@ export class GitHubHealth {
     if (hit.kind === 'secondary') this.secondaryStreaks.set(scope, this.secondaryRepeats(scope) + 1);
     const running = this.runningLimit(scope);
     if (running !== null && running.until >= hit.until) return;
-    const pause: GitHubPause = { scope, kind: hit.kind, since: running?.since ?? now, until: hit.until, reason: hit.reason };
+    const pause: ForgePause = { scope, kind: hit.kind, since: running?.since ?? now, until: hit.until, reason: hit.reason };
     this.limits.set(scope, pause);
     if (running === null) this.o.onPause?.(pause);
   }
 
-  /** The credential check passed (or a request did): GitHub work may go on. */
+  /** The credential check passed (or a request did): the forge's work may go on. */
   credentialsOk(): void {
     const was = this.credentials.state;
     this.credentials = { state: 'ok', reason: null, checkedAt: this.o.now(), nextCheckAt: null };
@@ -123,7 +156,7 @@ export class GitHubHealth {
     if (was === 'rejected') for (const fn of this.resumed) fn();
   }
 
-  /** GitHub answered 401: no GitHub work until a check at `nextCheckAt` passes. */
+  /** The forge answered 401: none of its work until a check at `nextCheckAt` passes. */
   credentialsRejected(reason: string, nextCheckAt: number): void {
     const now = this.o.now();
     const was = this.credentials.state;
@@ -136,7 +169,7 @@ export class GitHubHealth {
     }
   }
 
-  /** The check could not reach GitHub: not a reason to stop (the queue retries), but shown until something answers. */
+  /** The check could not reach the forge: not a reason to stop (the queue retries), but shown until something answers. */
   credentialsUnreachable(reason: string, nextCheckAt: number): void {
     if (this.credentials.state === 'rejected' || this.credentials.state === 'ok') return;
     this.credentials = { state: 'unreachable', reason, checkedAt: this.o.now(), nextCheckAt };
@@ -154,7 +187,7 @@ export class GitHubHealth {
     return limit?.until ?? null;
   }
 
-  /** Throws GitHubPaused while the scope's requests are held back; called before every request. */
+  /** Throws ForgePaused while the scope's requests are held back; called before every request. */
   assertOpen(scope: string = TOKEN_SCOPE): void {
     const until = this.pausedUntil(scope);
     if (until === null) return;
@@ -165,11 +198,11 @@ export class GitHubHealth {
       until,
       reason: this.credentials.reason ?? 'credentials rejected',
     };
-    throw new GitHubPaused({ ...p, until, forge: this.forge });
+    throw new ForgePaused({ ...p, until, forge: this.forge });
   }
 
   /** The scope's rate-limit pause while it runs. */
-  private runningLimit(scope: string): GitHubPause | null {
+  private runningLimit(scope: string): ForgePause | null {
     const p = this.limits.get(scope);
     return p !== undefined && p.until > this.o.now() ? p : null;
   }
@@ -184,7 +217,7 @@ export class GitHubHealth {
     this.rejected.push(fn);
   }
 
-  /** Why the bridge is not ready on the GitHub side (rejected credentials), or undefined. */
+  /** Why the bridge is not ready on this forge (rejected credentials), or undefined. */
   readinessProblem(): string | undefined {
     const c = this.credentials;
     if (c.state !== 'rejected') return undefined;
@@ -196,7 +229,7 @@ export class GitHubHealth {
     this.failure = { reason, since: this.failure?.since ?? this.o.now() };
   }
 
-  /** Why GitHub work is failing right now (not a readiness problem: the queue retries), or undefined. */
+  /** Why the forge's work is failing right now (not a readiness problem: the queue retries), or undefined. */
   outage(): string | undefined {
     const f = this.failure;
     return f === null ? undefined : `${this.forge} failing since ${new Date(f.since).toISOString()}: ${f.reason}`;
@@ -206,7 +239,7 @@ export class GitHubHealth {
     return this.credentials.state;
   }
 
-  snapshot(): GitHubHealthSnapshot {
+  snapshot(): ForgeHealthSnapshot {
     const pauses = [...this.limits.keys()].flatMap((scope) => this.runningLimit(scope) ?? []).map((p) => ({ ...p }));
     const only = this.o.auth === 'token' ? pauses.find((p) => p.scope === TOKEN_SCOPE) : undefined;
     const pause = this.credentials.state === 'rejected' && this.credentialsPause !== null ? { ...this.credentialsPause } : (only ?? null);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { text } from './parsers.js';
-import { INVALID, combine, setting, type Invalid, type Parse, type Setting } from './schema.js';
+import { text } from './setting-parsers.js';
+import { INVALID, combine, setting, type Invalid, type Parse, type Setting } from './settings-schema.js';
 
 /**
  * A secret used for as long as the bridge runs: inline (`NAME`), or a file (`NAME_FILE`) read again before

@@ -1,9 +1,21 @@
-import { errorMessage } from '../common/errors.js';
-import { parseAppPrivateKey } from '../forges/github/app-jwt.js';
-import type { GitHubAuth } from '../forges/github/github-client.js';
-import { integer } from './parsers.js';
-import { rotatingSecret, secretValue } from './rotating-secret.js';
-import { INVALID, combine, secret, setting, type Check, type Invalid } from './schema.js';
+import { errorMessage } from '../../common/errors.js';
+import { parseAppPrivateKey } from './app-jwt.js';
+import type { GitHubAuth } from './github-client.js';
+import { duration, integer, url } from '../../common/setting-parsers.js';
+import { rotatingSecret, secretValue } from '../../common/rotating-secret.js';
+import { webHostOf } from '../../metadata/repository.js';
+import { INVALID, combine, secret, setting, type Check, type Invalid, type Parse } from '../../common/settings-schema.js';
+
+/** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
+const MAX_WRITE_INTERVAL_MS = 5_000;
+const GITHUB_API = 'https://api.github.com';
+const WEB = ['https:', 'http:'];
+
+const webHost: Parse<string> = (value, check) => {
+  const checked = url(WEB)(value, check);
+  if (checked === INVALID) return INVALID;
+  return URL.canParse(checked) ? new URL(checked).hostname : check.invalid('is not an absolute URL');
+};
 
 const EITHER = 'one of token or App';
 const APP = 'GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH';
@@ -23,7 +35,7 @@ function pemKey(bytes: Buffer, check: Check): string | Invalid {
  * Exactly one of `GITHUB_TOKEN` or a GitHub App (`GITHUB_APP_ID` + `GITHUB_APP_PRIVATE_KEY` or `_PATH`); neither
  * only when `FORGEJO_URL` is set (a Forgejo-only bridge: undefined).
  */
-export const githubAuth = combine(
+const githubAuth = combine(
   {
     token: rotatingSecret('GITHUB_TOKEN', {
       shown: EITHER,
@@ -62,3 +74,35 @@ export const githubAuth = combine(
     return { kind: 'app', appId, privateKey, ...(installationId === undefined ? {} : { installationId }) };
   },
 );
+
+/** What routing to GitHub needs (`explain` reads these too). */
+export const GITHUB_REPORTING = {
+  githubApiUrl: setting('GITHUB_API_URL', {
+    parse: url(WEB, { stripSlashes: true }),
+    default: GITHUB_API,
+    doc: 'API base, for token and App; GitHub Enterprise Server: `https://<host>/api/v3`',
+  }),
+  githubHost: setting('GITHUB_SERVER_URL', {
+    parse: webHost,
+    // An unusable GITHUB_API_URL is reported by githubApiUrl.
+    fallback: (source) => {
+      const api = source.text('GITHUB_API_URL') ?? GITHUB_API;
+      return URL.canParse(api) ? webHostOf(api) : 'github.com';
+    },
+    shown: 'from `GITHUB_API_URL`',
+    doc: 'web host that repository URLs in labels must name (`https://github.com`, or the GHES host)',
+  }),
+};
+
+/** GitHub's credentials and writes: the server's own. */
+export const GITHUB_SERVICE = {
+  githubAuth,
+  githubWriteIntervalMs: setting('GITHUB_WRITE_INTERVAL', {
+    parse: duration(`a duration from 0s to ${MAX_WRITE_INTERVAL_MS / 1000}s, such as 1s or 250ms`, {
+      allowZero: true,
+      maxMs: MAX_WRITE_INTERVAL_MS,
+    }),
+    default: '1s',
+    doc: 'minimum time between GitHub writes (GitHub asks for ≥ 1 s between content-creating requests), `0s` to `5s`; `0s` only against a simulator',
+  }),
+};

@@ -1,5 +1,5 @@
 /** The value types settings are declared with; each records its problem as `NAME="text" must be …`. */
-import type { Parse } from './schema.js';
+import type { Parse } from './settings-schema.js';
 
 /** Text as given (trimmed). */
 export const text: Parse<string> = (value) => value;

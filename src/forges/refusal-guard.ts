@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
-import { DeploymentDeleted, refusalKeys, refusalOf, type Refusal } from '../forges/github/refusal-classify.js';
-import { identityKey } from '../lifecycle/identity.js';
+import { identityKey, type Identity } from '../lifecycle/identity.js';
+import { refusalKeys, type Refusal } from '../lifecycle/refusal.js';
 import type { DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
-import type { PublishResult } from './deployment-publisher.js';
 import type { DeploymentStore, Origin } from '../store/deployment-store.js';
 import type { RefusalStore, StoredRefusal } from '../store/refusal-store.js';
 
@@ -21,30 +20,38 @@ export class RefusedByForge extends Error {
 /** Sorts a failure: the refusal to remember, or undefined when retrying soon may help. */
 export type RefusalClassifier = (err: unknown, target: ReportTarget, now: number) => Refusal | undefined;
 
+/** A deployment found deleted on the forge by a person (its row forgotten): which one. */
+export interface DeletedElsewhere {
+  identity: Identity;
+  deploymentId: number;
+}
+
 export interface GuardedPublisherOptions<R> {
   publisher: { publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> };
   refusals: RefusalStore;
   deployments: Pick<DeploymentStore, 'removeProvisional'>;
-  /** GitHub's `refusalOf` for this auth kind (the default), or another forge's classifier. */
-  auth: 'token' | 'app';
-  classify?: RefusalClassifier;
-  /** Names the forge in the log line of a refusal (default GitHub). */
-  forgeName?: string;
+  /** The forge's own classifier (`githubRefusalOf`, `forgejoRefusalOf`, …). */
+  classify: RefusalClassifier;
+  /** Names the forge in log lines (its title). */
+  forge: string;
+  /** On a forge whose deployments people can delete (GitHub): the deletion a failure reports, else undefined. */
+  deletedOf?: (err: unknown) => DeletedElsewhere | undefined;
   log: Logger;
   now: () => number;
 }
 
 /**
- * Publishes unless GitHub refused the target's repository or deployment recently. A refusal (404,
- * 403, 409, 422) is remembered in SQLite with a late retry time, so neither the resync loop nor a
- * restart repeats the failing request before then; a success forgets it.
+ * Publishes unless the forge refused the target's repository or deployment recently. A refusal (on
+ * GitHub 404, 403, 409, 422) is remembered in SQLite with a late retry time, so neither the resync loop
+ * nor a restart repeats the failing request before then; a success forgets it. Every forge's publisher
+ * sits behind one.
  *
- * A deployment deleted on GitHub by a person is not a refusal: the publisher forgot it, and the
- * publish runs again. For the target's own deployment that creates a new one (said in the log), once:
- * if GitHub answers 404 for that one too, it is a refusal. An older deployment being superseded is
- * just gone (its `inactive` is done).
+ * A deployment deleted on the forge by a person (`deletedOf`) is not a refusal: the publisher forgot it,
+ * and the publish runs again. For the target's own deployment that creates a new one (said in the log),
+ * once: if the forge answers 404 for that one too, it is a refusal. An older deployment being superseded
+ * is just gone (its end is done).
  */
-export class GuardedPublisher<R = PublishResult> {
+export class GuardedPublisher<R> {
   constructor(private readonly o: GuardedPublisherOptions<R>) {}
 
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> {
@@ -57,21 +64,21 @@ export class GuardedPublisher<R = PublishResult> {
       refusals.clear([keys.repo, keys.deployment]);
       return result;
     } catch (err) {
-      const refusal = this.o.classify ? this.o.classify(err, target, now()) : refusalOf(err, target, this.o.auth, now());
+      const refusal = this.o.classify(err, target, now());
       if (refusal === undefined) throw err;
       const stored = refusals.record(refusal, now());
       // Nothing was created: the next attempt starts with a fresh find-or-create (its list call finds any earlier one).
       this.o.deployments.removeProvisional(target);
       this.o.log.warn(
         { code: stored.code, reason: stored.reason, retryAt: new Date(stored.retryAt).toISOString() },
-        `${this.o.forgeName ?? 'GitHub'} refused; not retried before the retry time`,
+        `${this.o.forge} refused; not retried before the retry time`,
       );
       throw new RefusedByForge(stored, { cause: err });
     }
   }
 
   /**
-   * Publishes; each deployment found deleted on GitHub (its row forgotten) makes it publish again. Each
+   * Publishes; each deployment found deleted on the forge (its row forgotten) makes it publish again. Each
    * identity is found deleted once at most: the second time (the target's new deployment) it stands.
    */
   private async publishPastDeletions(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> {
@@ -80,13 +87,14 @@ export class GuardedPublisher<R = PublishResult> {
       try {
         return await this.o.publisher.publish(target, origin, desired, description);
       } catch (err) {
-        if (!(err instanceof DeploymentDeleted)) throw err;
-        const key = identityKey(err.identity);
+        const gone = this.o.deletedOf?.(err);
+        if (gone === undefined) throw err;
+        const key = identityKey(gone.identity);
         if (deleted.has(key)) throw err;
         deleted.add(key);
-        const what = `deployment ${err.deploymentId} was deleted on GitHub`;
-        if (key === identityKey(target)) this.o.log.warn({ deploymentId: err.deploymentId }, `${what}; creating a new one`);
-        else this.o.log.info({ deploymentId: err.deploymentId, sha: err.identity.sha }, `${what}; it needs no inactive`);
+        const what = `deployment ${gone.deploymentId} was deleted on ${this.o.forge}`;
+        if (key === identityKey(target)) this.o.log.warn({ deploymentId: gone.deploymentId }, `${what}; creating a new one`);
+        else this.o.log.info({ deploymentId: gone.deploymentId, sha: gone.identity.sha }, `${what}; it needs no inactive`);
       }
     }
   }

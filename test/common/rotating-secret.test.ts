@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
-import { secretValue } from '../../src/config/rotating-secret.js';
+import { secretValue } from '../../src/common/rotating-secret.js';
 import { startRig } from '../forges/github/rig.js';
 
 const BASE = { WEBHOOK_TOKEN: 's3cret', CLUSTER_NAME: 'prod-eu-1' };

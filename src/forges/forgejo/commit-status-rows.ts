@@ -1,19 +1,18 @@
-import { asGitHubState, fromGitHubState, type ContextPhase, type SentPhase } from '../forges/forgejo/commit-status-plan.js';
-import type { CommitStatusKey, CommitStatusRecord, CommitStatusStore } from '../forges/forgejo/commit-status-publisher.js';
-import type { StatusState } from '../forges/github/github-types.js';
-import { durably, type Db } from './database.js';
+import { durably, type Db } from '../../store/database.js';
+import type { ContextPhase, SentPhase } from './commit-status-plan.js';
+import type { CommitStatusKey, CommitStatusRecord, CommitStatusStore } from './commit-status-publisher.js';
 
 const KEY = `forge = 'forgejo' AND owner = @owner AND repo = @repo AND sha = @sha AND context = @context`;
 const keyParams = (k: CommitStatusKey) => ({ owner: k.owner, repo: k.repo, sha: k.sha, context: k.context });
 
 interface Raw {
-  state: StatusState | null;
-  pending_state: StatusState | null;
+  state: ContextPhase | null;
+  pending_state: SentPhase | null;
   description: string | null;
 }
 
 /**
- * The Forgejo publisher's records, kept in the deployments table (one row per context on a commit,
+ * The Forgejo publisher's records, kept in the deployments table in neutral words (one row per context on a commit,
  * written first by `DeploymentStore.insertProvisional` with its origin, so cleanup finds it). A row
  * that never held a status and has no pending mark reads as unknown: the forge is asked first.
  */
@@ -25,15 +24,15 @@ export class CommitStatusRows implements CommitStatusStore {
       Raw | undefined;
     if (r === undefined || (r.state === null && r.pending_state === null)) return undefined;
     return {
-      phase: r.state === null ? null : fromGitHubState(r.state),
+      phase: r.state,
       description: r.description,
-      pendingPhase: r.pending_state === null ? null : (fromGitHubState(r.pending_state) as SentPhase),
+      pendingPhase: r.pending_state,
     };
   }
 
   settle(key: CommitStatusKey, phase: ContextPhase | null, description: string | null, now: number): void {
     this.update(key, 'state = @state, pending_state = NULL, description = @description', {
-      state: phase === null ? null : asGitHubState(phase),
+      state: phase,
       description,
       now,
     });
@@ -41,7 +40,7 @@ export class CommitStatusRows implements CommitStatusStore {
 
   /** Marks a status as being sent, durably (before its POST), or clears the mark; as DeploymentStore.setPending. */
   setPending(key: CommitStatusKey, phase: SentPhase | null, now: number): void {
-    const mark = () => this.update(key, 'pending_state = @pending', { pending: phase === null ? null : asGitHubState(phase), now });
+    const mark = () => this.update(key, 'pending_state = @pending', { pending: phase, now });
     if (phase === null) mark();
     else durably(this.db, mark);
   }

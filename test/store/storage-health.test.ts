@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { StorageHealth, storageErrorCode, type StorageProblem } from '../../src/health/storage-health.js';
+import { StorageHealth, storageErrorCode, type StorageProblem } from '../../src/store/storage-health.js';
 
 const sqlite = (code: string, message: string) => new Database.SqliteError(message, code);
 

@@ -1,34 +1,35 @@
 import type { Logger } from 'pino';
-import { definitelyRefused } from '../forges/github/call-error.js';
-import { DeploymentDeleted, deletedOnGitHub } from '../forges/github/refusal-classify.js';
-import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, StatusState } from '../forges/github/github-types.js';
-import { identityKey, payloadMatches } from '../lifecycle/identity.js';
-import { isSupersedable, planStatuses, restateInProgress, statusDescription, type DesiredState } from '../lifecycle/status-plan.js';
-import type { ReportTarget } from '../metadata/resolve-target.js';
-import type { DeploymentRow, DeploymentStore, Identity, Origin } from '../store/deployment-store.js';
+import { definitelyRefused } from './call-error.js';
+import { DeploymentDeleted, deletedOnGitHub } from './refusal-classify.js';
+import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort } from './github-types.js';
+import { fromGitHubState, toGitHubState } from './github-states.js';
+import { identityKey, identityOf, payloadMatches, type Identity } from '../../lifecycle/identity.js';
+import {
+  isSupersedable,
+  planStatuses,
+  restateInProgress,
+  statusDescription,
+  type DeliveryState,
+  type DesiredState,
+} from '../../lifecycle/status-plan.js';
+import type { ReportTarget } from '../../metadata/resolve-target.js';
+import type { DeploymentRow, DeploymentStore, Origin } from '../../store/deployment-store.js';
 
 /** What a publish did, for logs, metrics and tests. */
-export interface PublishResult {
+export interface GitHubPublishResult {
   deploymentId: number;
-  sent: StatusState[];
+  /** The states sent, in neutral words. */
+  sent: DeliveryState[];
   superseded: number[];
   created: boolean;
 }
 
-export interface PublisherDeps {
+export interface GitHubPublisherDeps {
   github: DeploymentsPort;
   deployments: DeploymentStore;
   log: Logger;
   now: () => number;
 }
-
-const identityOf = (t: ReportTarget): Identity => ({
-  owner: t.owner,
-  repo: t.repo,
-  environment: t.environment,
-  sha: t.sha,
-  deploymentName: t.deploymentName,
-});
 
 /** A cached deployment that exists on GitHub: its id is known. */
 type Published = DeploymentRow & { deploymentId: number };
@@ -39,11 +40,14 @@ function published(row: DeploymentRow | undefined, id: Identity): Published {
   return { ...row, deploymentId: row.deploymentId };
 }
 
-/** The latest status GitHub lists first (newest first); `pending` is a state the bridge never sends. */
-const latestState = (states: Array<{ state: string }>): StatusState | null => {
+/** The latest status GitHub lists first (newest first), in neutral words; `pending` is a state the bridge never sends. */
+const latestState = (states: ReadonlyArray<{ state: string }>): DeliveryState | null => {
   const s = states[0]?.state;
-  return s === undefined || s === 'pending' ? null : (s as StatusState);
+  return s === undefined || s === 'pending' ? null : fromGitHubState(s);
 };
+
+/** A status to send: its state in neutral words, and the rest of GitHub's body. */
+type StatusToSend = Omit<CreateStatusBody, 'state'> & { state: DeliveryState };
 
 /**
  * Brings GitHub to the desired state for one target, crash-safely:
@@ -52,17 +56,17 @@ const latestState = (states: Array<{ state: string }>): StatusState | null => {
  * After a crash, a provisional row or a pending mark makes it read GitHub first, so it never
  * creates a second deployment nor repeats a status.
  */
-export class Publisher {
-  constructor(private readonly deps: PublisherDeps) {}
+export class GitHubPublisher {
+  constructor(private readonly deps: GitHubPublisherDeps) {}
 
-  async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<PublishResult> {
+  async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<GitHubPublishResult> {
     const { deployments, now } = this.deps;
-    const id = identityOf(target);
+    const id: Identity = { ...identityOf(target), forge: 'github' };
     const cached = deployments.get(id) ?? deployments.insertProvisional(id, origin, now());
     const created = cached.deploymentId === null && (await this.findOrCreate(target, cached));
     const row = await this.settled(published(deployments.get(id), id));
     const { deploymentId } = row;
-    const sent: StatusState[] = [];
+    const sent: DeliveryState[] = [];
     const text = statusDescription(description);
     const plan = restateInProgress(row.state, row.description, desired, text) ? ['in_progress' as const] : planStatuses(row.state, desired);
     for (const state of plan) {
@@ -125,11 +129,13 @@ export class Publisher {
     return published(this.deps.deployments.get(row), row);
   }
 
-  private async sendStatus(id: Identity, deploymentId: number, body: CreateStatusBody): Promise<void> {
+  private async sendStatus(id: Identity, deploymentId: number, body: StatusToSend): Promise<void> {
     const { github, deployments, now, log } = this.deps;
     deployments.setPending(id, body.state, now());
     try {
-      await this.held(id, deploymentId, () => github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, body));
+      await this.held(id, deploymentId, () =>
+        github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, { ...body, state: toGitHubState(body.state) }),
+      );
     } catch (err) {
       // Never sent (paused) or answered with a 4xx: GitHub has no such status, so nothing is left to settle.
       if (definitelyRefused(err)) deployments.setPending(id, null, now());
@@ -146,7 +152,7 @@ export class Publisher {
         sha: id.sha,
         deploymentName: id.deploymentName,
         deploymentId,
-        state: body.state,
+        state: toGitHubState(body.state),
       },
       'deployment status sent',
     );
@@ -165,11 +171,11 @@ export class Publisher {
   }
 
   /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely; one deleted on GitHub is done. */
-  async deactivate(row: DeploymentRow, description: string): Promise<boolean> {
+  async retire(row: DeploymentRow, description: string): Promise<boolean> {
     try {
       const current = await this.settled(published(row, row));
       if (!isSupersedable(current.state)) return false;
-      await this.sendStatus(current, current.deploymentId, { state: 'inactive', description: statusDescription(description) });
+      await this.sendStatus(current, current.deploymentId, { state: 'gone', description: statusDescription(description) });
       return true;
     } catch (err) {
       if (!(err instanceof DeploymentDeleted)) throw err;
@@ -199,7 +205,7 @@ export class Publisher {
       const older = await this.settled(published(row, row));
       if (!isSupersedable(older.state)) continue;
       await this.sendStatus(older, older.deploymentId, {
-        state: 'inactive',
+        state: 'gone',
         description: statusDescription(`Superseded by ${id.sha.slice(0, 7)}`),
       });
       out.push(older.deploymentId);

@@ -1,29 +1,24 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../../common/errors.js';
-import { GitHubCallError } from './call-error.js';
-import type { GitHubHealth } from './github-health.js';
-
-/** GitHub's rejection: a 401 answer. */
-const githubUnauthorized = (err: unknown): string | undefined =>
-  err instanceof GitHubCallError && err.status === 401 ? `401 ${err.githubMessage ?? err.message}` : undefined;
+import { errorMessage } from '../common/errors.js';
+import type { ForgeHealth } from './forge-health.js';
 
 /** Wait before checking rejected (or unreachable) credentials again; doubled per failure up to the cap. */
 export const RECHECK_FIRST_MS = 60_000;
 export const RECHECK_MAX_MS = 10 * 60_000;
 
 export interface CredentialMonitorOptions {
-  /** `GET /rate_limit` (token) or `GET /app` (App); answers a problem that stops the work, or undefined. Throws on failure. */
+  /** The forge's credential check (GitHub: `GET /rate_limit` or `GET /app`); answers a problem that stops the work, or undefined. Throws on failure. */
   check: () => Promise<string | undefined>;
-  health: GitHubHealth;
-  /** The rejection a failed check means (a 401), or undefined for a failure to reach the forge; default GitHub's. */
-  unauthorized?: (err: unknown) => string | undefined;
+  health: ForgeHealth;
+  /** The rejection a failed check means (a 401), or undefined for a failure to reach the forge. */
+  unauthorized: (err: unknown) => string | undefined;
   log: Logger;
   now: () => number;
 }
 
 /**
- * Checks the GitHub credentials at start and after every 401: while GitHub rejects them, readiness
- * says why and GitHub work is paused; the check repeats with backoff and work resumes when it passes.
+ * Checks a forge's credentials at start and after every 401: while the forge rejects them, readiness
+ * says why and the forge's work is paused; the check repeats with backoff and work resumes when it passes.
  * The first check after a 401 runs at once: the rejected token was dropped, so the next one is fresh.
  */
 export class CredentialMonitor {
@@ -40,7 +35,7 @@ export class CredentialMonitor {
     return this.checkNow();
   }
 
-  /** A request was answered 401: stop GitHub work and check again (now, unless a check just ran). */
+  /** A request was answered 401: stop the forge's work and check again (now, unless a check just ran). */
   rejected(reason: string): void {
     const now = this.o.now();
     const soon = now - this.lastCheck >= RECHECK_FIRST_MS ? 0 : this.delay();
@@ -75,7 +70,7 @@ export class CredentialMonitor {
       this.o.health.credentialsOk();
       if (was !== 'ok') this.o.log.info(`${this.forge} credentials accepted`);
     } catch (err) {
-      const rejected = (this.o.unauthorized ?? githubUnauthorized)(err);
+      const rejected = this.o.unauthorized(err);
       if (rejected !== undefined) {
         this.failed(rejected);
         return;

@@ -1,0 +1,114 @@
+/**
+ * The forge seam: what the reconcile, the cleanup, /state, /metrics, readiness and the start need of a
+ * forge, and nothing else. Each forge lives in its own folder (`forges/<name>/`: settings, client,
+ * publisher, refusal classification, wire words ↔ neutral states, dry run) and hands the rest of the
+ * bridge one `Forge`, built by its `ForgeFactory` and listed once in `registry.ts`.
+ */
+import type { Logger } from 'pino';
+import type { Metrics } from '../common/metrics.js';
+import type { DesiredState } from '../lifecycle/status-plan.js';
+import type { ForgeHost } from '../metadata/forge-route.js';
+import type { ForgeName } from '../lifecycle/identity.js';
+import type { ReportTarget } from '../metadata/resolve-target.js';
+import type { Db } from '../store/database.js';
+import type { DeploymentRow, DeploymentStore, Origin } from '../store/deployment-store.js';
+import type { RefusalStore } from '../store/refusal-store.js';
+import type { ForgeHealth } from './forge-health.js';
+
+/** What one publish sent, on any forge: the states (in the words of the deployments table) and supersessions. */
+export interface ForgePublished {
+  sent: readonly string[];
+  /** Older deployments this publish ended (a forge that keeps older ones as history ends none). */
+  superseded: number;
+}
+
+/** A row's forge-specific fields in /state: its deployment id or its status context, and its state in the forge's words. */
+export interface RowView {
+  deploymentId?: number | null;
+  context?: string | null;
+  state: string;
+}
+
+/** One configured forge, as the rest of the bridge uses it. */
+export interface Forge {
+  /** The `forge` field of targets and rows, the `forge` label of metrics, its key in /state: `github`. */
+  readonly name: ForgeName;
+  /** How people read its name in messages: `GitHub`. */
+  readonly title: string;
+  /** Its credentials, pauses and outages (readiness, the worker's pause, /state and /metrics read it). */
+  readonly health: ForgeHealth;
+  /**
+   * Brings the forge to the desired state for one target, crash-safely, behind its refusal guard: an answer
+   * that retrying will not change arrives as RefusedByForge. Under DRY_RUN the forge's writes are logged, not sent.
+   */
+  publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgePublished>;
+  /** Ends one row whose workload is gone (cleanup; not guarded); false when nothing was left to end. */
+  retire(row: DeploymentRow, description: string): Promise<boolean>;
+  /** Starts the credential checks; resolves when the first is answered. */
+  start(): Promise<void>;
+  stop(): void;
+  /** Its section of /state (credentials, pauses, refusals and what is its own). */
+  state(): Record<string, unknown>;
+  /** The row's forge-specific fields for /state: its deployment id, or its status context; its state as the forge says it. */
+  describe(row: DeploymentRow): RowView;
+  /** Sets its gauges (paused until, credentials) just before a scrape. */
+  scrape(): void;
+  /** What the start's log line says about it. */
+  readonly summary: Record<string, unknown>;
+}
+
+/** How `explain` names a target on its forge: what it would write (`acme/web@… environment staging`), and the link's field. */
+export interface ExplainForm {
+  where: string;
+  urlField: string;
+}
+
+/** A target's repository and commit as `explain` prints them. */
+export const explainCommit = (t: ReportTarget): string => `${t.owner}/${t.repo}@${t.sha.slice(0, 12)}`;
+
+/** What every forge is built from, besides its own settings. */
+export interface ForgeDeps {
+  db: Db;
+  deployments: DeploymentStore;
+  refusals: RefusalStore;
+  metrics: Metrics;
+  log: Logger;
+  now: () => number;
+  userAgent: string;
+  /** DRY_RUN: reads go to the forge, writes are logged instead of sent. */
+  dryRun: boolean;
+}
+
+/**
+ * One forge's entry in the registry: where it lives (routing, also for `explain`, from the reporting settings `R`)
+ * and how it is built (from its settings `S`).
+ */
+export interface ForgeFactory<S extends R, R = S> {
+  readonly name: ForgeName;
+  /**
+   * Where the forge's repositories live, as configured, or undefined when it is not configured at all;
+   * `credentials`: whether its credentials are set (the forge was built, or `configuredIn` for `explain`).
+   */
+  host(settings: R, credentials: boolean): ForgeHost | undefined;
+  /**
+   * Whether the environment configures this forge (its credentials or its URL are set), read without
+   * reading any secret: `explain` routes by it, since it reads no credentials.
+   */
+  configuredIn(env: NodeJS.ProcessEnv): boolean;
+  /** How `explain` names what a target would be reported as on this forge. */
+  explain(settings: R, target: ReportTarget): ExplainForm;
+  /** The forge, or undefined when its settings do not configure it. */
+  build(settings: S, deps: ForgeDeps): Forge | undefined;
+}
+
+/** A forge's guarded publisher and its plain one (cleanup), as the forge's lane; `count` turns the result into what was sent. */
+export function laneOf<R>(
+  guarded: { publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> },
+  plain: Pick<Forge, 'retire'>,
+  count: (result: R) => ForgePublished,
+): Pick<Forge, 'publish' | 'retire'> {
+  return {
+    publish: async (target, origin, desired, description) => count(await guarded.publish(target, origin, desired, description)),
+    retire: (row, description) => plain.retire(row, description),
+  };
+}

@@ -1,0 +1,90 @@
+import type { Forge } from '../forges/forge.js';
+import type { Metrics } from '../common/metrics.js';
+import type { KubeHealth } from '../health/kube-health.js';
+import type { Readiness } from '../health/readiness.js';
+import type { DeploymentStore } from '../store/deployment-store.js';
+import type { QueueStore } from '../store/queue-store.js';
+import type { RefusalStore } from '../store/refusal-store.js';
+import type { SourceStore } from '../store/source-store.js';
+
+/** Where rows link to: GitHub's web host (`github.com`, a GHES host) and Forgejo's web URL. */
+export interface ForgeLinks {
+  githubHost?: string;
+  forgejoUrl?: string;
+}
+
+export interface StatusDeps {
+  queue: QueueStore;
+  deployments: DeploymentStore;
+  sources: SourceStore;
+  metrics: Metrics;
+  now: () => number;
+  readiness: () => Readiness;
+  activeReconciles: () => number;
+  /** The configured forges: each has its section of /state (credentials, pauses, refusals) and its gauges. */
+  forges?: readonly Forge[];
+  /** Every forge's refusals waiting for their late retry, counted in /metrics. */
+  refusals?: RefusalStore;
+  /** What the registry cache holds (digests with labels, tags with their digest). */
+  registryCache?: () => { digests: number; tags: number };
+  /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>` (`_FILE`: read per request). */
+  stateToken?: string | (() => Promise<string>);
+  /** Whether the database takes writes (and since when it does not), for /state. */
+  storageState?: () => unknown;
+  /** When the Kubernetes API last answered, for /metrics. */
+  kubeHealth?: () => KubeHealth;
+  /** Where the status page links rows to: GitHub's web host, Forgejo's web URL. */
+  links?: ForgeLinks;
+  /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
+  dryRun?: boolean;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** What /state serves and the status page (`GET /`) renders: one snapshot. */
+export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; environment?: string } = {}) {
+  const { repository, environment } = filter;
+  const forges = deps.forges ?? [];
+  const byName = new Map(forges.map((f) => [f.name, f]));
+  return {
+    dryRun: deps.dryRun ?? false,
+    deployments: deps.deployments
+      .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
+      .map((d) => ({
+        forge: d.forge,
+        owner: d.owner,
+        repo: d.repo,
+        environment: d.environment,
+        sha: d.sha,
+        deploymentName: d.deploymentName,
+        // Its id or status context, and its state as its forge says it.
+        ...(byName.get(d.forge)?.describe(d) ?? { deploymentId: d.deploymentId, context: d.context, state: d.state ?? 'provisional' }),
+        description: d.description,
+        workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
+        container: d.origin.container,
+        image: d.origin.image,
+        source: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
+        updatedAt: iso(d.updatedAt),
+      })),
+    skipped: deps.sources.listSkips().map((s) => ({
+      source: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
+      workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`,
+      container: s.container || null,
+      code: s.code,
+      reason: s.reason,
+      since: iso(s.since),
+    })),
+    sources: deps.sources.list().map((s) => ({ ...s, lastSeen: iso(s.lastSeen) })),
+    queue: {
+      ...deps.queue.counts(),
+      running: deps.activeReconciles(),
+      items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
+    },
+    readiness: deps.readiness(),
+    ...(deps.storageState ? { storage: deps.storageState() } : {}),
+    ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
+    ...Object.fromEntries(forges.map((f) => [f.name, f.state()])),
+  };
+}
+
+export type StateSnapshot = ReturnType<typeof stateSnapshot>;
