@@ -9,12 +9,11 @@
  * (429 with `Retry-After`/`RateLimit-Reset`, 5xx, answers lost after the work, hangs, resets).
  */
 import type { IncomingMessage } from 'node:http';
-import type { ErrorFault, Fault } from './github-sim/faults.js';
-import type { RequestHook } from './github-sim/hooks.js';
+import type { ErrorFault } from './github-sim/faults.js';
 import { route, type Reply, type Violation } from './gitlab-sim/routes.js';
 import { compileSpec, loadOpenApi, type SpecValidators } from './gitlab-sim/spec.js';
 import { GitLabBook, type ProjectState, type SimProject } from './gitlab-sim/state.js';
-import { SimServer, SimulatorBase, pathBelow, type SimAdapter, type SimRecord } from './sim-server.js';
+import { SimServer, SimulatorBase, pathBelow, type ForgeSimulatorFace, type SimAdapter, type SimRecord } from './sim-server.js';
 
 export type { Fault, FaultKind } from './github-sim/faults.js';
 export type { RequestHook } from './github-sim/hooks.js';
@@ -41,23 +40,10 @@ export interface RecordedRequest extends SimRecord {
   username?: string;
 }
 
-export interface GitLabSimulator {
-  /** The web base URL (what `GITLAB_URL` would be), with the sub-path if any. */
-  readonly url: string;
-  /** `${url}/api/v4`. */
-  readonly apiUrl: string;
-  readonly requests: readonly RecordedRequest[];
-  /** OpenAPI and rule violations in client requests (and in the simulator's own answers). */
-  readonly violations: readonly Violation[];
-  inject(fault: Fault): void;
-  hook(hook: RequestHook): void;
-  /** POST/PUT requests that changed state. */
-  writes(): RecordedRequest[];
+/** `apiUrl` is `${url}/api/v4`; `writes()` are the POST and PUT requests that changed state. */
+export interface GitLabSimulator extends ForgeSimulatorFace<RecordedRequest, Violation> {
   /** A project's state (environments, deployments), by full path. */
   project(path: string): ProjectState | undefined;
-  /** Forgets deployments, environments, requests, violations, faults and hooks. */
-  reset(): void;
-  close(): Promise<void>;
 }
 
 /** GitLab's throttle answer (Rack::Attack): 429, plain text, `Retry-After` and the `RateLimit-*` headers. */

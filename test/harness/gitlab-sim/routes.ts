@@ -5,21 +5,16 @@
  * created on demand, and `DeploymentsFinder`'s list rules.
  */
 import type { Violation as GitHubViolation } from '../github-sim/routes.js';
+import type { SimReply } from '../sim-server.js';
 import type { OperationId, SpecValidators } from './spec.js';
-import { ENVIRONMENT_NAME, type GitLabBook, type ProjectState, type StoredDeployment } from './state.js';
+import { ENVIRONMENT_NAME, type GitLabBook, type ProjectState, type StoredDeployment, type StoredEnvironment } from './state.js';
 import { currentUser, deployment, environment, gitlabPage, project } from './wire.js';
 
 /** A rule broken by a client request (or, kind 'response', by the simulator), by operationId. */
 export type Violation = Omit<GitHubViolation, 'endpoint'> & { operation?: OperationId };
 
-export interface Reply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** True when the request changed state. */
-  didWork?: boolean;
-  operation?: OperationId;
-}
+/** An answer, with the operation whose response schema it must match. */
+export type Reply = SimReply & { operation?: OperationId };
 
 export interface RouteContext {
   spec: SpecValidators;
@@ -38,9 +33,25 @@ interface Matched {
   project: ProjectState;
   /** `deployment_id`, `environment_id` or `sha`. */
   arg: string;
+  op: OperationId;
 }
 
 type Handler = (ctx: RouteContext, m: Matched) => Reply;
+
+/** A handler of one deployment or environment by id: 404 when the project has none of that id. */
+const byId =
+  <T extends { id: number }>(
+    items: (p: ProjectState) => T[],
+    handle: (ctx: RouteContext, p: ProjectState, item: T, op: OperationId) => Reply,
+  ): Handler =>
+  (ctx, { project: p, arg, op }) => {
+    const item = items(p).find((i) => String(i.id) === arg);
+    return item === undefined ? error(ctx, 404, 'notFound.404') : handle(ctx, p, item, op);
+  };
+const byDeployment = (h: (ctx: RouteContext, p: ProjectState, d: StoredDeployment, op: OperationId) => Reply) =>
+  byId((p) => p.deployments, h);
+const byEnvironment = (h: (ctx: RouteContext, p: ProjectState, e: StoredEnvironment, op: OperationId) => Reply) =>
+  byId((p) => p.environments, h);
 
 const error = (ctx: RouteContext, status: number, key: string): Reply => ({ status, body: ctx.spec.errorBody(key) });
 const validation = (field: string, message: string): Reply => ({ status: 400, body: { message: { [field]: [message] } } });
@@ -72,10 +83,7 @@ function listRuleBroken(q: Record<string, string>): string | undefined {
   return undefined;
 }
 
-const listDeployments: Handler = (ctx, { project: p }) => {
-  const op = 'getApiV4ProjectsIdDeployments';
-  const refused = params(ctx, op, 'query');
-  if (refused !== undefined) return refused;
+const listDeployments: Handler = (ctx, { project: p, op }) => {
   const q = ctx.query;
   const broken = listRuleBroken(q);
   if (broken !== undefined) return { status: 400, body: { message: `400 Bad request - ${broken}` } };
@@ -101,10 +109,7 @@ interface NewDeployment {
   status: string;
 }
 
-const createDeployment: Handler = (ctx, { project: p }) => {
-  const op = 'postApiV4ProjectsIdDeployments';
-  const refused = params(ctx, op, 'body');
-  if (refused !== undefined) return refused;
+const createDeployment: Handler = (ctx, { project: p, op }) => {
   const b = ctx.body as NewDeployment;
   if (!ENVIRONMENT_NAME.test(b.environment) || b.environment.startsWith('/') || b.environment.endsWith('/'))
     return validation(
@@ -118,20 +123,9 @@ const createDeployment: Handler = (ctx, { project: p }) => {
   return { status: 201, operation: op, body: deployment(ctx.webUrl, p, d), didWork: true };
 };
 
-const deploymentOf = (p: ProjectState, arg: string) => p.deployments.find((d) => String(d.id) === arg);
+const getDeployment = byDeployment((ctx, p, d, op) => ({ status: 200, operation: op, body: deployment(ctx.webUrl, p, d) }));
 
-const getDeployment: Handler = (ctx, { project: p, arg }) => {
-  const d = deploymentOf(p, arg);
-  if (d === undefined) return error(ctx, 404, 'notFound.404');
-  return { status: 200, operation: 'getApiV4ProjectsIdDeploymentsDeploymentId', body: deployment(ctx.webUrl, p, d) };
-};
-
-const updateDeployment: Handler = (ctx, { project: p, arg }) => {
-  const op = 'putApiV4ProjectsIdDeploymentsDeploymentId';
-  const d = deploymentOf(p, arg);
-  if (d === undefined) return error(ctx, 404, 'notFound.404');
-  const refused = params(ctx, op, 'body');
-  if (refused !== undefined) return refused;
+const updateDeployment = byDeployment((ctx, p, d, op) => {
   const to = (ctx.body as { status: string }).status;
   const { event, allowed } = ctx.spec.transitionAllowed(d.status, to);
   if (!allowed) {
@@ -140,12 +134,9 @@ const updateDeployment: Handler = (ctx, { project: p, arg }) => {
   }
   ctx.book.setStatus(p, d, to);
   return { status: 200, operation: op, body: deployment(ctx.webUrl, p, d), didWork: true };
-};
+});
 
-const listEnvironments: Handler = (ctx, { project: p }) => {
-  const op = 'getApiV4ProjectsIdEnvironments';
-  const refused = params(ctx, op, 'query');
-  if (refused !== undefined) return refused;
+const listEnvironments: Handler = (ctx, { project: p, op }) => {
   const q = ctx.query;
   if (q.name !== undefined && q.search !== undefined) return { status: 400, body: { error: 'name, search are mutually exclusive' } };
   const found = p.environments.filter(
@@ -158,22 +149,11 @@ const listEnvironments: Handler = (ctx, { project: p }) => {
   return { status: 200, operation: op, headers, body: page.map((e) => environment(ctx.webUrl, p, e)) };
 };
 
-const environmentOf = (p: ProjectState, arg: string) => p.environments.find((e) => String(e.id) === arg);
-
-const getEnvironment: Handler = (ctx, { project: p, arg }) => {
-  const e = environmentOf(p, arg);
-  if (e === undefined) return error(ctx, 404, 'notFound.404');
-  return { status: 200, operation: 'getApiV4ProjectsIdEnvironmentsEnvironmentId', body: environment(ctx.webUrl, p, e) };
-};
+const getEnvironment = byEnvironment((ctx, p, e, op) => ({ status: 200, operation: op, body: environment(ctx.webUrl, p, e) }));
 
 const UPDATABLE = ['external_url', 'tier', 'kubernetes_namespace', 'flux_resource_path', 'cluster_agent_id', 'description'] as const;
 
-const updateEnvironment: Handler = (ctx, { project: p, arg }) => {
-  const op = 'putApiV4ProjectsIdEnvironmentsEnvironmentId';
-  const e = environmentOf(p, arg);
-  if (e === undefined) return error(ctx, 404, 'notFound.404');
-  const refused = params(ctx, op, 'body');
-  if (refused !== undefined) return refused;
+const updateEnvironment = byEnvironment((ctx, p, e, op) => {
   const b = (ctx.body ?? {}) as Record<string, unknown>;
   const url = b.external_url;
   if (typeof url === 'string' && url !== '' && !/^https?:\/\/[^/\s]+/.test(url))
@@ -184,24 +164,16 @@ const updateEnvironment: Handler = (ctx, { project: p, arg }) => {
   if (after.flux_resource_path !== null && after.kubernetes_namespace === null) return validation('flux_resource_path', 'must be blank');
   Object.assign(e, after, { updatedAt: ctx.book.now() });
   return { status: 200, operation: op, body: environment(ctx.webUrl, p, e), didWork: true };
-};
+});
 
-const stopEnvironment: Handler = (ctx, { project: p, arg }) => {
-  const op = 'postApiV4ProjectsIdEnvironmentsEnvironmentIdStop';
-  const e = environmentOf(p, arg);
-  if (e === undefined) return error(ctx, 404, 'notFound.404');
-  const refused = params(ctx, op, 'body');
-  if (refused !== undefined) return refused;
+const stopEnvironment = byEnvironment((ctx, p, e, op) => {
   const changed = e.state !== 'stopped';
   e.state = 'stopped';
   // Documented 201; GitLab answers 200 (lib/api/environments.rb `status 200`).
   return { status: 200, operation: op, body: environment(ctx.webUrl, p, e), didWork: changed };
-};
+});
 
-const commitRefs: Handler = (ctx, { project: p, arg }) => {
-  const op = 'getApiV4ProjectsIdRepositoryCommitsShaRefs';
-  const refused = params(ctx, op, 'query');
-  if (refused !== undefined) return refused;
+const commitRefs: Handler = (ctx, { project: p, arg, op }) => {
   const refs = ctx.book.refsOf(p, arg);
   if (refs === undefined) return { status: 404, body: { message: '404 Commit Not Found' } };
   const type = ctx.query.type ?? 'branch';
@@ -213,19 +185,80 @@ const commitRefs: Handler = (ctx, { project: p, arg }) => {
   return { status: 200, operation: op, headers, body: page };
 };
 
-const getProject: Handler = (ctx, { project: p }) => ({ status: 200, operation: 'getApiV4ProjectsId', body: project(ctx.webUrl, p) });
+const getProject: Handler = (ctx, { project: p, op }) => ({ status: 200, operation: op, body: project(ctx.webUrl, p) });
 
-const ROUTES: { method: string; pattern: RegExp; handler: Handler; write: boolean }[] = [
-  { method: 'GET', pattern: /^\/projects\/([^/]+)$/, handler: getProject, write: false },
-  { method: 'GET', pattern: /^\/projects\/([^/]+)\/deployments$/, handler: listDeployments, write: false },
-  { method: 'POST', pattern: /^\/projects\/([^/]+)\/deployments$/, handler: createDeployment, write: true },
-  { method: 'GET', pattern: /^\/projects\/([^/]+)\/deployments\/(\d+)$/, handler: getDeployment, write: false },
-  { method: 'PUT', pattern: /^\/projects\/([^/]+)\/deployments\/(\d+)$/, handler: updateDeployment, write: true },
-  { method: 'GET', pattern: /^\/projects\/([^/]+)\/environments$/, handler: listEnvironments, write: false },
-  { method: 'GET', pattern: /^\/projects\/([^/]+)\/environments\/(\d+)$/, handler: getEnvironment, write: false },
-  { method: 'PUT', pattern: /^\/projects\/([^/]+)\/environments\/(\d+)$/, handler: updateEnvironment, write: true },
-  { method: 'POST', pattern: /^\/projects\/([^/]+)\/environments\/(\d+)\/stop$/, handler: stopEnvironment, write: true },
-  { method: 'GET', pattern: /^\/projects\/([^/]+)\/repository\/commits\/([^/]+)\/refs$/, handler: commitRefs, write: false },
+interface Route {
+  method: string;
+  pattern: RegExp;
+  op: OperationId;
+  /** What Grape checks before the endpoint runs. */
+  params?: 'body' | 'query';
+  handler: Handler;
+}
+
+const ROUTES: Route[] = [
+  { method: 'GET', pattern: /^\/projects\/([^/]+)$/, op: 'getApiV4ProjectsId', handler: getProject },
+  {
+    method: 'GET',
+    pattern: /^\/projects\/([^/]+)\/deployments$/,
+    op: 'getApiV4ProjectsIdDeployments',
+    params: 'query',
+    handler: listDeployments,
+  },
+  {
+    method: 'POST',
+    pattern: /^\/projects\/([^/]+)\/deployments$/,
+    op: 'postApiV4ProjectsIdDeployments',
+    params: 'body',
+    handler: createDeployment,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/projects\/([^/]+)\/deployments\/(\d+)$/,
+    op: 'getApiV4ProjectsIdDeploymentsDeploymentId',
+    handler: getDeployment,
+  },
+  {
+    method: 'PUT',
+    pattern: /^\/projects\/([^/]+)\/deployments\/(\d+)$/,
+    op: 'putApiV4ProjectsIdDeploymentsDeploymentId',
+    params: 'body',
+    handler: updateDeployment,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/projects\/([^/]+)\/environments$/,
+    op: 'getApiV4ProjectsIdEnvironments',
+    params: 'query',
+    handler: listEnvironments,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/projects\/([^/]+)\/environments\/(\d+)$/,
+    op: 'getApiV4ProjectsIdEnvironmentsEnvironmentId',
+    handler: getEnvironment,
+  },
+  {
+    method: 'PUT',
+    pattern: /^\/projects\/([^/]+)\/environments\/(\d+)$/,
+    op: 'putApiV4ProjectsIdEnvironmentsEnvironmentId',
+    params: 'body',
+    handler: updateEnvironment,
+  },
+  {
+    method: 'POST',
+    pattern: /^\/projects\/([^/]+)\/environments\/(\d+)\/stop$/,
+    op: 'postApiV4ProjectsIdEnvironmentsEnvironmentIdStop',
+    params: 'body',
+    handler: stopEnvironment,
+  },
+  {
+    method: 'GET',
+    pattern: /^\/projects\/([^/]+)\/repository\/commits\/([^/]+)\/refs$/,
+    op: 'getApiV4ProjectsIdRepositoryCommitsShaRefs',
+    params: 'query',
+    handler: commitRefs,
+  },
 ];
 
 /**
@@ -241,8 +274,9 @@ export function route(ctx: RouteContext, method: string, path: string): Reply {
     const p = ctx.book.project(id);
     if (p === undefined || (p.facts.members !== undefined && !p.facts.members.includes(ctx.username)))
       return error(ctx, 404, 'projectNotFound.404');
-    if (r.write && p.facts.reporters?.includes(ctx.username) === true) return error(ctx, 403, 'forbidden.403');
-    return r.handler(ctx, { project: p, arg });
+    if (r.method !== 'GET' && p.facts.reporters?.includes(ctx.username) === true) return error(ctx, 403, 'forbidden.403');
+    const refused = r.params === undefined ? undefined : params(ctx, r.op, r.params);
+    return refused ?? r.handler(ctx, { project: p, arg, op: r.op });
   }
   return { status: 404, body: { error: '404 Not Found' } };
 }
