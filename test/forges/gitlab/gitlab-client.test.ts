@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { GitLabClient, nextPageOf } from '../../../src/forges/gitlab/gitlab-client.js';
 import { classifyGitLabFailure, GitLabError, type GitLabFailure } from '../../../src/forges/gitlab/gitlab-error.js';
 import { tokenFileReader, type GitLabHttpOptions } from '../../../src/forges/gitlab/gitlab-http.js';
+import { CREATED_AS, findOwnDeployment } from '../../../src/forges/gitlab/gitlab-recovery.js';
 import { parseGitLabUrl } from '../../../src/forges/gitlab/gitlab-url.js';
 import { rateLimitFault, startGitLabSimulator, type GitLabSimulator, type GitLabSimulatorOptions } from '../../harness/gitlab-sim.js';
 
@@ -218,4 +219,23 @@ t.test('a sub-path install: GITLAB_URL with a prefix reaches the API below it', 
   t.match(sim.url, /\/gitlab$/);
   t.match(await gitlab.currentUser(), { username: 'deploy-bridge' });
   t.equal(sim.requests.at(-1)?.status, 200);
+});
+
+t.test('crash recovery: a create whose answer was lost is found by listing, never another user’s of the same commit', async (t) => {
+  const { sim, gitlab } = await setup(t);
+  const other = new GitLabClient({ apiBase: sim.apiUrl, token: 'glpat-other', userAgent: 'x' });
+  const body = { environment: 'staging/frontend', sha: SHA, ref: 'main', tag: false, status: 'running' } as const;
+  await other.createDeployment(PROJECT, body);
+  sim.inject({ method: 'POST', afterWork: 502 });
+  t.equal((await failure(gitlab.createDeployment(PROJECT, body))).kind, 'retry', 'the answer was lost');
+  await gitlab.createDeployment(PROJECT, { ...body, environment: 'staging/backend' });
+  const me = await gitlab.currentUser();
+  const listed = (
+    await Promise.all(CREATED_AS.map((status) => gitlab.listDeployments(PROJECT, { environment: 'staging/frontend', status })))
+  ).flat();
+  t.equal(listed.length, 2, 'both users’ deployments of the commit are listed');
+  const found = findOwnDeployment(listed, { environment: 'staging/frontend', sha: SHA, userId: me.id, claimed: new Set() });
+  t.match(found, { found: { user: { username: 'deploy-bridge' }, environment: { name: 'staging/frontend' } } });
+  t.equal(sim.project(PROJECT)?.deployments.length, 3, 'no duplicate was created');
+  noViolations(t, sim);
 });
