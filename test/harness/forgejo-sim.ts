@@ -9,15 +9,14 @@
  * refused (401) except `GET /version`.
  */
 import type { IncomingMessage } from 'node:http';
-import type { ErrorFault, Fault } from './github-sim/faults.js';
-import type { RequestHook } from './github-sim/hooks.js';
+import type { ErrorFault } from './github-sim/faults.js';
 import { dispatch } from './forgejo-sim/dispatch.js';
 import type { ForgejoSimulatorOptions, RecordedRequest } from './forgejo-sim/options.js';
 import type { Reply, RouteContext, Violation } from './forgejo-sim/routes.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './forgejo-sim/spec.js';
 import { StatusBook } from './forgejo-sim/state.js';
 import { apiError, type Site, type StoredStatus } from './forgejo-sim/wire.js';
-import { SimServer, SimulatorBase, pathBelow, type SimAdapter } from './sim-server.js';
+import { SimServer, SimulatorBase, pathBelow, type ForgeSimulatorFace, type SimAdapter } from './sim-server.js';
 
 export type { Fault, FaultKind } from './github-sim/faults.js';
 export type { RequestHook } from './github-sim/hooks.js';
@@ -25,26 +24,10 @@ export type { ForgejoSimulatorOptions, RecordedRequest } from './forgejo-sim/opt
 export type { RepoFacts, Violation } from './forgejo-sim/routes.js';
 export type { StoredStatus } from './forgejo-sim/wire.js';
 
-export interface ForgejoSimulator {
-  /** The web base URL (what `FORGEJO_URL` would be), with the sub-path if any. */
-  readonly url: string;
-  /** `${url}/api/v1`. */
-  readonly apiUrl: string;
-  readonly requests: readonly RecordedRequest[];
-  /** Swagger and rule violations seen in client requests (and in the simulator's own answers). */
-  readonly violations: readonly Violation[];
-  /** Arms a fault for the next matching request(s); paths match below `/api/v1` or in full. */
-  inject(fault: Fault): void;
-  /** Arms a hook run when the next matching request(s) arrive or are applied. */
-  hook(hook: RequestHook): void;
-  /** POST requests that stored a status. */
-  writes(): RecordedRequest[];
+/** `apiUrl` is `${url}/api/v1`; `writes()` are the POST requests that stored a status. */
+export interface ForgejoSimulator extends ForgeSimulatorFace<RecordedRequest, Violation> {
   /** A commit's statuses, oldest first. */
   statuses(owner: string, repo: string, sha: string): StoredStatus[];
-  /** Forgets statuses, requests, violations, faults and hooks. */
-  reset(): void;
-  /** Stops the server, ending hanging and delayed requests; safe to call more than once. */
-  close(): Promise<void>;
 }
 
 /** A 429 (or a proxy's 503) with `Retry-After`: delta seconds, or an HTTP date given as a string. */

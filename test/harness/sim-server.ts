@@ -64,6 +64,30 @@ export function pathBelow(base: string, pathname: string): string | undefined {
   return pathname.slice(base.length).replace(/(.)\/$/, '$1') || '/';
 }
 
+/**
+ * The public face a forge simulator below a web base URL shows its tests (Forgejo, GitLab): where it
+ * is, what it saw, what it was armed with. Each adds its forge's own inspection.
+ */
+export interface ForgeSimulatorFace<Rec extends SimRecord, V> {
+  /** The web base URL (what the forge's `…_URL` setting would be), with the sub-path if any. */
+  readonly url: string;
+  /** The API root below `url`. */
+  readonly apiUrl: string;
+  readonly requests: readonly Rec[];
+  /** Description and rule violations seen in client requests (and in the simulator's own answers). */
+  readonly violations: readonly V[];
+  /** Arms a fault for the next matching request(s); paths match below the API root or in full. */
+  inject(fault: Fault): void;
+  /** Arms a hook run when the next matching request(s) arrive or are applied. */
+  hook(hook: RequestHook): void;
+  /** Requests that changed the forge's state. */
+  writes(): Rec[];
+  /** Forgets what the forge stored, requests, violations, faults and hooks. */
+  reset(): void;
+  /** Stops the server, ending hanging and delayed requests; safe to call more than once. */
+  close(): Promise<void>;
+}
+
 /** What every simulator's public face takes from its SimServer: the requests, faults, hooks and close. */
 export abstract class SimulatorBase<R extends SimReply, Rec extends SimRecord> {
   abstract readonly server: SimServer<R, Rec>;

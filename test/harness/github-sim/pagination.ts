@@ -1,10 +1,16 @@
 /**
  * GitHub's page-number pagination: `per_page` (default 30, at most 100), `page` (from 1) and a
- * `Link` header with rel="next"/"last" (and "prev"/"first" past page 1).
+ * `Link` header with rel="next"/"last" (and "prev"/"first" past page 1). GitLab pages the same way
+ * with other bounds (default 20), given as `limits`.
  */
 
-const DEFAULT_PER_PAGE = 30;
-const MAX_PER_PAGE = 100;
+/** A forge's page sizes: when `per_page` is missing or not positive, and the largest it serves. */
+export interface PageLimits {
+  perPage: number;
+  maxPerPage: number;
+}
+
+const GITHUB_LIMITS: PageLimits = { perPage: 30, maxPerPage: 100 };
 
 function positiveInt(raw: string | undefined, fallback: number): number {
   const n = raw === undefined ? NaN : Number.parseInt(raw, 10);
@@ -12,8 +18,13 @@ function positiveInt(raw: string | undefined, fallback: number): number {
 }
 
 /** One page of `items` and the Link header (absent when everything fits on one page). */
-export function paginate<T>(items: T[], query: Record<string, string>, selfUrl: string): { page: T[]; link?: string } {
-  const perPage = Math.min(MAX_PER_PAGE, positiveInt(query.per_page, DEFAULT_PER_PAGE));
+export function paginate<T>(
+  items: T[],
+  query: Record<string, string>,
+  selfUrl: string,
+  limits: PageLimits = GITHUB_LIMITS,
+): { page: T[]; link?: string } {
+  const perPage = Math.min(limits.maxPerPage, positiveInt(query.per_page, limits.perPage));
   const page = positiveInt(query.page, 1);
   const last = Math.max(1, Math.ceil(items.length / perPage));
   const slice = items.slice((page - 1) * perPage, page * perPage);

@@ -1,0 +1,139 @@
+/**
+ * One GitLab request on Node's fetch, the forge HTTP layer the Forgejo client uses too: the global
+ * dispatcher (`installProxy` routes it through `HTTPS_PROXY`/`NO_PROXY`, undici keeps connections
+ * alive), one timeout per request including the body read, the answer read with a size cap (as the
+ * registry client does), no retries (the queue retries), every failure a `GitLabError`. The token is
+ * read before each request (a rotated `GITLAB_TOKEN_FILE` is picked up) and never appears in an error.
+ */
+import { readFile } from 'node:fs/promises';
+import { GitLabError, gitlabMessageOf, pauseUntilOf, type GitLabOperation } from './gitlab-error.js';
+
+/** Every GitLab request is abandoned after this long (the body read included). */
+export const GITLAB_TIMEOUT_MS = 15_000;
+/** The most of an answer read: 100 deployments with their users and environments stay far below. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** The token inline, or a function that reads it before each request. */
+export type GitLabToken = string | (() => Promise<string>);
+
+/** Reads a token file (`GITLAB_TOKEN_FILE`) again at each call, trimmed as Forgejo's is. */
+export function tokenFileReader(path: string): () => Promise<string> {
+  return async () => (await readFile(path, 'utf8')).trim();
+}
+
+export interface GitLabHttpOptions {
+  apiBase: string;
+  token: GitLabToken;
+  userAgent: string;
+  timeoutMs?: number;
+  maxAnswerBytes?: number;
+  now?: () => number;
+  /** Told of every request's outcome: the HTTP status, `timeout` or `network`, for metrics and the credential check. */
+  observe?: (operation: GitLabOperation, outcome: number | 'timeout' | 'network') => void;
+}
+
+export interface GitLabRequest {
+  op: GitLabOperation;
+  /** What the request does, for errors: `create deployment of app@1a2b3c4 to staging`. */
+  what: string;
+  method: 'GET' | 'POST' | 'PUT';
+  /** Below the API root, ids already encoded. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+export interface GitLabAnswer {
+  data: unknown;
+  headers: Headers;
+}
+
+/** Sends one request; the parsed JSON answer, or a GitLabError. */
+export async function gitlabRequest(o: GitLabHttpOptions, r: GitLabRequest): Promise<GitLabAnswer> {
+  const url = new URL(`${o.apiBase}${r.path}`);
+  for (const [k, v] of Object.entries(r.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+  let token: string;
+  try {
+    token = typeof o.token === 'string' ? o.token : await o.token();
+  } catch (err) {
+    throw new GitLabError(`${r.what}: cannot read the token: ${err instanceof Error ? err.message : String(err)}`, undefined, {
+      operation: r.op,
+      cause: err,
+    });
+  }
+  const timeoutMs = o.timeoutMs ?? GITLAB_TIMEOUT_MS;
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, {
+      method: r.method,
+      headers: {
+        'private-token': token,
+        accept: 'application/json',
+        'user-agent': o.userAgent,
+        ...(r.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(r.body === undefined ? {} : { body: JSON.stringify(r.body) }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    text = await boundedText(res, o.maxAnswerBytes ?? MAX_ANSWER_BYTES, r);
+  } catch (err) {
+    if (err instanceof GitLabError) throw err;
+    const timeout = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+    o.observe?.(r.op, timeout ? 'timeout' : 'network');
+    const detail = timeout ? `timed out after ${timeoutMs} ms` : `network error: ${networkDetail(err)}`;
+    throw new GitLabError(`${r.what}: ${detail}`, undefined, { operation: r.op, cause: err });
+  }
+  o.observe?.(r.op, res.status);
+  if (!res.ok) {
+    const said = gitlabMessageOf(text);
+    const retryAt = pauseUntilOf(res.status, res.headers, (o.now ?? Date.now)());
+    throw new GitLabError(`${r.what}: ${res.status} ${said ?? res.statusText}`.trim(), res.status, {
+      operation: r.op,
+      ...(said === undefined ? {} : { gitlabMessage: said }),
+      ...(retryAt === undefined ? {} : { retryAt }),
+    });
+  }
+  try {
+    return { data: JSON.parse(text) as unknown, headers: res.headers };
+  } catch (err) {
+    // Status unknown on purpose: a 201 that cannot be read may still have created the deployment.
+    throw new GitLabError(`${r.what}: answered ${res.status} with a body that is not JSON`, undefined, { operation: r.op, cause: err });
+  }
+}
+
+/** The body as text, refused past `maxBytes` (declared or read); the status stays unknown, as for an unreadable answer. */
+async function boundedText(res: Response, maxBytes: number, r: GitLabRequest): Promise<string> {
+  const refuse = (n: string) =>
+    new GitLabError(`${r.what}: answered ${res.status} with more than ${maxBytes} bytes (${n})`, undefined, { operation: r.op });
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (res.body === null) return '';
+  if (declared > maxBytes) {
+    await res.body.cancel();
+    throw refuse(`${declared} declared`);
+  }
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw refuse('read');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The innermost useful cause of a fetch failure (`fetch failed` alone names nothing), with its code. */
+function networkDetail(err: unknown): string {
+  let detail = err instanceof Error ? err.message : String(err);
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    detail = typeof code === 'string' && !e.message.includes(code) ? `${e.message} (${code})` : e.message || detail;
+  }
+  return detail;
+}
