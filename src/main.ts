@@ -25,7 +25,7 @@ import { AbsenceStore } from './store/absence-store.js';
 import { RecheckSchedule } from './runtime/recheck-schedule.js';
 import { Resync } from './runtime/resync.js';
 import { createSourceRunner } from './runtime/source-runner.js';
-import { openStorage, storageHealthFor } from './store/open-storage.js';
+import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
 import { QueueStore } from './store/queue-store.js';
@@ -173,7 +173,7 @@ async function main(config: Config): Promise<void> {
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);
     await app.close();
-    db.close();
+    closeStorage(db);
     log.info('stopped');
     // The last lines out (a broken pipe calls back at once; a stuck one is bounded by the timer above).
     await new Promise<void>((resolve) => log.flush(() => resolve()));

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
 import { SchemaTooNewError, durably, openDatabase, type Db } from './database.js';
+import { DatabaseCorruptError, DatabaseInUseError, checkIntegrity, isCorruption, lockDatabase } from './database-guard.js';
 import { StorageHealth } from './storage-health.js';
 import { runPragma } from './kept-statements.js';
 
@@ -53,24 +54,38 @@ export function probeWrite(db: Db): void {
   durably(db, () => runPragma(db, `user_version = ${version}`));
 }
 
+/** The lock of each database openStorage opened (database-guard.ts), released by closeStorage. */
+const locks = new Map<Db, Db>();
+
 /**
  * Opens the database and checks it takes a write. A read-only or full volume fails here, at start,
- * with one line naming the file, what the file system says and SQLite's error.
+ * with one line naming the file, what the file system says and SQLite's error. Before that: the file's
+ * exclusive lock (a second bridge on it stops here) and, once open, its integrity (a damaged file is refused
+ * and left as it is).
  */
 export function openStorage(path: string): Db {
   let db: Db | undefined;
+  let lock: Db | undefined;
   try {
+    if (path !== ':memory:') lock = lockDatabase(path);
     db = openDatabase(path);
-    if (path !== ':memory:') probeWrite(db);
+    if (path !== ':memory:') {
+      checkIntegrity(db, path);
+      probeWrite(db);
+    }
+    if (lock) locks.set(db, lock);
     return db;
   } catch (err) {
-    try {
-      db?.close();
-    } catch {
-      /* already failing */
+    for (const c of [db, lock]) {
+      try {
+        c?.close();
+      } catch {
+        /* already failing */
+      }
     }
-    // Not a storage fault: the file is fine, this bridge is too old for it.
-    if (err instanceof SchemaTooNewError) throw err;
+    // Not a storage fault: the file is fine, this bridge is too old for it; or it belongs to another process.
+    if (err instanceof SchemaTooNewError || err instanceof DatabaseInUseError || err instanceof DatabaseCorruptError) throw err;
+    if (isCorruption(err)) throw new DatabaseCorruptError(path, errorMessage(err));
     const cause = path === ':memory:' ? undefined : diagnoseDirectory(dirname(path));
     const code = (err as { code?: unknown }).code;
     throw new Error(
@@ -78,6 +93,13 @@ export function openStorage(path: string): Db {
       { cause: err },
     );
   }
+}
+
+/** Closes a database from openStorage and releases its lock. */
+export function closeStorage(db: Db): void {
+  db.close();
+  locks.get(db)?.close();
+  locks.delete(db);
 }
 
 /** The bridge's storage tracker for an open database: probe, file-system diagnosis, metrics and logs wired. */
