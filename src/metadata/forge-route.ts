@@ -13,6 +13,8 @@ export interface ForgeHost {
   host: string;
   /** The setting that names the host (`FORGEJO_URL`), said when a repository is on no forge; absent for a forge with a default host. */
   setting?: string;
+  /** True when its repository paths nest (GitLab's groups and subgroups: `group/sub/project`). */
+  nested?: boolean;
   /** Why the forge is known but serves nothing (its credentials are not set), else absent. */
   disabled?: string;
 }
@@ -33,6 +35,7 @@ export function routeRepository(r: RepoRef, forges: readonly ForgeHost[]): Route
     const nor = others.map((f) => ` nor on ${f.host.toLowerCase()}${f.setting === undefined ? '' : ` (${f.setting})`}`).join('');
     return { error: first === undefined ? 'is on no configured forge' : `is not on ${first.host.toLowerCase()}${nor}` };
   }
+  if (r.owner.includes('/') && forge.nested !== true) return { error: `names nested groups (${r.owner}), which ${host} has not` };
   if (forge.disabled !== undefined) {
     const served = serving.map((f) => f.setting ?? f.host).join(', ');
     return { error: `is on ${host}, but ${forge.disabled}${served === '' ? '' : `: only ${served} is served`}` };

@@ -13,14 +13,19 @@ export interface RepoRef extends RepoName {
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
-function fromPath(path: string): RepoName | undefined {
+/** Most path segments a URL may name: GitLab nests 20 levels of groups above a project. */
+const MAX_SEGMENTS = 21;
+
+/** `owner/repo`; in a URL also `group/sub/repo` (GitLab's nested groups: the owner is the group path). */
+function fromPath(path: string, nested: boolean): RepoName | undefined {
   const parts = path
     .replace(/^\/+|\/+$/g, '')
+    .replace(/\/-\/.*$/, '')
     .replace(/\.git$/, '')
     .split('/');
-  if (parts.length !== 2) return undefined;
-  const [owner, repo] = parts as [string, string];
-  return NAME.test(owner) && NAME.test(repo) && repo !== '.' && repo !== '..' ? { owner, repo } : undefined;
+  if (parts.length < 2 || parts.length > (nested ? MAX_SEGMENTS : 2)) return undefined;
+  if (!parts.every((p) => NAME.test(p) && p !== '.' && p !== '..')) return undefined;
+  return { owner: parts.slice(0, -1).join('/'), repo: parts.at(-1) ?? '' };
 }
 
 /**
@@ -48,7 +53,7 @@ export function parseRepository(value: string): RepoRef | { error: string } {
   } else {
     path = v;
   }
-  const name = fromPath(path);
+  const name = fromPath(path, urlHost !== undefined);
   if (name === undefined) return { error: `${quoted(value)} does not name owner/repo` };
   return urlHost === undefined ? name : { ...name, host: urlHost.toLowerCase() };
 }
