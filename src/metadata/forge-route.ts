@@ -35,7 +35,6 @@ export function routeRepository(r: RepoRef, forges: readonly ForgeHost[]): Route
     const nor = others.map((f) => ` nor on ${f.host.toLowerCase()}${f.setting === undefined ? '' : ` (${f.setting})`}`).join('');
     return { error: first === undefined ? 'is on no configured forge' : `is not on ${first.host.toLowerCase()}${nor}` };
   }
-  if (r.owner.includes('/') && forge.nested !== true) return { error: `names nested groups (${r.owner}), which ${host} has not` };
   if (forge.disabled !== undefined) {
     const served = serving.map((f) => f.setting ?? f.host).join(', ');
     return { error: `is on ${host}, but ${forge.disabled}${served === '' ? '' : `: only ${served} is served`}` };

@@ -44,6 +44,8 @@ export function parseRepositoryPatterns(value: string): { patterns: RepositoryPa
       parts.length < 2 ||
       parts.length > MAX_SEGMENTS + 1 ||
       (host !== undefined && !HOST.test(host)) ||
+      // A group path (`host/group/sub/project`) needs a host that reads as one: `acme/web/extra` stays a mistake.
+      (parts.length > 3 && !host?.includes('.')) ||
       repo === undefined ||
       groups.length === 0 ||
       !groups.every((g) => NAME.test(g)) ||

@@ -32,8 +32,9 @@ function fromPath(path: string, nested: boolean): RepoName | undefined {
  * Parses a repository reference: `owner/repo`, `https://<host>/owner/repo[.git]`,
  * `git@<host>:owner/repo.git` or `ssh://git@<host>/owner/repo`. Which forge the host belongs to is
  * the caller's decision (`routeRepository`); the host name is returned lower-cased, without a port.
+ * On a host in `nestedHosts` (GitLab's) a URL may name nested groups: `group/sub/app` is owner `group/sub`.
  */
-export function parseRepository(value: string): RepoRef | { error: string } {
+export function parseRepository(value: string, nestedHosts: readonly string[] = []): RepoRef | { error: string } {
   const v = value.trim();
   const scp = /^[\w.-]+@([^:/]+):(.+)$/.exec(v);
   let urlHost: string | undefined;
@@ -53,7 +54,7 @@ export function parseRepository(value: string): RepoRef | { error: string } {
   } else {
     path = v;
   }
-  const name = fromPath(path, urlHost !== undefined);
+  const name = fromPath(path, urlHost !== undefined && nestedHosts.includes(urlHost.toLowerCase()));
   if (name === undefined) return { error: `${quoted(value)} does not name owner/repo` };
   return urlHost === undefined ? name : { ...name, host: urlHost.toLowerCase() };
 }
