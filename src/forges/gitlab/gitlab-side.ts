@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../../common/metrics.js';
 import { ForgeError } from '../../common/errors.js';
 import { CredentialMonitor } from '../credential-monitor.js';
-import { ForgeHealth, ForgePaused } from '../forge-health.js';
+import { ForgeHealth } from '../forge-health.js';
+import { forgeGate } from '../forge-gate.js';
 import { GitLabClient } from './gitlab-client.js';
 import { GitLabError } from './gitlab-error.js';
 import type { GitLabLocation } from './gitlab-url.js';
@@ -91,34 +92,14 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
     unauthorized: (err) => (err instanceof ForgeError && err.status === 401 ? `401 ${err.forgeMessage ?? 'unauthorized'}` : undefined),
   });
 
-  const observeFailure = (err: ForgeError) => {
-    if (err.status === 401) monitor.rejected(err.forgeMessage ?? 'unauthorized');
-    else if (err.retryAt !== undefined) {
-      health.rateLimited({ kind: 'secondary', until: err.retryAt, reason: err.message });
-      o.log.warn(
-        { until: new Date(err.retryAt).toISOString() },
-        'GitLab asked to wait (Retry-After / RateLimit-Reset): pausing GitLab work',
-      );
-    } else if (err.status === undefined || err.status >= 500) health.unreachable(err.message);
-  };
-  const gated = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      health.assertOpen();
-    } catch (err) {
-      if (!(err instanceof ForgePaused)) throw err;
-      o.metrics.gitlab.inc({ operation: 'any', status: 'paused' });
-      throw new ForgeError(err.message, undefined, { cause: err, retryAt: err.pause.until, notSent: true });
-    }
-    try {
-      const out = await call();
-      health.succeeded();
-      return out;
-    } catch (err) {
-      const e = err instanceof GitLabError ? neutral(err) : err;
-      if (e instanceof ForgeError) observeFailure(e);
-      throw e;
-    }
-  };
+  const gated = forgeGate({
+    health,
+    monitor,
+    log: o.log,
+    waitWords: 'GitLab asked to wait (Retry-After / RateLimit-Reset)',
+    notSent: () => o.metrics.gitlab.inc({ operation: 'any', status: 'paused' }),
+    translate: (err) => (err instanceof GitLabError ? neutral(err) : err),
+  });
 
   const port: GitLabPort = {
     user: () => (user === undefined ? gated(currentUser) : Promise.resolve(user)),
