@@ -102,6 +102,28 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
       help: '1 while Forgejo accepts FORGEJO_TOKEN (0: rejected; unchecked or unreachable count as 1)',
       registers,
     }),
+    gitlab: new Counter({
+      name: 'gdb_gitlab_requests_total',
+      help: 'GitLab requests by operation and status (paused: not sent; timeout, network: no answer)',
+      labelNames: ['operation', 'status'],
+      registers,
+    }),
+    gitlabPauses: new Counter({
+      name: 'gdb_gitlab_pauses_total',
+      help: 'Pauses of all GitLab work by cause (secondary: a 429 or 503 with Retry-After or RateLimit-Reset; credentials)',
+      labelNames: ['kind'],
+      registers,
+    }),
+    gitlabPausedUntil: new Gauge({
+      name: 'gdb_gitlab_paused_until_timestamp_seconds',
+      help: 'End of the current pause of GitLab work (Unix time); 0 when not paused',
+      registers,
+    }),
+    gitlabCredentialsOk: new Gauge({
+      name: 'gdb_gitlab_credentials_ok',
+      help: '1 while GitLab accepts GITLAB_TOKEN (0: rejected; unchecked or unreachable count as 1)',
+      registers,
+    }),
     registryRequests: new Counter({
       name: 'gdb_registry_lookups_total',
       help: 'Image metadata look-ups by outcome',

@@ -9,19 +9,21 @@ import { forgejoForge, type ForgejoReporting, type ForgejoSettings } from './for
 import { FORGEJO_REPORTING, FORGEJO_SERVICE } from './forgejo/forgejo-settings.js';
 import { githubForge, type GitHubReporting, type GitHubSettings } from './github/github-forge.js';
 import { GITHUB_REPORTING, GITHUB_SERVICE } from './github/github-settings.js';
+import { gitlabForge, type GitLabReporting, type GitLabSettings } from './gitlab/gitlab-forge.js';
+import { GITLAB_REPORTING, GITLAB_SERVICE } from './gitlab/gitlab-settings.js';
 
 /** What routing to every forge needs (the reporting configuration, which `explain` reads, satisfies it). */
-export type ForgeReporting = GitHubReporting & ForgejoReporting;
+export type ForgeReporting = GitHubReporting & ForgejoReporting & GitLabReporting;
 /** Every forge's settings (the configuration satisfies it). */
-export type ForgeSettings = GitHubSettings & ForgejoSettings;
+export type ForgeSettings = GitHubSettings & ForgejoSettings & GitLabSettings;
 
 /** Every forge's settings that shape a report (`explain` reads them), in the configuration table's order. */
-export const FORGE_REPORTING_SETTINGS = { ...GITHUB_REPORTING, ...FORGEJO_REPORTING };
+export const FORGE_REPORTING_SETTINGS = { ...GITHUB_REPORTING, ...FORGEJO_REPORTING, ...GITLAB_REPORTING };
 /** Every forge's credentials and write settings: the server's own. */
-export const FORGE_SERVICE_SETTINGS = { ...GITHUB_SERVICE, ...FORGEJO_SERVICE };
+export const FORGE_SERVICE_SETTINGS = { ...GITHUB_SERVICE, ...FORGEJO_SERVICE, ...GITLAB_SERVICE };
 
 /** The forges in routing order: a bare `owner/repo` goes to the first configured one. */
-export const FORGE_FACTORIES: ReadonlyArray<ForgeFactory<ForgeSettings, ForgeReporting>> = [githubForge, forgejoForge];
+export const FORGE_FACTORIES: ReadonlyArray<ForgeFactory<ForgeSettings, ForgeReporting>> = [githubForge, forgejoForge, gitlabForge];
 
 /**
  * How long the start waits for the first credential checks before the worker may spend forge requests: a

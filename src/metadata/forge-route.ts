@@ -13,6 +13,8 @@ export interface ForgeHost {
   host: string;
   /** The setting that names the host (`FORGEJO_URL`), said when a repository is on no forge; absent for a forge with a default host. */
   setting?: string;
+  /** True when its repository paths nest (GitLab's groups and subgroups: `group/sub/project`). */
+  nested?: boolean;
   /** Why the forge is known but serves nothing (its credentials are not set), else absent. */
   disabled?: string;
 }

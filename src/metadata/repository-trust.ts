@@ -9,7 +9,8 @@ export type RepositorySource = 'annotation' | 'any';
 
 /**
  * One `ALLOWED_REPOSITORIES` entry: `owner/*` or `owner/repo` (on any forge), `host/owner/*` or
- * `host/owner/repo` (only on that forge's host), compared case-insensitively.
+ * `host/owner/repo` (only on that forge's host), and on GitLab `host/group/sub/project` and
+ * `host/group/*` (every project below the group, subgroups included); compared case-insensitively.
  */
 export interface RepositoryPattern {
   /** The forge's host name; absent: any forge. */
@@ -21,6 +22,8 @@ export interface RepositoryPattern {
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 const HOST = /^[A-Za-z0-9.-]+$/;
+/** Most segments of a repository path: GitLab nests 20 levels of groups above a project. */
+const MAX_SEGMENTS = 21;
 
 /** Parses a comma list of `[host/]owner/*` and `[host/]owner/repo`; every bad entry is reported. */
 export function parseRepositoryPatterns(value: string): { patterns: RepositoryPattern[]; errors: string[] } {
@@ -31,15 +34,21 @@ export function parseRepositoryPatterns(value: string): { patterns: RepositoryPa
     .map((s) => s.trim())
     .filter(Boolean)) {
     const parts = entry.split('/');
-    const host = parts.length === 3 ? parts[0] : undefined;
-    const [owner, repo] = parts.slice(parts.length === 3 ? 1 : 0);
+    // Three or more segments start with a host: `host/owner/repo`, or a GitLab group path `host/group/sub/project`.
+    const host = parts.length >= 3 ? parts[0] : undefined;
+    const path = parts.slice(host === undefined ? 0 : 1);
+    const repo = path.at(-1);
+    const groups = path.slice(0, -1);
+    const owner = groups.join('/');
     const bad =
       parts.length < 2 ||
-      parts.length > 3 ||
+      parts.length > MAX_SEGMENTS + 1 ||
       (host !== undefined && !HOST.test(host)) ||
-      owner === undefined ||
+      // A group path (`host/group/sub/project`) needs a host that reads as one: `acme/web/extra` stays a mistake.
+      (parts.length > 3 && !host?.includes('.')) ||
       repo === undefined ||
-      !NAME.test(owner) ||
+      groups.length === 0 ||
+      !groups.every((g) => NAME.test(g)) ||
       (repo !== '*' && !NAME.test(repo));
     if (bad) {
       errors.push(`"${entry}" is not owner/repo, owner/*, host/owner/repo or host/owner/*`);
@@ -56,7 +65,9 @@ export function repositoryAllowed(patterns: readonly RepositoryPattern[], owner:
   const o = owner.toLowerCase();
   const r = repo.toLowerCase();
   const h = host?.toLowerCase();
-  return patterns.some((p) => (p.host === undefined || p.host === h) && p.owner === o && (p.repo === '*' || p.repo === r));
+  // `group/*` covers every repository below the group, subgroups included (only GitLab's owners nest).
+  const below = (p: RepositoryPattern) => p.repo === '*' && o.startsWith(`${p.owner}/`);
+  return patterns.some((p) => (p.host === undefined || p.host === h) && ((p.owner === o && (p.repo === '*' || p.repo === r)) || below(p)));
 }
 
 /** The patterns as written back in configuration syntax, for messages. */

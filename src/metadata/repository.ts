@@ -13,22 +13,28 @@ export interface RepoRef extends RepoName {
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
-function fromPath(path: string): RepoName | undefined {
+/** Most path segments a URL may name: GitLab nests 20 levels of groups above a project. */
+const MAX_SEGMENTS = 21;
+
+/** `owner/repo`; in a URL also `group/sub/repo` (GitLab's nested groups: the owner is the group path). */
+function fromPath(path: string, nested: boolean): RepoName | undefined {
   const parts = path
     .replace(/^\/+|\/+$/g, '')
+    .replace(/\/-\/.*$/, '')
     .replace(/\.git$/, '')
     .split('/');
-  if (parts.length !== 2) return undefined;
-  const [owner, repo] = parts as [string, string];
-  return NAME.test(owner) && NAME.test(repo) && repo !== '.' && repo !== '..' ? { owner, repo } : undefined;
+  if (parts.length < 2 || parts.length > (nested ? MAX_SEGMENTS : 2)) return undefined;
+  if (!parts.every((p) => NAME.test(p) && p !== '.' && p !== '..')) return undefined;
+  return { owner: parts.slice(0, -1).join('/'), repo: parts.at(-1) ?? '' };
 }
 
 /**
  * Parses a repository reference: `owner/repo`, `https://<host>/owner/repo[.git]`,
  * `git@<host>:owner/repo.git` or `ssh://git@<host>/owner/repo`. Which forge the host belongs to is
  * the caller's decision (`routeRepository`); the host name is returned lower-cased, without a port.
+ * On a host in `nestedHosts` (GitLab's) a URL may name nested groups: `group/sub/app` is owner `group/sub`.
  */
-export function parseRepository(value: string): RepoRef | { error: string } {
+export function parseRepository(value: string, nestedHosts: readonly string[] = []): RepoRef | { error: string } {
   const v = value.trim();
   const scp = /^[\w.-]+@([^:/]+):(.+)$/.exec(v);
   let urlHost: string | undefined;
@@ -48,7 +54,7 @@ export function parseRepository(value: string): RepoRef | { error: string } {
   } else {
     path = v;
   }
-  const name = fromPath(path);
+  const name = fromPath(path, urlHost !== undefined && nestedHosts.includes(urlHost.toLowerCase()));
   if (name === undefined) return { error: `${quoted(value)} does not name owner/repo` };
   return urlHost === undefined ? name : { ...name, host: urlHost.toLowerCase() };
 }

@@ -156,7 +156,10 @@ export function resolveTarget(
         };
   }
   const origin = picked.from === 'annotation' ? `${ANNOTATION_PREFIX}repository annotation` : `${LABEL_SOURCE} label`;
-  const repo = parseRepository(picked.value);
+  const repo = parseRepository(
+    picked.value,
+    defaults.forges.flatMap((f) => (f.nested === true ? [f.host.toLowerCase()] : [])),
+  );
   if ('error' in repo) return { code: 'bad_repository', skip: `repository ${repo.error}: fix the ${origin}` };
   const routed = routeRepository(repo, defaults.forges);
   if ('error' in routed) return { code: 'bad_repository', skip: `repository ${quoted(picked.value)} (from the ${origin}) ${routed.error}` };

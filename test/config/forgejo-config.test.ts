@@ -107,7 +107,7 @@ t.test('GitHub credentials are optional with Forgejo, required without', (t) => 
   t.equal(c.githubAuth, undefined, 'a Forgejo-only bridge');
   t.same(c.forgejoToken, { kind: 'inline', value: 'fj_token' });
   t.match(problemsOf(t, NO_GITHUB), [
-    /^GitHub credentials are required: GITHUB_TOKEN .*; or FORGEJO_URL with FORGEJO_TOKEN for Forgejo only$/,
+    /^GitHub credentials are required: GITHUB_TOKEN .*; or FORGEJO_URL with FORGEJO_TOKEN for Forgejo only, or GITLAB_URL with GITLAB_TOKEN for GitLab only$/,
   ]);
   t.end();
 });

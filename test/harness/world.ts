@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startBridge, type BridgeProcess } from './bridge-process.js';
 import { startFakeKube, writeKubeconfig, type FakeKube } from './fake-kube.js';
 import { startForgejoSimulator, type ForgejoSimulator, type ForgejoSimulatorOptions } from './forgejo-sim.js';
+import { startGitLabSimulator, type GitLabSimulator, type GitLabSimulatorOptions } from './gitlab-sim.js';
 import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions } from './github-sim.js';
 import { startRegistry, type RunningRegistry } from './registry.js';
 
@@ -18,6 +19,7 @@ export const GITHUB_TOKEN = 'ghs_simulatedtoken0000000000000000000';
 export const APP_ID = 4242;
 export const APP_INSTALLATION_ID = 77;
 export const FORGEJO_TOKEN = 'forgejo_simulated_token_0000000000000000';
+export const GITLAB_TOKEN = 'glpat-simulated-token-000000';
 
 /** How the bridge authenticates in this world: `GITHUB_TOKEN`, or a GitHub App installed on `acme` (by default). */
 export interface WorldAuth {
@@ -30,6 +32,8 @@ export interface World {
   github: GitHubSimulator;
   /** The Forgejo simulator, when the world has one (`forgejo` option): `FORGEJO_URL` and `FORGEJO_TOKEN` are set. */
   forgejo: ForgejoSimulator | undefined;
+  /** The GitLab simulator, when the world has one (`gitlab` option): `GITLAB_URL` and `GITLAB_TOKEN` are set. */
+  gitlab: GitLabSimulator | undefined;
   registry: RunningRegistry | undefined;
   kubeconfig: string;
   /** The bridge environment pointing at this world; override per test. */
@@ -44,6 +48,8 @@ export interface WorldOptions extends WorldAuth {
   github?: GitHubSimulatorOptions;
   /** A Forgejo simulator accepting FORGEJO_TOKEN (`true`: with default options). */
   forgejo?: boolean | ForgejoSimulatorOptions;
+  /** A GitLab simulator accepting GITLAB_TOKEN as user `deploy-bridge` (`true`: with default options). */
+  gitlab?: boolean | GitLabSimulatorOptions;
   /** No GitHub credentials in the environment: a Forgejo-only bridge. */
   githubOff?: boolean;
 }
@@ -66,6 +72,9 @@ export async function startWorld(o: WorldOptions = {}): Promise<World> {
   const forgejo = o.forgejo
     ? await startForgejoSimulator({ tokens: [FORGEJO_TOKEN], ...(typeof o.forgejo === 'object' ? o.forgejo : {}) })
     : undefined;
+  const gitlab = o.gitlab
+    ? await startGitLabSimulator({ tokens: { [GITLAB_TOKEN]: 'deploy-bridge' }, ...(typeof o.gitlab === 'object' ? o.gitlab : {}) })
+    : undefined;
   const kubeconfig = writeKubeconfig(dir, kube.url, KUBE_TOKEN);
   const bridges: BridgeProcess[] = [];
   const env = (extra: Record<string, string> = {}) => ({
@@ -74,6 +83,7 @@ export async function startWorld(o: WorldOptions = {}): Promise<World> {
     WEBHOOK_TOKEN: WEBHOOK_KEY,
     ...(o.githubOff ? {} : githubAuth),
     ...(forgejo ? { FORGEJO_URL: forgejo.url, FORGEJO_TOKEN } : {}),
+    ...(gitlab ? { GITLAB_URL: gitlab.url, GITLAB_TOKEN } : {}),
     GITHUB_API_URL: github.url,
     GITHUB_SERVER_URL: 'https://github.com',
     KUBECONFIG: kubeconfig,
@@ -89,6 +99,7 @@ export async function startWorld(o: WorldOptions = {}): Promise<World> {
     kube,
     github,
     forgejo,
+    gitlab,
     registry,
     kubeconfig,
     env,
@@ -99,7 +110,7 @@ export async function startWorld(o: WorldOptions = {}): Promise<World> {
     },
     async close() {
       await Promise.all(bridges.map((b) => b.kill('SIGKILL')));
-      await Promise.all([kube.close(), github.close(), forgejo?.close(), registry?.close()]);
+      await Promise.all([kube.close(), github.close(), forgejo?.close(), gitlab?.close(), registry?.close()]);
       rmSync(dir, { recursive: true, force: true });
     },
   };

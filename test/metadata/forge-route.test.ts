@@ -6,7 +6,9 @@ import { parseRepository } from '../../src/metadata/repository.js';
 
 const GITHUB = { forge: 'github', host: 'github.com' };
 const FORGEJO = { forge: 'forgejo', host: 'forgejo.example.com', setting: 'FORGEJO_URL' };
+const GITLAB = { forge: 'gitlab', host: 'gitlab.example.com', setting: 'GITLAB_URL', nested: true };
 const BOTH: ForgeHosts = [GITHUB, FORGEJO];
+const ALL: ForgeHosts = [GITHUB, FORGEJO, GITLAB];
 const GITHUB_ONLY: ForgeHosts = [GITHUB];
 const GHES: ForgeHosts = [{ forge: 'github', host: 'GHE.example.com' }];
 const FORGEJO_ONLY: ForgeHosts = [{ ...GITHUB, disabled: 'no GitHub credentials are set (GITHUB_TOKEN or a GitHub App)' }, FORGEJO];
@@ -28,6 +30,7 @@ t.test('routeRepository: the host decides the forge; a bare owner/repo goes to G
     ['https://github.com.evil.example/org/app', GITHUB_ONLY, 'is not on github.com'],
     ['https://github.com/platform/api', GHES, 'is not on ghe.example.com'],
     ['https://forgejo.example.com/acme/web', GITHUB_ONLY, 'is not on github.com'],
+    ['https://gitlab.example.com/platform/team/app', ALL, 'gitlab gitlab.example.com'],
     [
       'https://github.com/acme/web',
       FORGEJO_ONLY,
@@ -35,7 +38,7 @@ t.test('routeRepository: the host decides the forge; a bare owner/repo goes to G
     ],
   ];
   for (const [value, hosts, want] of rows) {
-    const parsed = parseRepository(value);
+    const parsed = parseRepository(value, ['gitlab.example.com']);
     if ('error' in parsed) throw new Error(parsed.error);
     const r = routeRepository(parsed, hosts);
     t.equal('error' in r ? r.error : `${r.forge} ${r.host}`, want, `${value} with ${JSON.stringify(hosts)}`);

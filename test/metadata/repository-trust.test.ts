@@ -108,3 +108,19 @@ t.test('resolveTarget applies the trust boundary', (t) => {
   t.match(resolve({}, 'evil/web', { repositorySource: 'any' }), { target: { owner: 'evil', repo: 'web' } }, 'default: labels are trusted');
   t.end();
 });
+
+t.test('GitLab groups: host/group/* covers every project below, subgroups included; host/group/sub/project one project', (t) => {
+  const { patterns, errors } = parseRepositoryPatterns('gitlab.example.com/platform/*,gitlab.example.com/ops/infra/deploy');
+  t.same(errors, []);
+  const allowed = (owner: string, repo: string, host = 'gitlab.example.com') => repositoryAllowed(patterns, owner, repo, host);
+  t.ok(allowed('platform', 'app'));
+  t.ok(allowed('platform/team', 'app'), 'a subgroup');
+  t.ok(allowed('Platform/Team/Deep', 'app'), 'any depth, any case');
+  t.notOk(allowed('platformx', 'app'), 'not a group sharing a prefix');
+  t.ok(allowed('ops/infra', 'deploy'));
+  t.notOk(allowed('ops/infra', 'other'));
+  t.notOk(allowed('ops', 'deploy'));
+  t.notOk(allowed('platform/team', 'app', 'github.com'), 'only on that host');
+  t.match(parseRepositoryPatterns('gitlab.example.com/a b/c').errors, [/is not owner\/repo/]);
+  t.end();
+});

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseCommit, parseRepository, webHostOf } from '../../src/metadata/repository.js';
+import { parseCommit, parseRepository, parseRepository as parse, webHostOf } from '../../src/metadata/repository.js';
 
 const ok = (owner: string, repo: string, host?: string) => ({ owner, repo, ...(host === undefined ? {} : { host }) });
 
@@ -81,5 +81,28 @@ t.test('parseCommit', (t) => {
     ['', undefined],
   ];
   for (const [value, want] of rows) t.equal(parseCommit(value), want, JSON.stringify(value));
+  t.end();
+});
+
+t.test('parseRepository: a URL on a nested host may name nested groups (GitLab); elsewhere, and bare, owner/repo', (t) => {
+  const parseRepository = (v: string) => parse(v, ['gitlab.example.com']);
+  t.match(parse('https://gitlab.example.com/platform/team/app'), { error: /does not name owner\/repo/ }, 'not a nested host');
+  t.match(parseRepository('https://github.com/platform/team/app'), { error: /does not name owner\/repo/ });
+  t.same(parseRepository('https://gitlab.example.com/platform/team/app.git'), {
+    owner: 'platform/team',
+    repo: 'app',
+    host: 'gitlab.example.com',
+  });
+  t.same(parseRepository('git@gitlab.example.com:platform/team/app.git'), {
+    owner: 'platform/team',
+    repo: 'app',
+    host: 'gitlab.example.com',
+  });
+  t.same(parseRepository('https://gitlab.example.com/platform/team/app/-/tree/main'), {
+    owner: 'platform/team',
+    repo: 'app',
+    host: 'gitlab.example.com',
+  });
+  t.match(parseRepository('platform/team/app'), { error: /does not name owner\/repo/ });
   t.end();
 });

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../../common/metrics.js';
 import { CredentialMonitor } from '../credential-monitor.js';
-import { ForgeHealth, ForgePaused } from '../forge-health.js';
+import { ForgeHealth } from '../forge-health.js';
+import { forgeGate } from '../forge-gate.js';
 import { ForgejoClient } from './forgejo-client.js';
 import { ForgeError } from '../../common/errors.js';
 import type { ForgejoLocation } from './forgejo-url.js';
@@ -61,30 +62,13 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
     unauthorized: (err) => (err instanceof ForgeError && err.status === 401 ? `401 ${err.forgeMessage ?? 'unauthorized'}` : undefined),
   });
 
-  const gated = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      health.assertOpen();
-    } catch (err) {
-      if (!(err instanceof ForgePaused)) throw err;
-      o.metrics.forgejo.inc({ operation: 'any', status: 'paused' });
-      throw new ForgeError(err.message, undefined, { cause: err, retryAt: err.pause.until, notSent: true });
-    }
-    try {
-      const out = await call();
-      health.succeeded();
-      return out;
-    } catch (err) {
-      if (err instanceof ForgeError) observeFailure(err);
-      throw err;
-    }
-  };
-  const observeFailure = (err: ForgeError) => {
-    if (err.status === 401) monitor.rejected(err.forgeMessage ?? 'unauthorized');
-    else if (err.retryAt !== undefined) {
-      health.rateLimited({ kind: 'secondary', until: err.retryAt, reason: err.message });
-      o.log.warn({ until: new Date(err.retryAt).toISOString() }, 'Forgejo asked to wait (Retry-After): pausing Forgejo work');
-    } else if (err.status === undefined || err.status >= 500) health.unreachable(err.message);
-  };
+  const gated = forgeGate({
+    health,
+    monitor,
+    log: o.log,
+    waitWords: 'Forgejo asked to wait (Retry-After)',
+    notSent: () => o.metrics.forgejo.inc({ operation: 'any', status: 'paused' }),
+  });
 
   const port: CommitStatusPort = {
     createStatus: (repo, sha, body) => gated(() => client.createStatus(repo, sha, body)),

@@ -1,0 +1,68 @@
+/**
+ * GitLab as a forge: one deployment per (project, environment, commit, deployment name, cluster).
+ * Builds its client, health and credential check (`createGitLabSide`), its publisher behind its
+ * refusal guard, its dry run, and its parts of /state, /metrics and routing (by the host of
+ * `GITLAB_URL`; project paths nest).
+ */
+import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
+import type { Forge, ForgeFactory } from '../forge.js';
+import { explainCommit, laneOf } from '../forge.js';
+import { forgeHealthState } from '../forge-state.js';
+import { GuardedPublisher } from '../refusal-guard.js';
+import { gitlabDryRunPort } from './gitlab-dry-run.js';
+import { GitLabPublisher, wireOf } from './gitlab-publisher.js';
+import { gitlabRefusalOf } from './gitlab-refusal.js';
+import { createGitLabSide } from './gitlab-side.js';
+import type { GitLabLocation } from './gitlab-url.js';
+
+/** What routing to GitLab needs (`explain` too). */
+export interface GitLabReporting {
+  /** Unset: GitLab is not configured. */
+  gitlabUrl?: GitLabLocation | undefined;
+}
+
+/** The settings GitLab is built from (`GITLAB_*`, see gitlab-settings.ts). */
+export interface GitLabSettings extends GitLabReporting {
+  gitlabToken?: RotatingSecret | undefined;
+}
+
+export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
+  name: 'gitlab',
+  host: (s) =>
+    s.gitlabUrl === undefined ? undefined : { forge: 'gitlab', host: s.gitlabUrl.hostname, setting: 'GITLAB_URL', nested: true },
+  configuredIn: (env) => Boolean(env.GITLAB_URL?.trim()),
+  explain: (_s, t) => ({ where: `GitLab ${explainCommit(t)} deployment to environment ${t.environment}`, urlField: 'external_url' }),
+  build(s, d): Forge | undefined {
+    if (s.gitlabUrl === undefined || s.gitlabToken === undefined) return undefined;
+    const { deployments, refusals, log, now } = d;
+    const side = createGitLabSide({
+      location: s.gitlabUrl,
+      token: secretValue(s.gitlabToken),
+      userAgent: d.userAgent,
+      metrics: d.metrics,
+      log: log.child({ component: 'gitlab' }),
+      now,
+    });
+    const port = d.dryRun ? gitlabDryRunPort(side.port, log) : side.port;
+    const plain = new GitLabPublisher({ port, deployments, log, now });
+    const guarded = new GuardedPublisher({ publisher: plain, refusals, deployments, classify: gitlabRefusalOf, forge: 'GitLab', log, now });
+    const health = side.health;
+    const url = s.gitlabUrl.webUrl;
+    return {
+      name: 'gitlab',
+      title: 'GitLab',
+      health,
+      ...laneOf(guarded, plain, (r) => ({ sent: r.sent, superseded: 0 })),
+      start: () => side.monitor.start(),
+      stop: () => side.monitor.stop(),
+      state: () => ({ url, ...forgeHealthState(health, refusals, 'gitlab', now()) }),
+      describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : wireOf(row.state) }),
+      scrape() {
+        const pause = health.snapshot().pause;
+        d.metrics.gitlabPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / 1000));
+        d.metrics.gitlabCredentialsOk.set(health.credentialState === 'rejected' ? 0 : 1);
+      },
+      summary: { url },
+    };
+  },
+};

@@ -1,0 +1,116 @@
+/**
+ * The GitLab side as the rest of the bridge sees it: the client behind a `ForgeHealth` and a
+ * `CredentialMonitor`, as Forgejo's. Nothing is sent while paused (a rejected token, a 429/503 that
+ * named a time by `Retry-After` or `RateLimit-Reset`); a 401 makes the side unready until the check
+ * (`GET /user`) passes again; 5xx or network failures show as an outage until a request succeeds.
+ * Every GitLabError leaves as a ForgeError (the queue's retry rules), the GitLabError as its cause.
+ */
+import type { Logger } from 'pino';
+import type { Metrics } from '../../common/metrics.js';
+import { ForgeError } from '../../common/errors.js';
+import { CredentialMonitor } from '../credential-monitor.js';
+import { ForgeHealth } from '../forge-health.js';
+import { forgeGate } from '../forge-gate.js';
+import { GitLabClient } from './gitlab-client.js';
+import { GitLabError } from './gitlab-error.js';
+import type { GitLabLocation } from './gitlab-url.js';
+import type { GitLabUser } from './gitlab-types.js';
+
+export interface GitLabSideOptions {
+  location: GitLabLocation;
+  /** The token, or a function that reads it (`GITLAB_TOKEN_FILE`, re-read before each request). */
+  token: string | (() => Promise<string>);
+  userAgent: string;
+  metrics: Metrics;
+  log: Logger;
+  now: () => number;
+}
+
+/** The GitLab calls the publisher makes, each behind the health gate. */
+export type GitLabPort = Pick<
+  GitLabClient,
+  | 'project'
+  | 'createDeployment'
+  | 'updateDeployment'
+  | 'listDeployments'
+  | 'environment'
+  | 'updateEnvironment'
+  | 'stopEnvironment'
+  | 'branchesContaining'
+> & {
+  /** The token's user, from the last credential check (asked for when not known yet). */
+  user(): Promise<GitLabUser>;
+};
+
+export interface GitLabSide {
+  port: GitLabPort;
+  health: ForgeHealth;
+  monitor: CredentialMonitor;
+}
+
+/** A GitLabError as the forge-neutral ForgeError. */
+function neutral(err: GitLabError): ForgeError {
+  return new ForgeError(err.message, err.status, {
+    cause: err,
+    operation: err.operation,
+    ...(err.retryAt === undefined ? {} : { retryAt: err.retryAt }),
+    ...(err.gitlabMessage === undefined ? {} : { forgeMessage: err.gitlabMessage }),
+  });
+}
+
+export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
+  const health = new ForgeHealth({
+    auth: 'token',
+    forge: 'GitLab',
+    now: o.now,
+    onPause: (p) => o.metrics.gitlabPauses.inc({ kind: p.kind }),
+  });
+  const client = new GitLabClient({
+    apiBase: o.location.apiBase,
+    token: o.token,
+    userAgent: o.userAgent,
+    now: o.now,
+    observe: (operation, outcome) => o.metrics.gitlab.inc({ operation, status: String(outcome) }),
+  });
+  let user: GitLabUser | undefined;
+  const currentUser = async () => {
+    try {
+      user = await client.currentUser();
+      return user;
+    } catch (err) {
+      throw err instanceof GitLabError ? neutral(err) : err;
+    }
+  };
+  const monitor = new CredentialMonitor({
+    health,
+    log: o.log,
+    now: o.now,
+    check: async () => {
+      await currentUser();
+      return undefined;
+    },
+    unauthorized: (err) => (err instanceof ForgeError && err.status === 401 ? `401 ${err.forgeMessage ?? 'unauthorized'}` : undefined),
+  });
+
+  const gated = forgeGate({
+    health,
+    monitor,
+    log: o.log,
+    waitWords: 'GitLab asked to wait (Retry-After / RateLimit-Reset)',
+    notSent: () => o.metrics.gitlab.inc({ operation: 'any', status: 'paused' }),
+    translate: (err) => (err instanceof GitLabError ? neutral(err) : err),
+  });
+
+  const port: GitLabPort = {
+    user: () => (user === undefined ? gated(currentUser) : Promise.resolve(user)),
+    project: (p) => gated(() => client.project(p)),
+    createDeployment: (p, b) => gated(() => client.createDeployment(p, b)),
+    updateDeployment: (p, id, s) => gated(() => client.updateDeployment(p, id, s)),
+    listDeployments: (p, f) => gated(() => client.listDeployments(p, f)),
+    environment: (p, n) => gated(() => client.environment(p, n)),
+    updateEnvironment: (p, id, c) => gated(() => client.updateEnvironment(p, id, c)),
+    stopEnvironment: (p, id) => gated(() => client.stopEnvironment(p, id)),
+    branchesContaining: (p, sha) => gated(() => client.branchesContaining(p, sha)),
+  };
+  return { port, health, monitor };
+}

@@ -1,0 +1,160 @@
+import t, { type Test } from 'tap';
+import { pino } from 'pino';
+import { createMetrics } from '../../../src/common/metrics.js';
+import { gitlabForge } from '../../../src/forges/gitlab/gitlab-forge.js';
+import { parseGitLabUrl } from '../../../src/forges/gitlab/gitlab-url.js';
+import type { ReportTarget } from '../../../src/metadata/resolve-target.js';
+import { openDatabase } from '../../../src/store/database.js';
+import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
+import { RefusalStore } from '../../../src/store/refusal-store.js';
+import { rateLimitFault, startGitLabSimulator } from '../../harness/gitlab-sim.js';
+
+const TOKEN = 'glpat-bridge';
+const SHA = 'a'.repeat(40);
+const SHA2 = 'b'.repeat(40);
+const PROJECT = 'platform/team/app';
+const log = pino({ level: 'silent' });
+
+const target = (sha: string, o: Partial<ReportTarget> = {}): ReportTarget => ({
+  forge: 'gitlab',
+  owner: 'platform/team',
+  repo: 'app',
+  environment: 'production/eu-1',
+  sha,
+  deploymentName: 'app',
+  cluster: 'eu-1',
+  description: 'Deployed by Flux',
+  productionEnvironment: true,
+  transientEnvironment: false,
+  environmentUrl: 'https://app.example.com/',
+  container: 'app',
+  image: 'registry.example.com/app:1.0.0',
+  payload: {},
+  warnings: [],
+  ...o,
+});
+const origin: Origin = {
+  source: { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' },
+  workload: { kind: 'Deployment', namespace: 'apps', name: 'app' },
+  container: 'app',
+  image: 'registry.example.com/app:1.0.0',
+};
+
+async function setup(t: Test, dryRun = false) {
+  const sim = await startGitLabSimulator({
+    tokens: { [TOKEN]: 'deploy-bridge', 'glpat-other': 'someone' },
+    projects: [
+      { path: PROJECT, defaultBranch: 'main', branches: { main: [SHA], 'feature/x': [SHA, SHA2] } },
+      { path: 'platform/locked', reporters: ['deploy-bridge'] },
+    ],
+  });
+  t.teardown(() => sim.close());
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const deployments = new DeploymentStore(db);
+  const refusals = new RefusalStore(db);
+  const loc = parseGitLabUrl(sim.url);
+  if ('problem' in loc) throw new Error(loc.problem);
+  let clock = Date.now();
+  const build = () =>
+    gitlabForge.build(
+      { gitlabUrl: loc, gitlabToken: { kind: 'inline', value: TOKEN } },
+      { db, deployments, refusals, metrics: createMetrics(), log, now: () => clock, userAgent: 'gdb-test', dryRun },
+    );
+  const forge = build();
+  if (forge === undefined) throw new Error('not built');
+  t.teardown(() => forge.stop());
+  const writes = () => sim.writes().map((w) => `${w.method} ${w.path} ${JSON.stringify(w.body ?? null)}`);
+  return { sim, forge, build, deployments, writes, tick: (ms: number) => (clock += ms) };
+}
+
+t.test('a rollout: created running with the branch as ref, then success; a second event writes nothing', async (t) => {
+  const { sim, forge, writes } = await setup(t);
+  await forge.start();
+  t.equal(forge.health.credentialState, 'ok');
+  t.same((await forge.publish(target(SHA), origin, 'in_progress', 'Progressing')).sent, ['in_progress']);
+  t.same((await forge.publish(target(SHA), origin, 'in_progress', 'Progressing')).sent, []);
+  t.same((await forge.publish(target(SHA), origin, 'success', 'Rollout complete')).sent, ['success']);
+  t.same((await forge.publish(target(SHA), origin, 'success', 'Rollout complete')).sent, []);
+  const p = sim.project(PROJECT);
+  t.same(
+    p?.deployments.map((d) => [d.ref, d.sha, d.status, d.user]),
+    [['main', SHA, 'success', 'deploy-bridge']],
+  );
+  t.same(
+    p?.environments.map((e) => [e.name, e.tier, e.external_url]),
+    [['production/eu-1', 'production', 'https://app.example.com/']],
+  );
+  t.equal(writes().length, 3, 'create, environment PUT, update');
+  t.same(sim.violations, []);
+});
+
+t.test('catch-up is created as success; a failure retried to success updates the same deployment', async (t) => {
+  const { sim, forge } = await setup(t);
+  t.same((await forge.publish(target(SHA), origin, 'success', 'live')).sent, ['success']);
+  t.same((await forge.publish(target(SHA2, { environment: 'staging' }), origin, 'failure', 'failed')).sent, ['failure']);
+  t.same((await forge.publish(target(SHA2, { environment: 'staging' }), origin, 'success', 'ok')).sent, ['success']);
+  const p = sim.project(PROJECT);
+  t.same(
+    p?.deployments.map((d) => [d.sha, d.status, d.ref]),
+    [
+      [SHA, 'success', 'main'],
+      [SHA2, 'success', 'feature/x'],
+    ],
+  );
+  t.same(sim.violations, []);
+});
+
+t.test('a crash between the create and its answer: recovery adopts the deployment, no duplicate', async (t) => {
+  const { sim, forge, build } = await setup(t);
+  sim.inject({ method: 'POST', path: `/projects/${encodeURIComponent(PROJECT)}/deployments`, afterWork: 502, body: {} });
+  await t.rejects(forge.publish(target(SHA), origin, 'in_progress', 'Progressing'));
+  const again = build();
+  if (again === undefined) throw new Error('not built');
+  t.same((await again.publish(target(SHA), origin, 'success', 'done')).sent, ['success']);
+  t.same(
+    sim.project(PROJECT)?.deployments.map((d) => d.status),
+    ['success'],
+  );
+  t.same(sim.violations, []);
+});
+
+t.test('a 429 pauses GitLab work until Retry-After; a 403 refuses the project', async (t) => {
+  const { sim, forge, tick } = await setup(t);
+  sim.inject({
+    method: 'POST',
+    path: `/projects/${encodeURIComponent(PROJECT)}/deployments`,
+    ...rateLimitFault({ retryAfterSeconds: 30 }),
+  });
+  await t.rejects(forge.publish(target(SHA), origin, 'in_progress', 'Progressing'));
+  t.not(forge.health.snapshot().pause, null, 'GitLab work paused');
+  const before = sim.requests.length;
+  await t.rejects(forge.publish(target(SHA), origin, 'in_progress', 'Progressing'));
+  t.equal(sim.requests.length, before, 'nothing sent while paused');
+  tick(31_000);
+  t.same((await forge.publish(target(SHA), origin, 'in_progress', 'Progressing')).sent, ['in_progress']);
+  t.same(sim.project(PROJECT)?.deployments.length, 1);
+  const locked = target(SHA, { owner: 'platform', repo: 'locked' });
+  await t.rejects(forge.publish(locked, origin, 'in_progress', 'x'), { name: 'RefusedByForge' });
+  t.match(JSON.stringify(forge.state()), /gitlab_(forbidden|not_found)/);
+});
+
+t.test('retire: a transient environment whose last workload is gone is stopped', async (t) => {
+  const { sim, forge, deployments } = await setup(t);
+  const preview = target(SHA2, { environment: 'review/feature-x', transientEnvironment: true, productionEnvironment: false });
+  await forge.publish(preview, origin, 'success', 'ok');
+  const row = deployments.get({ ...preview, forge: 'gitlab' });
+  if (row === undefined) throw new Error('no row');
+  t.equal(await forge.retire(row, 'gone'), true);
+  t.same(
+    sim.project(PROJECT)?.environments.map((e) => [e.name, e.state]),
+    [['review/feature-x', 'stopped']],
+  );
+  t.same(sim.violations, []);
+});
+
+t.test('dry run: reads go to GitLab, writes are logged', async (t) => {
+  const { sim, forge } = await setup(t, true);
+  t.same((await forge.publish(target(SHA), origin, 'in_progress', 'Progressing')).sent, ['in_progress']);
+  t.same(sim.writes(), []);
+});
