@@ -116,7 +116,10 @@ export class GitLabPublisher {
     deployments.setState(row, 'gone', description, now());
     const others = deployments
       .list(500, { repository: path, environment: row.environment })
-      .filter((r) => r.forge === 'gitlab' && r.sha !== row.sha && r.state !== 'gone' && r.state !== null);
+      .filter(
+        (r) =>
+          r.forge === 'gitlab' && !(r.sha === row.sha && r.deploymentName === row.deploymentName) && r.state !== 'gone' && r.state !== null,
+      );
     const environment = await port.environment(path, row.environment);
     if (environment === null) return wrote;
     const own = new Set(deployments.list(500, { repository: path, environment: row.environment }).flatMap((r) => r.deploymentId ?? []));
