@@ -4,6 +4,8 @@
  * lets it through (`host/group/*` covers every project below the group, subgroups included). Pure.
  */
 
+import { parseForgeUrl, type ForgeLocation } from '../forge-url.js';
+
 /** GitLab's REST root below the web base URL. */
 export const API_PATH = '/api/v4';
 /** GitLab nests at most 20 levels of groups; a project path has one more segment. */
@@ -11,39 +13,12 @@ const MAX_SEGMENTS = 21;
 /** A group or project path segment (`Gitlab::PathRegex`): letters, digits, `_`, `.`, `-`, not starting with `-` or `.`. */
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
-/** A configured GitLab server. */
-export interface GitLabLocation {
-  /** The web base URL without a trailing slash, e.g. `https://example.com/gitlab`. */
-  webUrl: string;
-  /** `${webUrl}/api/v4`. */
-  apiBase: string;
-  /** `host[:port]`, lower case. */
-  host: string;
-  /** The host name alone, lower case: source URLs (https or ssh, any port) on it belong to this GitLab. */
-  hostname: string;
-  /** The sub-path of the install (`/gitlab`), or `` at the root of the host. */
-  basePath: string;
-}
+/** A configured GitLab (`GITLAB_URL`). */
+export type GitLabLocation = ForgeLocation;
 
-/**
- * Reads `GITLAB_URL`: an http(s) URL at the root of its host or under a sub-path, trailing slashes
- * allowed; one ending in `/api/v4` is taken as the API root (a common slip). Credentials, a query or
- * a fragment are refused (the token belongs in `GITLAB_TOKEN`); the problem never repeats a password.
- */
+/** Reads `GITLAB_URL` (forge-url.ts: https or http, sub-paths, a trailing `/api/v4` forgiven, no credentials). */
 export function parseGitLabUrl(value: string, name = 'GITLAB_URL'): GitLabLocation | { problem: string } {
-  let u: URL;
-  try {
-    u = new URL(value.trim());
-  } catch {
-    return { problem: `${name} is not an absolute URL` };
-  }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return { problem: `${name} must be an https or http URL` };
-  if (u.username !== '' || u.password !== '') return { problem: `${name} must not hold credentials: put the token in GITLAB_TOKEN` };
-  if (u.search !== '' || u.hash !== '') return { problem: `${name} must not have a query or fragment: give the web base URL` };
-  let basePath = u.pathname.replace(/\/+$/, '');
-  if (basePath.endsWith(API_PATH)) basePath = basePath.slice(0, -API_PATH.length);
-  const webUrl = `${u.origin}${basePath}`;
-  return { webUrl, apiBase: `${webUrl}${API_PATH}`, host: u.host.toLowerCase(), hostname: u.hostname.toLowerCase(), basePath };
+  return parseForgeUrl(value, name, API_PATH, 'GITLAB_TOKEN');
 }
 
 /** A project's full path from its segments, or a problem naming the bad one. */

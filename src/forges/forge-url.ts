@@ -1,0 +1,35 @@
+/** A forge's web base URL as a person configures it (`FORGEJO_URL`, `GITLAB_URL`), and its API root below it. */
+
+export interface ForgeLocation {
+  /** The web base URL without a trailing slash, e.g. `https://example.com/forgejo`. */
+  webUrl: string;
+  /** The API root, e.g. `https://example.com/forgejo/api/v1`. */
+  apiBase: string;
+  /** `host[:port]`, lower case: a repository URL on this host is reported to this forge. */
+  host: string;
+  /** The host name alone, lower case. */
+  hostname: string;
+  /** The sub-path of the install (`/forgejo`), or `` at the root of the host. */
+  basePath: string;
+}
+
+/**
+ * Reads an http(s) URL at the root of its host or under a sub-path, with any number of trailing slashes. A URL
+ * that already ends in `apiPath` is taken as the API root (a common slip). Credentials, a query or a fragment are
+ * refused (the token belongs in `tokenSetting`); the problem never repeats a password.
+ */
+export function parseForgeUrl(value: string, name: string, apiPath: string, tokenSetting: string): ForgeLocation | { problem: string } {
+  let u: URL;
+  try {
+    u = new URL(value.trim());
+  } catch {
+    return { problem: `${name} is not an absolute URL` };
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return { problem: `${name} must be an https or http URL` };
+  if (u.username !== '' || u.password !== '') return { problem: `${name} must not hold credentials: put the token in ${tokenSetting}` };
+  if (u.search !== '' || u.hash !== '') return { problem: `${name} must not have a query or fragment: give the web base URL` };
+  let basePath = u.pathname.replace(/\/+$/, '');
+  if (basePath.endsWith(apiPath)) basePath = basePath.slice(0, -apiPath.length);
+  const webUrl = `${u.origin}${basePath}`;
+  return { webUrl, apiBase: `${webUrl}${apiPath}`, host: u.host.toLowerCase(), hostname: u.hostname.toLowerCase(), basePath };
+}
