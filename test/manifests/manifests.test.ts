@@ -181,7 +181,7 @@ t.test('optional preview-routes component: get/list on the routing objects, boun
   t.end();
 });
 
-t.test('optional Forgejo component: URL, token file from a read-only Secret mount, nothing else changed', (t) => {
+t.test('optional Forgejo component: token file from a read-only Secret mount, the URL from the overlay, nothing else changed', (t) => {
   const base = render('manifests');
   const objs = render('test/manifests/forgejo');
   t.same(inventory(objs), inventory(base), 'no Secret rendered');
@@ -199,7 +199,12 @@ t.test('optional Forgejo component: URL, token file from a read-only Secret moun
   t.equal(tokenFile, `${mount?.mountPath ?? ''}/token`, 'the Secret key `token`');
   const volumes = bridgeDeployment(objs).spec.template.spec.volumes;
   t.same(volumes.find((v) => v.name === mount?.name)?.secret, { secretName: 'github-deployment-bridge-forgejo' });
-  for (const name of ['CLUSTER_NAME', 'WEBHOOK_TOKEN_FILE', 'GITHUB_TOKEN']) t.ok(env.has(name), `base ${name} kept`);
+  for (const name of ['WEBHOOK_TOKEN_FILE', 'GITHUB_TOKEN']) t.ok(env.has(name), `base ${name} kept`);
+  t.equal(env.get('CLUSTER_NAME')?.value, 'prod-eu', "the overlay's cluster name");
+  t.notOk(
+    bridgeContainer(render('manifests')).env.some((e) => e.name === 'FORGEJO_URL' || e.name === 'CLUSTER_NAME'),
+    'no placeholder in the base',
+  );
   t.same(
     c.volumeMounts.filter((m) => m.name !== 'forgejo'),
     bridgeContainer(base).volumeMounts,
