@@ -43,7 +43,7 @@ COPY --from=build /app/dist/src ./dist/src
 RUN mkdir -p /data && chown 65532:65532 /data
 VOLUME ["/data"]
 USER 65532:65532
-# PORT's default; not 8080, which Flux opens to every namespace in flux-system (README "Container and manifests").
+# PORT's default; not 8080, which Flux opens to every namespace in flux-system (docs/container.md).
 EXPOSE 8484
 # main.ts handles SIGTERM: 503 to new events, in-flight GitHub writes finish, database closed.
 STOPSIGNAL SIGTERM

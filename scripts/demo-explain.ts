@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { REPORTING_SETTINGS } from '../src/config/settings.js';
 import { MAIN_JS } from '../test/harness/bridge-process.js';
 
-/** The names `explain` reads (README: "`explain` reads only …"). */
+/** The names `explain` reads (docs/configuration.md: "`explain` reads only …"). */
 const REPORTING_NAMES: ReadonlySet<string> = new Set(Object.values(REPORTING_SETTINGS).flatMap((s) => s.rows.flatMap((r) => r.names)));
 
 /** A word the shell reads back as `text`. */

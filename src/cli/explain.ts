@@ -19,7 +19,7 @@ const USAGE =
   'usage: github-deployment-bridge explain <Kustomization|HelmRelease>/<namespace>/<name> ' +
   '(kind in any case, plural, or short: ks, hr)';
 
-/** `explain`'s exit statuses; `--help` and README ("Why is my workload not reported?") list them. */
+/** `explain`'s exit statuses; `--help` and README.md ("Why is my workload not reported?") list them. */
 export const EXPLAIN_EXIT = {
   /** The object was read and explained. */
   explained: 0,
@@ -35,7 +35,7 @@ const HELP = `${USAGE}
 
 Reads the Flux object as a reconcile would and prints, per workload and container, what would be
 reported or exactly why not. Reads the cluster (KUBECONFIG, or in-cluster) and registries; writes
-nothing. Settings are the server's environment variables (README.md, "Configuration").
+nothing. Settings are the server's environment variables (docs/configuration.md).
 
 exit status: ${EXPLAIN_EXIT.explained} explained, ${EXPLAIN_EXIT.failed} the cluster or a registry could not be read, ${EXPLAIN_EXIT.usage} usage error or
 invalid settings, ${EXPLAIN_EXIT.notFound} no such Flux object

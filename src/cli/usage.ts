@@ -43,7 +43,7 @@ usage:
   github-deployment-bridge --version      the version
 
 Settings are environment variables only (WEBHOOK_TOKEN, GITHUB_TOKEN or the GitHub App,
-CLUSTER_NAME, ...); every one is described in README.md, "Configuration". Invalid settings are
+CLUSTER_NAME, ...); every one is described in docs/configuration.md. Invalid settings are
 all reported at start, exit status 2.
 `;
 }

@@ -6,7 +6,7 @@ const END = '<!-- config-table:end -->';
 
 const names = (rows: readonly Row[]): string => rows.map((r) => r.names.map((n) => `\`${n}\``).join(' or ')).join(', ');
 
-/** README's configuration table, generated from the declarations in settings.ts. */
+/** docs/configuration.md's settings table, generated from the declarations in settings.ts. */
 export function configTable(): string {
   const rows = Object.values(SETTINGS).flatMap((s) => s.rows);
   return [
@@ -21,10 +21,10 @@ export function configTable(): string {
   ].join('\n');
 }
 
-/** `readme` with the text between the config-table markers replaced by the generated table. */
-export function withConfigTable(readme: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README has no ${START} … ${END} section`);
-  return `${readme.slice(0, start + START.length)}\n${configTable()}\n${readme.slice(end)}`;
+/** `page` with the text between the config-table markers replaced by the generated table. */
+export function withConfigTable(page: string): string {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`docs/configuration.md has no ${START} … ${END} section`);
+  return `${page.slice(0, start + START.length)}\n${configTable()}\n${page.slice(end)}`;
 }

@@ -63,7 +63,7 @@ export const REPORTING_SETTINGS = {
   environmentUrlScheme: setting('ENVIRONMENT_URL_SCHEME', {
     parse: oneOf(['https', 'http'], { ignoreCase: true }),
     default: 'https',
-    doc: 'scheme of an `environment_url` discovered from an `HTTPRoute` (an Ingress says it by its `tls`; see [Preview routes](#preview-routes))',
+    doc: 'scheme of an `environment_url` discovered from an `HTTPRoute` (an Ingress says it by its `tls`; see [Preview routes](preview-routes.md))',
   }),
   logUrlTemplate: setting('LOG_URL_TEMPLATE', { parse: url(['https:']), doc: `default status \`log_url\` ${TEMPLATE_NOTE}` }),
   logUrlTemplateEscape: setting('LOG_URL_TEMPLATE_ESCAPE', {
@@ -81,7 +81,7 @@ export const REPORTING_SETTINGS = {
     parse: repositoryPatterns,
     default: '',
     shown: 'all',
-    doc: 'comma list of `owner/*` and `owner/repo` (case-insensitive); a workload naming another repository is skipped with a reason, never written (see [Trust boundary](#trust-boundary))',
+    doc: 'comma list of `owner/*` and `owner/repo` (case-insensitive); a workload naming another repository is skipped with a reason, never written (see [Trust boundary](trust-boundary.md))',
   }),
   repositorySource: setting('REPOSITORY_SOURCE', {
     parse: oneOf(['annotation', 'any'], { ignoreCase: true }),
@@ -159,7 +159,7 @@ const SERVICE_SETTINGS = {
     shown: 'all',
     doc: 'comma list of namespaces whose Flux objects are reported (events for others are accepted and ignored)',
   }),
-  reconcileConcurrency: setting('RECONCILE_CONCURRENCY', { parse: integer(1, 64), default: '4', doc: 'Flux sources reconciled at once' }),
+  reconcileConcurrency: setting('RECONCILE_CONCURRENCY', { parse: integer(1, 64), default: '4', doc: 'Flux objects reconciled at once' }),
   cleanupGraceMs: setting('CLEANUP_GRACE', {
     parse: duration('a duration such as 15s or 1m'),
     default: '15s',

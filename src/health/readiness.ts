@@ -3,7 +3,7 @@
  * every configured forge (GitHub, Forgejo) accepts its credentials (a misconfiguration, not an outage).
  * An outage of a dependency (Kubernetes API, a forge, a registry) only makes it `degraded`: the webhook
  * keeps queueing events, nothing is lost by taking them, so the Service must keep routing them here;
- * alerts on the metrics tell the operator (README "HTTP endpoints"). See degraded.ts.
+ * alerts on the metrics tell the operator (docs/http-endpoints.md). See degraded.ts.
  */
 import { errorMessage } from '../common/errors.js';
 import type { ForgeHealth } from '../forges/forge-health.js';

@@ -23,7 +23,7 @@ export class DatabaseInUseError extends Error {
   constructor(readonly path: string) {
     super(
       `database ${path} is in use by another bridge process (it holds ${path}.lock): run one replica per database ` +
-        '(README "Upgrade and rollback"); the lock ends with that process, however it ends',
+        '(docs/upgrade.md); the lock ends with that process, however it ends',
     );
     this.name = 'DatabaseInUseError';
   }

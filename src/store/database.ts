@@ -29,7 +29,7 @@ export function openDatabase(path: string): Db {
 
 /**
  * A database written by a newer bridge: migrations only go forward, so an older bridge leaves it untouched and
- * refuses to start (README "Upgrade and rollback").
+ * refuses to start (docs/upgrade.md).
  */
 export class SchemaTooNewError extends Error {
   constructor(
@@ -38,7 +38,7 @@ export class SchemaTooNewError extends Error {
   ) {
     super(
       `database ${path} has schema version ${found}, newer than this bridge knows (${MIGRATIONS.length}): ` +
-        'run the newer bridge again, or restore the backup taken before the upgrade (README "Upgrade and rollback")',
+        'run the newer bridge again, or restore the backup taken before the upgrade (docs/upgrade.md)',
     );
     this.name = 'SchemaTooNewError';
   }

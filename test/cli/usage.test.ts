@@ -47,7 +47,7 @@ t.test('--help: usage on stdout, exit 0, without any setting', async (t) => {
   t.equal(code, 0);
   t.equal(stdout, usage(VERSION));
   t.equal(stderr, '');
-  for (const word of ['serve', 'explain <Kustomization|HelmRelease>/<namespace>/<name>', '--version', 'README.md', 'Configuration'])
+  for (const word of ['serve', 'explain <Kustomization|HelmRelease>/<namespace>/<name>', '--version', 'docs/configuration.md'])
     t.match(stdout, word);
 });
 

@@ -2,10 +2,10 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { configTable, withConfigTable } from '../../src/config/config-table.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const PAGE = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
 
-t.test("README's configuration table is the one the declarations generate", (t) => {
-  t.equal(withConfigTable(README), README, 'README.md differs from the declarations: run npm run docs:config');
+t.test("docs/configuration.md's settings table is the one the declarations generate", (t) => {
+  t.equal(withConfigTable(PAGE), PAGE, 'docs/configuration.md differs from the declarations: run npm run docs:config');
   t.end();
 });
 

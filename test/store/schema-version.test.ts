@@ -38,7 +38,7 @@ function inspect(path: string): { version: unknown; tables: string[] } {
 t.test('an older bridge refuses a newer database and leaves it as it was', (t) => {
   const path = newerDatabase(t);
   const before = inspect(path);
-  const message = `database ${path} has schema version ${CURRENT + 1}, newer than this bridge knows (${CURRENT}): run the newer bridge again, or restore the backup taken before the upgrade (README "Upgrade and rollback")`;
+  const message = `database ${path} has schema version ${CURRENT + 1}, newer than this bridge knows (${CURRENT}): run the newer bridge again, or restore the backup taken before the upgrade (docs/upgrade.md)`;
   t.throws(() => openDatabase(path), new SchemaTooNewError(path, CURRENT + 1));
   t.throws(() => openStorage(path), { message }, 'not reported as a storage fault');
   t.same(inspect(path), before, 'version and tables untouched');
@@ -56,14 +56,14 @@ t.test('the process: one line naming the file and what to do, exit 1', async (t)
   t.equal(exit.code, 1);
   t.equal(
     exit.stderr,
-    `github-deployment-bridge: failed to start: database ${path} has schema version ${CURRENT + 1}, newer than this bridge knows (${CURRENT}): run the newer bridge again, or restore the backup taken before the upgrade (README "Upgrade and rollback")\n`,
+    `github-deployment-bridge: failed to start: database ${path} has schema version ${CURRENT + 1}, newer than this bridge knows (${CURRENT}): run the newer bridge again, or restore the backup taken before the upgrade (docs/upgrade.md)\n`,
   );
   t.equal(inspect(path).version, CURRENT + 1);
 });
 
-t.test('README "Upgrade and rollback": a row for this version, and the newest schema is this one', (t) => {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = /^## Upgrade and rollback\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+t.test('docs/upgrade.md: a row for this version, and the newest schema is this one', (t) => {
+  const page = readFileSync(join(REPO_ROOT, 'docs', 'upgrade.md'), 'utf8');
+  const section = /^## Schema versions\n([\s\S]*?)^## /m.exec(page)?.[1] ?? '';
   const rows = [...section.matchAll(/^\| ([^|]+?) \| (\d+) \|/gm)].map((m) => ({ bridge: m[1], schema: Number(m[2]) }));
   const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
   t.ok(

@@ -17,7 +17,7 @@ const contextTemplate: Parse<ContextTemplate> = (value, check) => {
 export const FORGEJO_REPORTING = {
   forgejoUrl: setting('FORGEJO_URL', {
     parse: forgejoUrl,
-    doc: 'web base URL of a Forgejo or Gitea server (API under `/api/v1`): repositories on its host are reported there as commit statuses (see [Forgejo and Gitea](#forgejo-and-gitea))',
+    doc: 'web base URL of a Forgejo or Gitea server (API under `/api/v1`): repositories on its host are reported there as commit statuses (see [Forgejo and Gitea](forgejo.md))',
   }),
   forgejoStatusContext: setting('FORGEJO_STATUS_CONTEXT', {
     parse: contextTemplate,

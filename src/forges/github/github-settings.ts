@@ -44,7 +44,7 @@ const githubAuth = combine(
     appId: setting('GITHUB_APP_ID', {
       parse: integer(1, Number.MAX_SAFE_INTEGER, "the App's numeric id"),
       shown: EITHER,
-      doc: 'numeric id of the [GitHub App](#github-app) (instead of `GITHUB_TOKEN`, never both)',
+      doc: 'numeric id of the [GitHub App](github-app.md) (instead of `GITHUB_TOKEN`, never both)',
     }),
     privateKey: secret('GITHUB_APP_PRIVATE_KEY', {
       file: '_PATH',

@@ -11,7 +11,7 @@ const gitlabUrl: Parse<GitLabLocation> = (value, check) => {
 export const GITLAB_REPORTING = {
   gitlabUrl: setting('GITLAB_URL', {
     parse: gitlabUrl,
-    doc: 'web base URL of a GitLab server, sub-path installs included (API under `/api/v4`): projects on its host are reported there as deployments (see [GitLab](docs/gitlab.md))',
+    doc: 'web base URL of a GitLab server, sub-path installs included (API under `/api/v4`): projects on its host are reported there as deployments (see [GitLab](gitlab.md))',
   }),
 };
 
