@@ -50,6 +50,7 @@ function checkPair(t: Test, objs: Obj[], namespace: string): Alert {
     },
   });
   const alert = find(objs, 'Alert') as Alert;
+  t.equal(alert.apiVersion, 'notification.toolkit.fluxcd.io/v1beta3', 'the API version COMPATIBILITY.md names');
   t.equal(alert.spec.providerRef.name, provider.metadata.name, 'providerRef is local: the Provider sits in the same namespace');
   return alert;
 }
