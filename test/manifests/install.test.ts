@@ -51,18 +51,13 @@ t.test('the base alone: no cluster name to forget, the bridge refuses to start a
 });
 
 t.test('the Forgejo component without FORGEJO_URL in the overlay: refused, not a placeholder server', (t) => {
-  const objs = renderWritten(
-    t,
-    [
-      'resources: [{manifests}]',
-      'components: [{manifests}/optional/forgejo]',
-      'patches:',
-      '  - target: { kind: Deployment, name: github-deployment-bridge }',
-      '    patch: |',
-      '      [{ "op": "add", "path": "/spec/template/spec/containers/0/env/-", "value": { "name": "CLUSTER_NAME", "value": "c" } }]',
-      '',
-    ].join('\n'),
-  );
+  const overlay = `resources: [{manifests}]
+components: [{manifests}/optional/forgejo]
+patches:
+  - target: { kind: Deployment, name: github-deployment-bridge }
+    patch: '[{ "op": "add", "path": "/spec/template/spec/containers/0/env/-", "value": { "name": "CLUSTER_NAME", "value": "c" } }]'
+`;
+  const objs = renderWritten(t, overlay);
   t.same(problemsOf(objs), ['FORGEJO_TOKEN or FORGEJO_TOKEN_FILE is set, but FORGEJO_URL is not']);
   t.end();
 });
