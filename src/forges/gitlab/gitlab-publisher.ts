@@ -72,6 +72,8 @@ export class GitLabPublisher {
     let plan = planGitLab(fresh ? { kind: 'none' } : this.rowOf(row), wanted);
     if (plan?.call === 'recover') {
       row = await this.recover(id, row, path);
+      // An adopted deployment's create never got to shape its environment (URL, tier): done now, once.
+      if (row.deploymentId !== null) await this.shapeEnvironment(path, target);
       plan = planGitLab(row.deploymentId === null ? { kind: 'none' } : this.rowOf(row), wanted);
     }
     if (plan === undefined || plan.call === 'recover') return { deploymentId: row.deploymentId ?? 0, sent };
