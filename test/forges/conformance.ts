@@ -60,25 +60,28 @@ export function forgeConformance<S extends R, R>(t: Test, driver: ConformanceDri
     t.same(w.sim.violations, []);
   });
 
-  for (const preview of [false, true]) {
-    const rollout = preview ? expected.previewRollout : expected.rollout;
-    const retired = preview ? expected.previewRetire : expected.retire;
-    t.test(`a rollout, then its workload gone, in a ${preview ? 'transient' : 'permanent'} environment`, async (t) => {
-      const w = await world(t);
-      const p = w.target({ preview });
-      t.same(await publish(w, p, 'in_progress'), ['in_progress']);
-      t.same(await publish(w, p, 'success'), ['success']);
-      t.same(w.writes(), rollout, 'the forge’s minimal write sequence');
-      t.same(w.shown(), [state(p, 'success')]);
-      t.equal(await retire(w, p), retired.length > 0, 'retire says whether it wrote');
-      t.same(w.writes().slice(rollout.length), retired, 'the forge’s retire write');
-      t.same(w.shown(), [state(p, ended(retired))], 'a retire that writes ends it');
-      const after = w.writes().length;
-      t.equal(await retire(w, p), false, 'a second retire has nothing left to end');
-      t.equal(w.writes().length, after);
-      t.same(w.sim.violations, []);
-    });
-  }
+  for (const preview of [false, true])
+    for (const restart of [false, true]) {
+      const rollout = preview ? expected.previewRollout : expected.rollout;
+      const retired = preview ? expected.previewRetire : expected.retire;
+      const where = `in a ${preview ? 'transient' : 'permanent'} environment${restart ? ', a restart in between' : ''}`;
+      t.test(`a rollout, then its workload gone, ${where}`, async (t) => {
+        const w = await world(t);
+        const p = w.target({ preview });
+        t.same(await publish(w, p, 'in_progress'), ['in_progress']);
+        t.same(await publish(w, p, 'success'), ['success']);
+        t.same(w.writes(), rollout, 'the forge’s minimal write sequence');
+        t.same(w.shown(), [state(p, 'success')]);
+        if (restart) w.restart();
+        t.equal(await retire(w, p), retired.length > 0, 'retire says whether it wrote');
+        t.same(w.writes().slice(rollout.length), retired, 'the forge’s retire write');
+        t.same(w.shown(), [state(p, ended(retired))], 'a retire that writes ends it');
+        const after = w.writes().length;
+        t.equal(await retire(w, p), false, 'a second retire has nothing left to end');
+        t.equal(w.writes().length, after);
+        t.same(w.sim.violations, []);
+      });
+    }
 
   t.test('a refused repository is a skip with a reason, asked once', async (t) => {
     const w = await world(t);
