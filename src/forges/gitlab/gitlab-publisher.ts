@@ -42,7 +42,10 @@ export interface GitLabPublishResult {
 
 export interface GitLabPublisherDeps {
   port: GitLabPort;
-  deployments: Pick<DeploymentStore, 'get' | 'insertProvisional' | 'setDeploymentId' | 'setPending' | 'setState' | 'list'>;
+  deployments: Pick<
+    DeploymentStore,
+    'get' | 'insertProvisional' | 'setDeploymentId' | 'setPending' | 'setState' | 'list' | 'markTransient' | 'inTransientEnvironment'
+  >;
   log: Logger;
   now: () => number;
 }
@@ -52,8 +55,6 @@ const pathOf = (r: { owner: string; repo: string }) => `${r.owner}/${r.repo}`;
 export class GitLabPublisher {
   /** The ref per project and commit: the branches of a commit do not change what the bridge sends. */
   private readonly refs = new Map<string, { ref: string; tag: boolean }>();
-  /** Environments this bridge reports previews into (per project and name), learned from publish. */
-  private readonly transient = new Set<string>();
 
   constructor(private readonly deps: GitLabPublisherDeps) {}
 
@@ -61,7 +62,6 @@ export class GitLabPublisher {
     const { deployments, now } = this.deps;
     const id: Identity = { ...identityOf(target), forge: 'gitlab' };
     const path = pathOf(target);
-    if (target.transientEnvironment) this.transient.add(`${path} ${target.environment}`);
     const sent: DeliveryState[] = [];
     const wanted: GitLabDesired = desired;
     let row = deployments.get(id);
@@ -69,6 +69,8 @@ export class GitLabPublisher {
     // A row new now has nothing on GitLab yet; one left provisional (a crash, a lost answer) is looked for first.
     const fresh = row === undefined;
     if (row === undefined) row = deployments.insertProvisional(id, origin, now());
+    // Stored, not kept in memory: a cleanup after a restart must still know the environment is a preview.
+    if (target.transientEnvironment) deployments.markTransient(id);
     let plan = planGitLab(fresh ? { kind: 'none' } : this.rowOf(row), wanted);
     if (plan?.call === 'recover') {
       row = await this.recover(id, row, path);
@@ -126,7 +128,7 @@ export class GitLabPublisher {
     if (environment === null) return wrote;
     const own = new Set(deployments.list(500, { repository: path, environment: row.environment }).flatMap((r) => r.deploymentId ?? []));
     const decision = stopDecision({
-      transient: this.transient.has(`${path} ${row.environment}`),
+      transient: deployments.inTransientEnvironment(row),
       workloadsLeft: others.length,
       environment,
       ownDeployments: own,
