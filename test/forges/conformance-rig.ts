@@ -20,10 +20,11 @@ import type { ErrorFault, Fault } from '../harness/github-sim/faults.js';
 import type { RequestHook } from '../harness/github-sim/hooks.js';
 import type { SimRecord } from '../harness/sim-server.js';
 
-/** The repository every case reports to; `LOCKED` is one the simulator refuses (403 or 404). */
+/** The repository every case reports to; `LOCKED` is one the simulator refuses (403 or 404), `MISSING` one it does not have. */
 export const OWNER = 'acme';
 export const REPO = 'shop';
 export const LOCKED = 'locked';
+export const MISSING = 'missing';
 export const SHA = '3f786850e387550fdab836ed7e6dc881de23001b';
 
 /** What the suite reads and arms on any forge's simulator: the face every SimServer-based simulator shows. */

@@ -8,9 +8,10 @@
 import type { Test } from 'tap';
 import { isRetryable } from '../../src/common/errors.js';
 import { askedRetryAt } from '../../src/runtime/worker.js';
+import { REFUSAL_RETRY_MS } from '../../src/lifecycle/refusal.js';
 import type { DesiredState } from '../../src/lifecycle/status-plan.js';
 import { RefusedByForge } from '../../src/forges/refusal-guard.js';
-import { LOCKED, SHA, openWorld, type ConformanceDriver, type Published, type World } from './conformance-rig.js';
+import { LOCKED, MISSING, SHA, openWorld, type ConformanceDriver, type Published, type World } from './conformance-rig.js';
 
 const RETRY_AFTER_S = 30;
 
@@ -83,21 +84,23 @@ export function forgeConformance<S extends R, R>(t: Test, driver: ConformanceDri
       });
     }
 
-  t.test('a refused repository is a skip with a reason, asked once', async (t) => {
-    const w = await world(t);
-    const p = w.target({ repo: LOCKED });
-    const first = await publish(w, p, 'in_progress');
-    t.type(first, RefusedByForge);
-    if (!(first instanceof RefusedByForge)) return;
-    t.match(first.refusal.reason, /\S/, 'says why');
-    t.ok(first.refusal.retryAt > Date.now(), 'not retried soon');
-    const asked = w.sim.requests.map((r) => `${r.method} ${r.path}`);
-    t.same(asked, [...new Set(asked)], 'no request repeated: no retry loop');
-    t.type(await publish(w, p, 'in_progress'), RefusedByForge, 'still skipped');
-    t.equal(w.sim.requests.length, asked.length, 'and nothing more asked');
-    t.same(w.writes(), []);
-    t.equal(w.row(p), undefined, 'no provisional row left behind');
-  });
+  // The driver's locked repository (403, or 404 where the forge hides what a token cannot write), and one that does not exist.
+  for (const repo of [LOCKED, MISSING])
+    t.test(`a refused repository (${repo}) is a skip with a reason, asked once`, async (t) => {
+      const w = await world(t);
+      const p = w.target({ repo });
+      const first = await publish(w, p, 'in_progress');
+      t.type(first, RefusedByForge);
+      if (!(first instanceof RefusedByForge)) return;
+      t.match(first.refusal.reason, /\S/, 'says why');
+      t.ok(first.refusal.retryAt >= Date.now() + REFUSAL_RETRY_MS - 60_000, 'not asked again before the refusal retry time');
+      const asked = w.sim.requests.map((r) => `${r.method} ${r.path}`);
+      t.same(asked, [...new Set(asked)], 'no request repeated: no retry loop');
+      t.type(await publish(w, p, 'in_progress'), RefusedByForge, 'still skipped');
+      t.equal(w.sim.requests.length, asked.length, 'and nothing more asked');
+      t.same(w.writes(), []);
+      t.equal(w.row(p), undefined, 'no provisional row left behind');
+    });
 
   const faults = [
     { what: 'a 5xx', fault: { status: 503, times: 2 }, waitMs: 0 },
