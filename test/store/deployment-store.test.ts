@@ -177,7 +177,10 @@ t.test('a transient environment is known by forge, repository and environment, a
   deployments.markTransient(preview);
   deployments.markTransient(preview);
   t.ok(deployments.inTransientEnvironment(preview));
-  t.ok(deployments.inTransientEnvironment({ ...preview, sha: sha('b') }), 'another commit of the environment');
+  t.ok(
+    deployments.inTransientEnvironment(id({ environment: 'pr-7', forge: 'gitlab', sha: sha('b') })),
+    'another commit of the environment',
+  );
   t.notOk(deployments.inTransientEnvironment(id({ forge: 'gitlab' })), 'another environment');
   t.notOk(deployments.inTransientEnvironment({ ...preview, forge: 'github' }), 'another forge');
   t.notOk(deployments.inTransientEnvironment({ ...preview, repo: 'other' }), 'another repository');
