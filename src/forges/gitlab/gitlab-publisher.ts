@@ -55,6 +55,8 @@ const pathOf = (r: { owner: string; repo: string }) => `${r.owner}/${r.repo}`;
 export class GitLabPublisher {
   /** The ref per project and commit: the branches of a commit do not change what the bridge sends. */
   private readonly refs = new Map<string, { ref: string; tag: boolean }>();
+  /** Environments whose URL and tier this process has seen right on GitLab, by project, name and wanted shape. */
+  private readonly shaped = new Set<string>();
 
   constructor(private readonly deps: GitLabPublisherDeps) {}
 
@@ -74,11 +76,12 @@ export class GitLabPublisher {
     let plan = planGitLab(fresh ? { kind: 'none' } : this.rowOf(row), wanted);
     if (plan?.call === 'recover') {
       row = await this.recover(id, row, path);
-      // An adopted deployment's create never got to shape its environment (URL, tier): done now, once.
-      if (row.deploymentId !== null) await this.shapeEnvironment(path, target);
       plan = planGitLab(row.deploymentId === null ? { kind: 'none' } : this.rowOf(row), wanted);
     }
-    if (plan === undefined || plan.call === 'recover') return { deploymentId: row.deploymentId ?? 0, sent };
+    if (plan === undefined || plan.call === 'recover') {
+      if (row.deploymentId !== null) await this.shapeEnvironment(path, target);
+      return { deploymentId: row.deploymentId ?? 0, sent };
+    }
     if (plan.call === 'create') {
       const ref = await this.refOf(path, target.sha);
       const created = await this.deps.port.createDeployment(path, {
@@ -90,13 +93,14 @@ export class GitLabPublisher {
       deployments.setDeploymentId(id, created.id, NEUTRAL[plan.status], now());
       deployments.setState(id, NEUTRAL[plan.status], description, now());
       sent.push(NEUTRAL[plan.status]);
-      await this.shapeEnvironment(path, target);
+      await this.shapeEnvironment(path, target, true);
       return { deploymentId: created.id, sent };
     }
     deployments.setPending(id, NEUTRAL[plan.status], now());
     await this.deps.port.updateDeployment(path, plan.deploymentId, plan.status);
     deployments.setState(id, NEUTRAL[plan.status], description, now());
     sent.push(NEUTRAL[plan.status]);
+    await this.shapeEnvironment(path, target);
     return { deploymentId: plan.deploymentId, sent };
   }
 
@@ -193,15 +197,21 @@ export class GitLabPublisher {
     return ref;
   }
 
-  /** The environment's URL and tier, with one PUT only when they differ from what GitLab has. */
-  private async shapeEnvironment(path: string, target: ReportTarget): Promise<void> {
+  /**
+   * The environment's URL and tier, with one PUT only when they differ from what GitLab has: at each create
+   * (`always`), else once per process and wanted shape, so a shaping lost to a crash, a dropped connection
+   * or an error is done at the next publish.
+   */
+  private async shapeEnvironment(path: string, target: ReportTarget, always = false): Promise<void> {
     const wanted = {
       ...(target.environmentUrl === undefined ? {} : { externalUrl: target.environmentUrl }),
       ...(target.productionEnvironment ? { tier: 'production' as const } : {}),
     };
-    if (Object.keys(wanted).length === 0) return;
+    const key = `${path} ${target.environment} ${JSON.stringify(wanted)}`;
+    if (Object.keys(wanted).length === 0 || (!always && this.shaped.has(key))) return;
     const environment = await this.deps.port.environment(path, target.environment);
     const changes = environment === null ? undefined : environmentChanges(environment, wanted);
     if (environment !== null && changes !== undefined) await this.deps.port.updateEnvironment(path, environment.id, changes);
+    this.shaped.add(key);
   }
 }
