@@ -11,6 +11,7 @@ import { askedRetryAt } from '../../src/runtime/worker.js';
 import { REFUSAL_RETRY_MS } from '../../src/lifecycle/refusal.js';
 import type { DesiredState } from '../../src/lifecycle/status-plan.js';
 import { RefusedByForge } from '../../src/forges/refusal-guard.js';
+import type { SimRecord } from '../harness/sim-server.js';
 import { LOCKED, MISSING, SHA, openWorld, type ConformanceDriver, type Published, type World } from './conformance-rig.js';
 
 const RETRY_AFTER_S = 30;
@@ -31,11 +32,21 @@ async function retire(w: World, p: Published): Promise<boolean> {
   return w.forge.retire(row, 'workload deleted');
 }
 
-/** A crash point: the `n`-th write (from 1) is applied by the simulator, and its answer never reaches the bridge. */
-function dropAnswerOfWrite(w: World, n: number): void {
+/**
+ * A crash point at the `n`-th write (from 1): applied by the simulator and its answer never reaching the bridge
+ * (`after`), or its connection lost before the simulator saw it (`before`).
+ */
+function dropAtWrite(w: World, n: number, when: 'before' | 'after'): void {
   let seen = 0;
-  w.sim.hook({ when: 'after', times: Infinity, run: (r) => (r.didWork && r.method !== 'GET' && ++seen === n ? 'drop' : undefined) });
+  const isWrite = (r: SimRecord) => r.method !== 'GET' && (when === 'before' || r.didWork);
+  w.sim.hook({ when, times: Infinity, run: (r) => (isWrite(r) && ++seen === n ? 'drop' : undefined) });
 }
+
+const CRASHES = [
+  { when: 'after', restart: false, what: 'applied, its answer lost' },
+  { when: 'after', restart: true, what: 'applied, its answer lost, the process dies' },
+  { when: 'before', restart: false, what: 'lost before it arrived' },
+] as const;
 
 /** What a deployment shows once retired: ended (`gone`) when the retire wrote, else still live. */
 const ended = (retireWrites: readonly string[]) => (retireWrites.length > 0 ? 'gone' : 'success');
@@ -139,11 +150,11 @@ export function forgeConformance<S extends R, R>(t: Test, driver: ConformanceDri
 
   const points = [...expected.previewRollout, ...expected.previewRetire];
   for (const [i, word] of points.entries())
-    for (const restart of [false, true]) {
-      t.test(`write ${i + 1} (${word}) applied, its answer lost${restart ? ', the process dies' : ''}: no duplicate`, async (t) => {
+    for (const { when, restart, what } of CRASHES) {
+      t.test(`write ${i + 1} (${word}) ${what}: no duplicate, none missing`, async (t) => {
         const w = await world(t);
         const p = w.target({ preview: true });
-        dropAnswerOfWrite(w, i + 1);
+        dropAtWrite(w, i + 1, when);
         let failures = 0;
         const again = async <T>(step: () => Promise<T>): Promise<T | Error> => {
           try {
