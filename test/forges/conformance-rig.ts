@@ -45,6 +45,8 @@ export interface DriverWorld<S> {
   settings: S;
   /** One simulator write in neutral words: `create in_progress`, `status success`, `status gone`, `environment`, `stop`. */
   wordOf(write: SimRecord): string;
+  /** Whether a request, as it arrives, asks the forge to change what it shows (a token mint does not). */
+  asksToWrite(request: SimRecord): boolean;
   /** What the forge shows on acme/shop: one `environment sha7 state` (neutral words) per deployment or status context. */
   shown(): string[];
 }
@@ -80,6 +82,7 @@ export interface World {
   readonly sim: ConformanceSim;
   /** The process died: the Forge and its connection are thrown away, a new one opens over the same file. */
   restart(): Forge;
+  asksToWrite(request: SimRecord): boolean;
   /** The simulator's writes in neutral words, in order. */
   writes(): string[];
   shown(): string[];
@@ -133,6 +136,7 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
       forge = build();
       return forge;
     },
+    asksToWrite: (r) => started.asksToWrite(r),
     writes: () => sim.writes().map((w) => started.wordOf(w)),
     shown: () => started.shown(),
     target(o = {}) {

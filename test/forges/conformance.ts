@@ -38,7 +38,7 @@ async function retire(w: World, p: Published): Promise<boolean> {
  */
 function dropAtWrite(w: World, n: number, when: 'before' | 'after'): void {
   let seen = 0;
-  const isWrite = (r: SimRecord) => r.method !== 'GET' && (when === 'before' || r.didWork);
+  const isWrite = (r: SimRecord) => w.asksToWrite(r) && (when === 'before' || r.didWork);
   w.sim.hook({ when, times: Infinity, run: (r) => (isWrite(r) && ++seen === n ? 'drop' : undefined) });
 }
 

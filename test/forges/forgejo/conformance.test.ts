@@ -26,6 +26,7 @@ export const forgejoDriver: ConformanceDriver<ForgejoSettings> = {
     return {
       sim,
       settings: { forgejoUrl: url, forgejoStatusContext: template, forgejoToken: { kind: 'inline', value: TOKEN } },
+      asksToWrite: (r) => r.method === 'POST',
       wordOf: (w) => `status ${neutral(w.body as { state: string; description: string })}`,
       shown() {
         const latest = new Map(sim.statuses(OWNER, REPO, SHA).map((s) => [s.context, s]));

@@ -23,6 +23,7 @@ export const gitlabDriver: ConformanceDriver<GitLabSettings> = {
     return {
       sim,
       settings: { gitlabUrl: url, gitlabToken: { kind: 'inline', value: TOKEN } },
+      asksToWrite: (r) => r.method === 'POST' || r.method === 'PUT',
       wordOf(w) {
         const status = (w.body as { status?: string } | undefined)?.status ?? '';
         if (w.path.endsWith('/stop')) return 'stop';
