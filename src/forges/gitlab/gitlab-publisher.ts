@@ -42,7 +42,10 @@ export interface GitLabPublishResult {
 
 export interface GitLabPublisherDeps {
   port: GitLabPort;
-  deployments: Pick<DeploymentStore, 'get' | 'insertProvisional' | 'setDeploymentId' | 'setPending' | 'setState' | 'list'>;
+  deployments: Pick<
+    DeploymentStore,
+    'get' | 'insertProvisional' | 'setDeploymentId' | 'setPending' | 'setState' | 'list' | 'markTransient' | 'inTransientEnvironment'
+  >;
   log: Logger;
   now: () => number;
 }
@@ -52,8 +55,8 @@ const pathOf = (r: { owner: string; repo: string }) => `${r.owner}/${r.repo}`;
 export class GitLabPublisher {
   /** The ref per project and commit: the branches of a commit do not change what the bridge sends. */
   private readonly refs = new Map<string, { ref: string; tag: boolean }>();
-  /** Environments this bridge reports previews into (per project and name), learned from publish. */
-  private readonly transient = new Set<string>();
+  /** Environments whose URL and tier this process has seen right on GitLab, by project, name and wanted shape. */
+  private readonly shaped = new Set<string>();
 
   constructor(private readonly deps: GitLabPublisherDeps) {}
 
@@ -61,7 +64,6 @@ export class GitLabPublisher {
     const { deployments, now } = this.deps;
     const id: Identity = { ...identityOf(target), forge: 'gitlab' };
     const path = pathOf(target);
-    if (target.transientEnvironment) this.transient.add(`${path} ${target.environment}`);
     const sent: DeliveryState[] = [];
     const wanted: GitLabDesired = desired;
     let row = deployments.get(id);
@@ -69,12 +71,17 @@ export class GitLabPublisher {
     // A row new now has nothing on GitLab yet; one left provisional (a crash, a lost answer) is looked for first.
     const fresh = row === undefined;
     if (row === undefined) row = deployments.insertProvisional(id, origin, now());
+    // Stored, not kept in memory: a cleanup after a restart must still know the environment is a preview.
+    if (target.transientEnvironment) deployments.markTransient(id);
     let plan = planGitLab(fresh ? { kind: 'none' } : this.rowOf(row), wanted);
     if (plan?.call === 'recover') {
       row = await this.recover(id, row, path);
       plan = planGitLab(row.deploymentId === null ? { kind: 'none' } : this.rowOf(row), wanted);
     }
-    if (plan === undefined || plan.call === 'recover') return { deploymentId: row.deploymentId ?? 0, sent };
+    if (plan === undefined || plan.call === 'recover') {
+      if (row.deploymentId !== null) await this.shapeEnvironment(path, target);
+      return { deploymentId: row.deploymentId ?? 0, sent };
+    }
     if (plan.call === 'create') {
       const ref = await this.refOf(path, target.sha);
       const created = await this.deps.port.createDeployment(path, {
@@ -86,13 +93,14 @@ export class GitLabPublisher {
       deployments.setDeploymentId(id, created.id, NEUTRAL[plan.status], now());
       deployments.setState(id, NEUTRAL[plan.status], description, now());
       sent.push(NEUTRAL[plan.status]);
-      await this.shapeEnvironment(path, target);
+      await this.shapeEnvironment(path, target, true);
       return { deploymentId: created.id, sent };
     }
     deployments.setPending(id, NEUTRAL[plan.status], now());
     await this.deps.port.updateDeployment(path, plan.deploymentId, plan.status);
     deployments.setState(id, NEUTRAL[plan.status], description, now());
     sent.push(NEUTRAL[plan.status]);
+    await this.shapeEnvironment(path, target);
     return { deploymentId: plan.deploymentId, sent };
   }
 
@@ -124,7 +132,7 @@ export class GitLabPublisher {
     if (environment === null) return wrote;
     const own = new Set(deployments.list(500, { repository: path, environment: row.environment }).flatMap((r) => r.deploymentId ?? []));
     const decision = stopDecision({
-      transient: this.transient.has(`${path} ${row.environment}`),
+      transient: deployments.inTransientEnvironment(row),
       workloadsLeft: others.length,
       environment,
       ownDeployments: own,
@@ -189,15 +197,21 @@ export class GitLabPublisher {
     return ref;
   }
 
-  /** The environment's URL and tier, with one PUT only when they differ from what GitLab has. */
-  private async shapeEnvironment(path: string, target: ReportTarget): Promise<void> {
+  /**
+   * The environment's URL and tier, with one PUT only when they differ from what GitLab has: at each create
+   * (`always`), else once per process and wanted shape, so a shaping lost to a crash, a dropped connection
+   * or an error is done at the next publish.
+   */
+  private async shapeEnvironment(path: string, target: ReportTarget, always = false): Promise<void> {
     const wanted = {
       ...(target.environmentUrl === undefined ? {} : { externalUrl: target.environmentUrl }),
       ...(target.productionEnvironment ? { tier: 'production' as const } : {}),
     };
-    if (Object.keys(wanted).length === 0) return;
+    const key = `${path} ${target.environment} ${JSON.stringify(wanted)}`;
+    if (Object.keys(wanted).length === 0 || (!always && this.shaped.has(key))) return;
     const environment = await this.deps.port.environment(path, target.environment);
     const changes = environment === null ? undefined : environmentChanges(environment, wanted);
     if (environment !== null && changes !== undefined) await this.deps.port.updateEnvironment(path, environment.id, changes);
+    this.shaped.add(key);
   }
 }
