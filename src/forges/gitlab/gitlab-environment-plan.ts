@@ -5,14 +5,8 @@
  * (a preview) is stopped when the last workload the bridge reports into it is gone, unless its latest
  * deployment is not one this bridge made (another cluster or a CI job moved in). Pure.
  */
+import type { Tier } from '../../metadata/ref-tier.js';
 import type { EnvironmentChanges, GitLabEnvironment } from './gitlab-types.js';
-
-/** GitLab's environment tiers. */
-export const TIERS = ['production', 'staging', 'testing', 'development', 'other'] as const;
-export type GitLabTier = (typeof TIERS)[number];
-
-/** The workload annotation naming the tier. */
-export const TIER_ANNOTATION = 'github-deployment-bridge.io/tier';
 
 /** GitLab's Kubernetes dashboard link: the agent, the namespace and the Flux object. */
 export interface AgentLink {
@@ -25,22 +19,9 @@ export interface WantedEnvironment {
   /** The environment URL, or the discovered preview route. */
   externalUrl?: string | undefined;
   /** Left undefined, GitLab's own guess from the name stays. */
-  tier?: GitLabTier | undefined;
+  tier?: Tier | undefined;
   /** With `GITLAB_AGENT_ID` set. */
   agent?: AgentLink | undefined;
-}
-
-/**
- * The tier to set: `production` for a production workload, else the tier annotation, else none
- * (GitLab's guess is left alone). A bad annotation is a problem to show, not a guess.
- */
-export function tierOf(production: boolean, annotation: string | undefined): GitLabTier | undefined | { problem: string } {
-  if (production) return 'production';
-  const v = annotation?.trim().toLowerCase();
-  if (v === undefined || v === '') return undefined;
-  return (TIERS as readonly string[]).includes(v)
-    ? (v as GitLabTier)
-    : { problem: `${TIER_ANNOTATION} "${annotation}" is not one of ${TIERS.join(', ')}` };
 }
 
 /** The API group, version and plural GitLab's `flux_resource_path` names a Flux object by. */

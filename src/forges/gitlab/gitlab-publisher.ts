@@ -76,7 +76,7 @@ export class GitLabPublisher {
     }
     if (plan === undefined || plan.call === 'recover') return { deploymentId: row.deploymentId ?? 0, sent };
     if (plan.call === 'create') {
-      const ref = await this.refOf(path, target.sha);
+      const ref = await this.refOf(path, target);
       const created = await this.deps.port.createDeployment(path, {
         environment: target.environment,
         sha: target.sha,
@@ -175,15 +175,19 @@ export class GitLabPublisher {
     return deployments.get(id) ?? row;
   }
 
-  /** The branch (or tag) a commit is deployed from: GitLab's branches holding it, the default branch first; cached. */
-  private async refOf(path: string, sha: string): Promise<{ ref: string; tag: boolean }> {
-    const key = `${path}@${sha}`;
+  /**
+   * The branch (or tag) a commit is deployed from: the target's own (annotation or Flux object), else
+   * GitLab's branches holding it, the default branch first (cached per commit).
+   */
+  private async refOf(path: string, target: ReportTarget): Promise<{ ref: string; tag: boolean }> {
+    if (target.ref !== undefined) return { ref: target.ref.ref, tag: target.ref.tag };
+    const key = `${path}@${target.sha}`;
     const cached = this.refs.get(key);
     if (cached !== undefined) return cached;
-    const [branches, project] = await Promise.all([this.deps.port.branchesContaining(path, sha), this.deps.port.project(path)]);
-    const choice = chooseRef({ workloadAnnotations: {}, fluxAnnotations: {}, branches, defaultBranch: project.default_branch });
+    const [branches, project] = await Promise.all([this.deps.port.branchesContaining(path, target.sha), this.deps.port.project(path)]);
+    const choice = chooseRef({ branches, defaultBranch: project.default_branch });
     if ('lookup' in choice || 'problem' in choice)
-      throw new Error(`${path}@${sha.slice(0, 7)}: ${'problem' in choice ? choice.problem : 'no ref'}`);
+      throw new Error(`${path}@${target.sha.slice(0, 7)}: ${'problem' in choice ? choice.problem : 'no ref'}`);
     const ref = { ref: choice.ref, tag: choice.tag };
     this.refs.set(key, ref);
     return ref;
@@ -193,7 +197,7 @@ export class GitLabPublisher {
   private async shapeEnvironment(path: string, target: ReportTarget): Promise<void> {
     const wanted = {
       ...(target.environmentUrl === undefined ? {} : { externalUrl: target.environmentUrl }),
-      ...(target.productionEnvironment ? { tier: 'production' as const } : {}),
+      ...(target.tier === undefined ? {} : { tier: target.tier }),
     };
     if (Object.keys(wanted).length === 0) return;
     const environment = await this.deps.port.environment(path, target.environment);

@@ -158,3 +158,28 @@ t.test('dry run: reads go to GitLab, writes are logged', async (t) => {
   t.same((await forge.publish(target(SHA), origin, 'in_progress', 'Progressing')).sent, ['in_progress']);
   t.same(sim.writes(), []);
 });
+
+t.test("the target's ref and tier: no branch lookup, the tier set on the environment", async (t) => {
+  const { sim, forge } = await setup(t);
+  const preview = target(SHA2, {
+    environment: 'review/feature-x',
+    productionEnvironment: false,
+    ref: { ref: 'feature/x', tag: false, from: 'flux' },
+    tier: 'development',
+  });
+  t.same((await forge.publish(preview, origin, 'success', 'ok')).sent, ['success']);
+  t.notOk(
+    sim.requests.some((r) => r.path.endsWith('/refs')),
+    'no commit refs lookup',
+  );
+  const p = sim.project(PROJECT);
+  t.same(
+    p?.deployments.map((d) => [d.ref, d.tag]),
+    [['feature/x', false]],
+  );
+  t.same(
+    p?.environments.map((e) => [e.name, e.tier]),
+    [['review/feature-x', 'development']],
+  );
+  t.same(sim.violations, []);
+});
