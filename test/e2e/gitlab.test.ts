@@ -113,3 +113,31 @@ t.test('a crash between the create and the status: no duplicate after the restar
   );
   t.same(gitlab.violations, []);
 });
+
+t.test('a restart between the deploy and the cleanup: the closed preview is still stopped, once', async (t) => {
+  const { world, gitlab } = await gitlabWorld(t);
+  putDeployment(world, 'shop-pr-42', `registry.invalid/platform/shop:${A.slice(0, 7)}`, {
+    ...OPT_IN,
+    'github-deployment-bridge.io/repository': `${gitlab.url}/${PROJECT}`,
+    'github-deployment-bridge.io/commit': A,
+    'github-deployment-bridge.io/environment': 'review/pr-42',
+  });
+  putKustomization(world, 'preview-42', ['shop-pr-42'], READY);
+  const env = { TRANSIENT_ENVIRONMENTS: 'review/*', CLEANUP_GRACE: '1s', RESYNC_INTERVAL: '2s' };
+  const first = await world.bridge(env);
+  t.equal((await first.post(fluxEvent('Kustomization', 'flux-system', 'preview-42', { reason: 'ReconciliationSucceeded' }))).status, 202);
+  await first.waitFor('preview live', () => deployments(gitlab)[0]?.status === 'success');
+  await first.kill('SIGTERM');
+
+  const second = await world.bridge(env);
+  world.kube.delete('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 'flux-system', 'preview-42');
+  world.kube.delete('apps/v1', 'Deployment', 'apps', 'shop-pr-42');
+  t.equal((await second.post(fluxEvent('Kustomization', 'flux-system', 'preview-42', { reason: 'ReconciliationSucceeded' }))).status, 202);
+  const environment = () => gitlab.project(PROJECT)?.environments.find((e) => e.name === 'review/pr-42');
+  await second.waitFor('stopped', () => environment()?.state === 'stopped', 30_000);
+  // Another event for the deleted preview: nothing stops it again.
+  t.equal((await second.post(fluxEvent('Kustomization', 'flux-system', 'preview-42', { reason: 'ReconciliationSucceeded' }))).status, 202);
+  await settle(second);
+  t.equal(gitlab.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/stop')).length, 1, 'stopped once');
+  t.same(gitlab.violations, []);
+});

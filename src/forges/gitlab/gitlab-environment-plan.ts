@@ -59,11 +59,14 @@ export interface StopInputs {
   ownDeployments: ReadonlySet<number>;
 }
 
+/** Why an environment found stopped (or stopping) is left alone. */
+export const ALREADY_STOPPED = 'already stopped';
+
 /** Whether to stop the environment now, or why not. */
 export function stopDecision(i: StopInputs): 'stop' | { leave: string } {
   if (!i.transient) return { leave: 'not a transient environment: it keeps its history' };
   if (i.workloadsLeft > 0) return { leave: `${i.workloadsLeft} workload(s) still report into it` };
-  if (i.environment.state === 'stopped' || i.environment.state === 'stopping') return { leave: 'already stopped' };
+  if (i.environment.state === 'stopped' || i.environment.state === 'stopping') return { leave: ALREADY_STOPPED };
   const latest = i.environment.last_deployment;
   if (latest != null && !i.ownDeployments.has(latest.id))
     return { leave: `its latest deployment (${latest.id}) is not this bridge's: another cluster or a CI job deployed there` };

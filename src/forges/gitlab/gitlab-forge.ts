@@ -9,6 +9,7 @@ import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf } from '../forge.js';
 import { forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher } from '../refusal-guard.js';
+import { TransientEnvironmentStore } from '../../store/transient-store.js';
 import { gitlabDryRunPort } from './gitlab-dry-run.js';
 import { GitLabPublisher, wireOf } from './gitlab-publisher.js';
 import { gitlabRefusalOf } from './gitlab-refusal.js';
@@ -44,7 +45,8 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       now,
     });
     const port = d.dryRun ? gitlabDryRunPort(side.port, log) : side.port;
-    const plain = new GitLabPublisher({ port, deployments, log, now });
+    const transients = new TransientEnvironmentStore(d.db);
+    const plain = new GitLabPublisher({ port, deployments, transients, log, now });
     const guarded = new GuardedPublisher({ publisher: plain, refusals, deployments, classify: gitlabRefusalOf, forge: 'GitLab', log, now });
     const health = side.health;
     const url = s.gitlabUrl.webUrl;

@@ -11,8 +11,9 @@ import type { Logger } from 'pino';
 import type { DeliveryState, DesiredState } from '../../lifecycle/status-plan.js';
 import type { ReportTarget } from '../../metadata/resolve-target.js';
 import type { DeploymentRow, DeploymentStore, Origin } from '../../store/deployment-store.js';
+import type { EnvironmentKey, TransientEnvironmentStore } from '../../store/transient-store.js';
 import { identityOf, type Identity } from '../../lifecycle/identity.js';
-import { environmentChanges, stopDecision } from './gitlab-environment-plan.js';
+import { ALREADY_STOPPED, environmentChanges, stopDecision } from './gitlab-environment-plan.js';
 import { planGitLab, type GitLabDesired, type GitLabRow } from './gitlab-lifecycle.js';
 import { CREATED_AS, findOwnDeployment } from './gitlab-recovery.js';
 import { chooseRef } from './gitlab-ref.js';
@@ -43,17 +44,23 @@ export interface GitLabPublishResult {
 export interface GitLabPublisherDeps {
   port: GitLabPort;
   deployments: Pick<DeploymentStore, 'get' | 'insertProvisional' | 'setDeploymentId' | 'setPending' | 'setState' | 'list'>;
+  /** The preview environments reported into, kept across restarts (stopped when their last workload is gone). */
+  transients: Pick<TransientEnvironmentStore, 'mark' | 'has' | 'forget'>;
   log: Logger;
   now: () => number;
 }
 
 const pathOf = (r: { owner: string; repo: string }) => `${r.owner}/${r.repo}`;
+const environmentOf = (r: { owner: string; repo: string; environment: string }): EnvironmentKey => ({
+  forge: 'gitlab',
+  owner: r.owner,
+  repo: r.repo,
+  environment: r.environment,
+});
 
 export class GitLabPublisher {
   /** The ref per project and commit: the branches of a commit do not change what the bridge sends. */
   private readonly refs = new Map<string, { ref: string; tag: boolean }>();
-  /** Environments this bridge reports previews into (per project and name), learned from publish. */
-  private readonly transient = new Set<string>();
 
   constructor(private readonly deps: GitLabPublisherDeps) {}
 
@@ -61,7 +68,7 @@ export class GitLabPublisher {
     const { deployments, now } = this.deps;
     const id: Identity = { ...identityOf(target), forge: 'gitlab' };
     const path = pathOf(target);
-    if (target.transientEnvironment) this.transient.add(`${path} ${target.environment}`);
+    if (target.transientEnvironment) this.deps.transients.mark(environmentOf(target), now());
     const sent: DeliveryState[] = [];
     const wanted: GitLabDesired = desired;
     let row = deployments.get(id);
@@ -120,20 +127,29 @@ export class GitLabPublisher {
         (r) =>
           r.forge === 'gitlab' && !(r.sha === row.sha && r.deploymentName === row.deploymentName) && r.state !== 'gone' && r.state !== null,
       );
+    const key = environmentOf(row);
+    const transient = this.deps.transients.has(key);
+    // Nothing to stop (not a preview, or others still report into it): no need to read the environment.
+    if (!transient || others.length > 0) return wrote;
     const environment = await port.environment(path, row.environment);
-    if (environment === null) return wrote;
+    if (environment === null) {
+      this.deps.transients.forget(key);
+      return wrote;
+    }
     const own = new Set(deployments.list(500, { repository: path, environment: row.environment }).flatMap((r) => r.deploymentId ?? []));
     const decision = stopDecision({
-      transient: this.transient.has(`${path} ${row.environment}`),
+      transient,
       workloadsLeft: others.length,
       environment,
       ownDeployments: own,
     });
     if (decision !== 'stop') {
+      if (decision.leave === ALREADY_STOPPED) this.deps.transients.forget(key);
       this.deps.log.info({ environment: row.environment, why: decision.leave }, 'GitLab environment left as it is');
       return wrote;
     }
     await port.stopEnvironment(path, environment.id);
+    this.deps.transients.forget(key);
     return true;
   }
 

@@ -183,3 +183,31 @@ t.test("the target's ref and tier: no branch lookup, the tier set on the environ
   );
   t.same(sim.violations, []);
 });
+
+t.test('retire after a restart: the preview environment is still stopped, once', async (t) => {
+  const { sim, forge, build, deployments } = await setup(t);
+  const preview = target(SHA2, { environment: 'review/feature-y', transientEnvironment: true, productionEnvironment: false });
+  await forge.publish(preview, origin, 'success', 'ok');
+  forge.stop();
+  const restarted = build();
+  if (restarted === undefined) throw new Error('not built');
+  t.teardown(() => restarted.stop());
+  const row = deployments.get({ ...preview, forge: 'gitlab' });
+  if (row === undefined) throw new Error('no row');
+  t.equal(await restarted.retire(row, 'gone'), true, 'stopped by the new process');
+  t.equal(await restarted.retire(row, 'gone'), false, 'a second retire writes nothing');
+  const stops = sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/stop'));
+  t.equal(stops.length, 1, 'one stop request');
+  t.same(
+    sim.project(PROJECT)?.environments.map((e) => [e.name, e.state]),
+    [['review/feature-y', 'stopped']],
+  );
+  const steady = target(SHA, { environment: 'staging', productionEnvironment: false });
+  await restarted.publish(steady, origin, 'success', 'ok');
+  const steadyRow = deployments.get({ ...steady, forge: 'gitlab' });
+  if (steadyRow === undefined) throw new Error('no row');
+  const before = sim.requests.length;
+  t.equal(await restarted.retire(steadyRow, 'gone'), false, 'a non-transient environment gets no write');
+  t.equal(sim.requests.length, before, 'nor a read');
+  t.same(sim.violations, []);
+});
