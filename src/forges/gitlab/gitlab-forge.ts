@@ -12,7 +12,7 @@ import { GuardedPublisher } from '../refusal-guard.js';
 import { TransientEnvironmentStore } from '../../store/transient-store.js';
 import { gitlabDryRunPort } from './gitlab-dry-run.js';
 import { GitLabPublisher, wireOf } from './gitlab-publisher.js';
-import { gitlabRefusalOf } from './gitlab-refusal.js';
+import { gitlabRefusalOf, keepsProvisional } from './gitlab-refusal.js';
 import { createGitLabSide } from './gitlab-side.js';
 import type { GitLabLocation } from './gitlab-url.js';
 
@@ -47,7 +47,16 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
     const port = d.dryRun ? gitlabDryRunPort(side.port, log) : side.port;
     const transients = new TransientEnvironmentStore(d.db);
     const plain = new GitLabPublisher({ port, deployments, transients, log, now });
-    const guarded = new GuardedPublisher({ publisher: plain, refusals, deployments, classify: gitlabRefusalOf, forge: 'GitLab', log, now });
+    const guarded = new GuardedPublisher({
+      publisher: plain,
+      refusals,
+      deployments,
+      classify: gitlabRefusalOf,
+      keepsProvisional,
+      forge: 'GitLab',
+      log,
+      now,
+    });
     const health = side.health;
     const url = s.gitlabUrl.webUrl;
     return {

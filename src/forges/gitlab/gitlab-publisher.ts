@@ -15,7 +15,7 @@ import type { EnvironmentKey, TransientEnvironmentStore } from '../../store/tran
 import { identityOf, type Identity } from '../../lifecycle/identity.js';
 import { ALREADY_STOPPED, environmentChanges, stopDecision } from './gitlab-environment-plan.js';
 import { planGitLab, type GitLabDesired, type GitLabRow } from './gitlab-lifecycle.js';
-import { CREATED_AS, findOwnDeployment } from './gitlab-recovery.js';
+import { AmbiguousRecovery, CREATED_AS, findOwnDeployment } from './gitlab-recovery.js';
 import { chooseRef } from './gitlab-ref.js';
 import type { GitLabPort } from './gitlab-side.js';
 import type { GitLabStatus } from './gitlab-types.js';
@@ -181,10 +181,7 @@ export class GitLabPublisher {
       await Promise.all(CREATED_AS.map((status) => port.listDeployments(path, { environment: row.environment, status })))
     ).flat();
     const found = findOwnDeployment(listed, { environment: row.environment, sha: row.sha, userId: user.id, claimed });
-    if ('ambiguous' in found)
-      throw new Error(
-        `GitLab has ${found.ambiguous.length} deployments of ${row.sha.slice(0, 7)} to ${row.environment} by this token's user (${found.ambiguous.join(', ')}): give each workload its own environment`,
-      );
+    if ('ambiguous' in found) throw new AmbiguousRecovery(row.environment, row.sha, found.ambiguous);
     if ('none' in found) return row;
     this.deps.log.info({ deploymentId: found.found.id, environment: row.environment }, 'found the GitLab deployment a crashed create made');
     deployments.setDeploymentId(id, found.found.id, neutralOf(found.found.status), now());

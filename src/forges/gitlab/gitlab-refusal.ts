@@ -2,13 +2,24 @@
  * Sorts a GitLab failure (by `classifyGitLabFailure`): undefined when retrying soon may help (5xx,
  * network, timeouts, 401, 429/503 that named a time), else a refusal with what a person should do.
  * 403 and 404 refuse the project for an hour; a 400 naming an unknown commit refuses that commit;
- * any other 4xx the one deployment. Pure.
+ * any other 4xx the one deployment; a crash recovery with several candidates (`AmbiguousRecovery`)
+ * the one deployment, its provisional row kept (`keepsProvisional`). Pure.
  */
 import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode, type RefusalTarget } from '../../lifecycle/refusal.js';
 import { ForgeError } from '../../common/errors.js';
 import { classifyGitLabFailure, GitLabError } from './gitlab-error.js';
+import { AmbiguousRecovery } from './gitlab-recovery.js';
 
 export function gitlabRefusalOf(err: unknown, t: RefusalTarget, now: number): Refusal | undefined {
+  if (err instanceof AmbiguousRecovery)
+    return {
+      forge: 'gitlab',
+      key: refusalKeys({ ...t, forge: 'gitlab' }).deployment,
+      code: 'gitlab_ambiguous_recovery',
+      reason: err.message,
+      status: null,
+      retryAt: now + REFUSAL_RETRY_MS,
+    };
   if (!(err instanceof ForgeError) || !(err.cause instanceof GitLabError) || err.status === undefined) return undefined;
   const failure = classifyGitLabFailure(err.cause);
   if (failure === 'pause' || failure === 'retry' || failure === 'credentials') return undefined;
@@ -38,3 +49,6 @@ export function gitlabRefusalOf(err: unknown, t: RefusalTarget, now: number): Re
     );
   return out(keys.deployment, 'gitlab_rejected', `GitLab refused ${err.operation ?? 'a request'} for ${where} (${status} ${said})`);
 }
+
+/** A refusal after which the provisional row must stay: GitLab may hold the deployment its create made. */
+export const keepsProvisional = (err: unknown): boolean => err instanceof AmbiguousRecovery;

@@ -211,3 +211,36 @@ t.test('retire after a restart: the preview environment is still stopped, once',
   t.equal(sim.requests.length, before, 'nor a read');
   t.same(sim.violations, []);
 });
+
+t.test('an ambiguous crash recovery: refused with the reason, the row kept provisional, nothing created, not looped', async (t) => {
+  const { sim, forge, deployments, tick } = await setup(t);
+  const id = { ...target(SHA), forge: 'gitlab' };
+  // Two deployments of the commit by the token's user that no row holds: which one did the crashed create make?
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(`${sim.apiUrl}/projects/${encodeURIComponent(PROJECT)}/deployments`, {
+      method: 'POST',
+      headers: { 'private-token': TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify({ environment: id.environment, sha: SHA, ref: 'main', tag: false, status: 'running' }),
+    });
+    t.equal(res.status, 201);
+  }
+  deployments.insertProvisional(id, origin, Date.now());
+  await t.rejects(forge.publish(target(SHA), origin, 'success', 'done'), {
+    name: 'RefusedByForge',
+    message: /2 deployments of aaaaaaa to production\/eu-1 by this token's user/,
+  });
+  t.match(JSON.stringify(forge.state()), /gitlab_ambiguous_recovery/, 'in /state');
+  t.equal(deployments.get(id)?.deploymentId, null, 'the row stays provisional');
+  const before = sim.requests.length;
+  await t.rejects(forge.publish(target(SHA), origin, 'success', 'done'), { name: 'RefusedByForge' });
+  t.equal(sim.requests.length, before, 'held: no request until the retry time');
+  tick(61 * 60_000);
+  await t.rejects(forge.publish(target(SHA), origin, 'success', 'done'), { name: 'RefusedByForge' });
+  t.equal(sim.project(PROJECT)?.deployments.length, 2, 'nothing created, nothing moved');
+  t.same(
+    sim.writes().map((w) => w.method),
+    ['POST', 'POST'],
+    'only the two set up',
+  );
+  t.same(sim.violations, []);
+});

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { ForgeError } from '../../../src/common/errors.js';
 import { GitLabError } from '../../../src/forges/gitlab/gitlab-error.js';
-import { gitlabRefusalOf } from '../../../src/forges/gitlab/gitlab-refusal.js';
+import { AmbiguousRecovery } from '../../../src/forges/gitlab/gitlab-recovery.js';
+import { gitlabRefusalOf, keepsProvisional } from '../../../src/forges/gitlab/gitlab-refusal.js';
 import { REFUSAL_RETRY_MS } from '../../../src/lifecycle/refusal.js';
 
 const NOW = 1_750_000_000_000;
@@ -38,5 +39,20 @@ t.test('gitlabRefusalOf: 403/404 refuse the project for an hour, 400 unknown com
     else t.match(r, { ...want, forge: 'gitlab', retryAt: NOW + REFUSAL_RETRY_MS }, name);
   }
   t.equal(gitlabRefusalOf(new Error('x'), T, NOW), undefined, 'not a forge error');
+  t.end();
+});
+
+t.test('an ambiguous crash recovery refuses the one deployment, its provisional row kept', (t) => {
+  const err = new AmbiguousRecovery('staging', T.sha, [9, 7]);
+  t.match(gitlabRefusalOf(err, T, NOW), {
+    forge: 'gitlab',
+    key: /^deployment:gitlab\|/,
+    code: 'gitlab_ambiguous_recovery',
+    status: null,
+    reason: /2 deployments of aaaaaaa to staging by this token's user \(9, 7\).*its own environment/,
+    retryAt: NOW + REFUSAL_RETRY_MS,
+  });
+  t.equal(keepsProvisional(err), true);
+  t.equal(keepsProvisional(failure(400, 'x')), false);
   t.end();
 });
