@@ -35,6 +35,27 @@ export function fluxResourcePath(kind: 'Kustomization' | 'HelmRelease', namespac
   return `${FLUX_RESOURCE[kind]}/namespaces/${namespace}/${kind.toLowerCase()}s/${name}`;
 }
 
+/** What the environment should say for a target: its URL, its tier, and with an agent id the Kubernetes link to its Flux object. */
+export function wantedEnvironment(
+  target: { environmentUrl?: string | undefined; tier?: Tier | undefined },
+  origin: { source: { kind: 'Kustomization' | 'HelmRelease'; namespace: string; name: string }; workload: { namespace: string } },
+  agentId: number | undefined,
+): WantedEnvironment {
+  return {
+    ...(target.environmentUrl === undefined ? {} : { externalUrl: target.environmentUrl }),
+    ...(target.tier === undefined ? {} : { tier: target.tier }),
+    ...(agentId === undefined
+      ? {}
+      : {
+          agent: {
+            clusterAgentId: agentId,
+            namespace: origin.workload.namespace,
+            fluxResourcePath: fluxResourcePath(origin.source.kind, origin.source.namespace, origin.source.name),
+          },
+        }),
+  };
+}
+
 /** The one PUT body that makes the environment say what is wanted; undefined when it already does. */
 export function environmentChanges(current: GitLabEnvironment, wanted: WantedEnvironment): EnvironmentChanges | undefined {
   const changes: EnvironmentChanges = {};

@@ -46,7 +46,7 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
     });
     const port = d.dryRun ? gitlabDryRunPort(side.port, log) : side.port;
     const transients = new TransientEnvironmentStore(d.db);
-    const plain = new GitLabPublisher({ port, deployments, transients, log, now });
+    const plain = new GitLabPublisher({ port, deployments, refusals, transients, log, now });
     const guarded = new GuardedPublisher({
       publisher: plain,
       refusals,

@@ -13,7 +13,8 @@ import type { ReportTarget } from '../../metadata/resolve-target.js';
 import type { DeploymentRow, DeploymentStore, Origin } from '../../store/deployment-store.js';
 import type { EnvironmentKey, TransientEnvironmentStore } from '../../store/transient-store.js';
 import { identityOf, type Identity } from '../../lifecycle/identity.js';
-import { ALREADY_STOPPED, environmentChanges, stopDecision } from './gitlab-environment-plan.js';
+import { ALREADY_STOPPED, stopDecision, wantedEnvironment, type WantedEnvironment } from './gitlab-environment-plan.js';
+import { GitLabEnvironmentSync, type EnvironmentSyncDeps } from './gitlab-environment-sync.js';
 import { planGitLab, type GitLabDesired, type GitLabRow } from './gitlab-lifecycle.js';
 import { AmbiguousRecovery, CREATED_AS, findOwnDeployment } from './gitlab-recovery.js';
 import { chooseRef } from './gitlab-ref.js';
@@ -44,6 +45,9 @@ export interface GitLabPublishResult {
 export interface GitLabPublisherDeps {
   port: GitLabPort;
   deployments: Pick<DeploymentStore, 'get' | 'insertProvisional' | 'setDeploymentId' | 'setPending' | 'setState' | 'list'>;
+  refusals: EnvironmentSyncDeps['refusals'];
+  /** `GITLAB_AGENT_ID`: the environment is linked to the agent, the namespace and the Flux object. */
+  agentId?: number | undefined;
   /** The preview environments reported into, kept across restarts (stopped when their last workload is gone). */
   transients: Pick<TransientEnvironmentStore, 'mark' | 'has' | 'forget'>;
   log: Logger;
@@ -62,7 +66,11 @@ export class GitLabPublisher {
   /** The ref per project and commit: the branches of a commit do not change what the bridge sends. */
   private readonly refs = new Map<string, { ref: string; tag: boolean }>();
 
-  constructor(private readonly deps: GitLabPublisherDeps) {}
+  private readonly environments: GitLabEnvironmentSync;
+
+  constructor(private readonly deps: GitLabPublisherDeps) {
+    this.environments = new GitLabEnvironmentSync(deps);
+  }
 
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<GitLabPublishResult> {
     const { deployments, now } = this.deps;
@@ -81,7 +89,11 @@ export class GitLabPublisher {
       row = await this.recover(id, row, path);
       plan = planGitLab(row.deploymentId === null ? { kind: 'none' } : this.rowOf(row), wanted);
     }
-    if (plan === undefined || plan.call === 'recover') return { deploymentId: row.deploymentId ?? 0, sent };
+    if (plan === undefined || plan.call === 'recover') {
+      // Nothing to send for the deployment; an environment update that failed before is tried again.
+      if (row.deploymentId !== null) await this.environments.sync(path, target.environment, this.wanted(target, origin));
+      return { deploymentId: row.deploymentId ?? 0, sent };
+    }
     if (plan.call === 'create') {
       const ref = await this.refOf(path, target);
       const created = await this.deps.port.createDeployment(path, {
@@ -93,13 +105,14 @@ export class GitLabPublisher {
       deployments.setDeploymentId(id, created.id, NEUTRAL[plan.status], now());
       deployments.setState(id, NEUTRAL[plan.status], description, now());
       sent.push(NEUTRAL[plan.status]);
-      await this.shapeEnvironment(path, target);
+      await this.environments.sync(path, target.environment, this.wanted(target, origin));
       return { deploymentId: created.id, sent };
     }
     deployments.setPending(id, NEUTRAL[plan.status], now());
     await this.deps.port.updateDeployment(path, plan.deploymentId, plan.status);
     deployments.setState(id, NEUTRAL[plan.status], description, now());
     sent.push(NEUTRAL[plan.status]);
+    await this.environments.sync(path, target.environment, this.wanted(target, origin));
     return { deploymentId: plan.deploymentId, sent };
   }
 
@@ -153,6 +166,10 @@ export class GitLabPublisher {
     return true;
   }
 
+  private wanted(target: ReportTarget, origin: Origin): WantedEnvironment {
+    return wantedEnvironment(target, origin, this.deps.agentId);
+  }
+
   private rowOf(row: DeploymentRow): GitLabRow {
     if (row.deploymentId === null) return { kind: 'provisional' };
     return { kind: 'known', deploymentId: row.deploymentId, status: wireOf(row.state ?? 'in_progress') };
@@ -204,17 +221,5 @@ export class GitLabPublisher {
     const ref = { ref: choice.ref, tag: choice.tag };
     this.refs.set(key, ref);
     return ref;
-  }
-
-  /** The environment's URL and tier, with one PUT only when they differ from what GitLab has. */
-  private async shapeEnvironment(path: string, target: ReportTarget): Promise<void> {
-    const wanted = {
-      ...(target.environmentUrl === undefined ? {} : { externalUrl: target.environmentUrl }),
-      ...(target.tier === undefined ? {} : { tier: target.tier }),
-    };
-    if (Object.keys(wanted).length === 0) return;
-    const environment = await this.deps.port.environment(path, target.environment);
-    const changes = environment === null ? undefined : environmentChanges(environment, wanted);
-    if (environment !== null && changes !== undefined) await this.deps.port.updateEnvironment(path, environment.id, changes);
   }
 }

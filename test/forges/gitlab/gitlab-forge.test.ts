@@ -25,6 +25,7 @@ const target = (sha: string, o: Partial<ReportTarget> = {}): ReportTarget => ({
   cluster: 'eu-1',
   description: 'Deployed by Flux',
   productionEnvironment: true,
+  tier: 'production',
   transientEnvironment: false,
   environmentUrl: 'https://app.example.com/',
   container: 'app',
@@ -241,6 +242,39 @@ t.test('an ambiguous crash recovery: refused with the reason, the row kept provi
     sim.writes().map((w) => w.method),
     ['POST', 'POST'],
     'only the two set up',
+  );
+  t.same(sim.violations, []);
+});
+
+t.test('a failed environment PUT is tried again at the next publish, then never repeated while it matches', async (t) => {
+  const { sim, forge } = await setup(t);
+  sim.inject({ method: 'PUT', path: /\/environments\/\d+$/, status: 502, body: { message: '502 Bad Gateway' } });
+  await t.rejects(forge.publish(target(SHA), origin, 'in_progress', 'Progressing'), 'the outage fails the publish (the queue backs off)');
+  const env = () => sim.project(PROJECT)?.environments.map((e) => [e.external_url, e.tier]);
+  t.equal(sim.project(PROJECT)?.deployments.length, 1, 'the deployment was created');
+  t.same((await forge.publish(target(SHA), origin, 'in_progress', 'Progressing')).sent, [], 'no deployment write');
+  t.same(env(), [['https://app.example.com/', 'production']], 'the PUT went through on the retry');
+  const puts = () => sim.requests.filter((r) => r.method === 'PUT' && r.path.includes('/environments/')).length;
+  t.equal(puts(), 2, 'the failed PUT and its retry');
+  const before = sim.requests.length;
+  t.same((await forge.publish(target(SHA), origin, 'in_progress', 'Progressing')).sent, []);
+  t.equal(sim.requests.length, before, 'matching: no read, no PUT');
+  t.same((await forge.publish(target(SHA), origin, 'success', 'done')).sent, ['success']);
+  t.equal(puts(), 2, 'still two');
+  t.same(sim.violations, []);
+});
+
+t.test('an environment PUT GitLab refuses: a refusal of the environment alone, the deployment goes on', async (t) => {
+  const { sim, forge } = await setup(t);
+  const bad = target(SHA, { environmentUrl: 'ftp://app.example.com/' });
+  t.same((await forge.publish(bad, origin, 'in_progress', 'Progressing')).sent, ['in_progress']);
+  t.match(JSON.stringify(forge.state()), /gitlab_environment_rejected.*GitLab refused to set external_url on environment production\/eu-1/);
+  const before = sim.requests.length;
+  t.same((await forge.publish(bad, origin, 'success', 'done')).sent, ['success'], 'statuses go on');
+  t.same(
+    sim.requests.slice(before).map((r) => r.method),
+    ['PUT'],
+    'only the status: the refused PUT is not repeated before its retry time',
   );
   t.same(sim.violations, []);
 });
