@@ -25,6 +25,8 @@ export interface GitLabReporting {
 /** The settings GitLab is built from (`GITLAB_*`, see gitlab-settings.ts). */
 export interface GitLabSettings extends GitLabReporting {
   gitlabToken?: RotatingSecret | undefined;
+  /** `GITLAB_AGENT_ID`: environments are linked to this agent, the namespace and the Flux object. */
+  gitlabAgentId?: number | undefined;
 }
 
 export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
@@ -46,7 +48,7 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
     });
     const port = d.dryRun ? gitlabDryRunPort(side.port, log) : side.port;
     const transients = new TransientEnvironmentStore(d.db);
-    const plain = new GitLabPublisher({ port, deployments, refusals, transients, log, now });
+    const plain = new GitLabPublisher({ port, deployments, refusals, transients, agentId: s.gitlabAgentId, log, now });
     const guarded = new GuardedPublisher({
       publisher: plain,
       refusals,
@@ -73,7 +75,7 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
         d.metrics.gitlabPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / 1000));
         d.metrics.gitlabCredentialsOk.set(health.credentialState === 'rejected' ? 0 : 1);
       },
-      summary: { url },
+      summary: { url, ...(s.gitlabAgentId === undefined ? {} : { agentId: s.gitlabAgentId }) },
     };
   },
 };

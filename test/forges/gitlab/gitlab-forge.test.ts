@@ -41,11 +41,11 @@ const origin: Origin = {
   image: 'registry.example.com/app:1.0.0',
 };
 
-async function setup(t: Test, dryRun = false) {
+async function setup(t: Test, dryRun = false, gitlabAgentId?: number) {
   const sim = await startGitLabSimulator({
     tokens: { [TOKEN]: 'deploy-bridge', 'glpat-other': 'someone' },
     projects: [
-      { path: PROJECT, defaultBranch: 'main', branches: { main: [SHA], 'feature/x': [SHA, SHA2] } },
+      { path: PROJECT, defaultBranch: 'main', branches: { main: [SHA], 'feature/x': [SHA, SHA2] }, agents: [7] },
       { path: 'platform/locked', reporters: ['deploy-bridge'] },
     ],
   });
@@ -59,7 +59,7 @@ async function setup(t: Test, dryRun = false) {
   let clock = Date.now();
   const build = () =>
     gitlabForge.build(
-      { gitlabUrl: loc, gitlabToken: { kind: 'inline', value: TOKEN } },
+      { gitlabUrl: loc, gitlabToken: { kind: 'inline', value: TOKEN }, ...(gitlabAgentId === undefined ? {} : { gitlabAgentId }) },
       { db, deployments, refusals, metrics: createMetrics(), log, now: () => clock, userAgent: 'gdb-test', dryRun },
     );
   const forge = build();
@@ -275,6 +275,35 @@ t.test('an environment PUT GitLab refuses: a refusal of the environment alone, t
     sim.requests.slice(before).map((r) => r.method),
     ['PUT'],
     'only the status: the refused PUT is not repeated before its retry time',
+  );
+  t.same(sim.violations, []);
+});
+
+t.test('GITLAB_AGENT_ID: the environment is linked to the agent, the namespace and the Flux object, with one PUT', async (t) => {
+  const { sim, forge } = await setup(t, false, 7);
+  t.same((await forge.publish(target(SHA), origin, 'in_progress', 'Progressing')).sent, ['in_progress']);
+  t.same((await forge.publish(target(SHA), origin, 'success', 'done')).sent, ['success']);
+  const helm: Origin = { ...origin, source: { kind: 'HelmRelease', namespace: 'web', name: 'shop' } };
+  t.same((await forge.publish(target(SHA, { environment: 'staging' }), helm, 'success', 'done')).sent, ['success']);
+  const envs = sim.project(PROJECT)?.environments.map((e) => [e.name, e.cluster_agent_id, e.kubernetes_namespace, e.flux_resource_path]);
+  t.same(envs, [
+    ['production/eu-1', 7, 'apps', 'kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps'],
+    ['staging', 7, 'apps', 'helm.toolkit.fluxcd.io/v2/namespaces/web/helmreleases/shop'],
+  ]);
+  const puts = sim.writes().filter((w) => w.method === 'PUT' && w.path.includes('/environments/'));
+  t.equal(puts.length, 2, 'one PUT per environment');
+  t.match(puts[0]?.body, { cluster_agent_id: 7, kubernetes_namespace: 'apps', external_url: 'https://app.example.com/' });
+  t.same(sim.violations, []);
+});
+
+t.test('GITLAB_AGENT_ID of an agent the project may not use: the environment update is refused, deployments go on', async (t) => {
+  const { sim, forge } = await setup(t, false, 9);
+  t.same((await forge.publish(target(SHA), origin, 'success', 'live')).sent, ['success']);
+  t.match(JSON.stringify(forge.state()), /gitlab_environment_rejected.*Unauthorized to access the cluster agent in this project/);
+  t.same(
+    sim.project(PROJECT)?.environments.map((e) => [e.cluster_agent_id, e.external_url]),
+    [[null, null]],
+    'nothing changed on the environment',
   );
   t.same(sim.violations, []);
 });
