@@ -45,7 +45,9 @@ export function gitlabRefusalOf(err: unknown, t: RefusalTarget, now: number): Re
     return out(
       keys.deployment,
       'gitlab_unknown_commit',
-      `GitLab does not have commit ${t.sha.slice(0, 7)} in ${where} (400 ${said}): push it, or fix the commit the workload names`,
+      /branch or tag/i.test(said)
+        ? `GitLab has no such branch or tag for commit ${t.sha.slice(0, 7)} in ${where} (400 ${said}): fix the github-deployment-bridge.io/ref annotation (or the Flux object's event.toolkit.fluxcd.io/branch), or push the branch`
+        : `GitLab does not have commit ${t.sha.slice(0, 7)} in ${where} (400 ${said}): push it, or fix the commit the workload names`,
     );
   return out(keys.deployment, 'gitlab_rejected', `GitLab refused ${err.operation ?? 'a request'} for ${where} (${status} ${said})`);
 }

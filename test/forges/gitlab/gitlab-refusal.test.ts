@@ -23,10 +23,15 @@ function failure(status: number | undefined, message?: string, retryAt?: number)
 }
 
 t.test('gitlabRefusalOf: 403/404 refuse the project for an hour, 400 unknown commit the commit, retryable ones nothing', (t) => {
-  const rows: Array<[string, ForgeError, { key?: RegExp; code?: string } | undefined]> = [
+  const rows: Array<[string, ForgeError, { key?: RegExp; code?: string; reason?: RegExp } | undefined]> = [
     ['403', failure(403, '403 Forbidden'), { key: /^repo:gitlab:platform\/team\/app$/, code: 'gitlab_forbidden' }],
     ['404', failure(404, '404 Project Not Found'), { key: /^repo:gitlab:/, code: 'gitlab_not_found' }],
     ['400 unknown commit', failure(400, 'sha: commit does not exist'), { key: /^deployment:/, code: 'gitlab_unknown_commit' }],
+    [
+      '400 unknown ref',
+      failure(400, 'ref The branch or tag does not exist'),
+      { key: /^deployment:/, code: 'gitlab_unknown_commit', reason: /no such branch or tag .*github-deployment-bridge\.io\/ref/ },
+    ],
     ['400 other', failure(400, 'status: invalid transition'), { key: /^deployment:/, code: 'gitlab_rejected' }],
     ['401', failure(401, '401 Unauthorized'), undefined],
     ['429 with a time', failure(429, undefined, NOW + 30_000), undefined],
