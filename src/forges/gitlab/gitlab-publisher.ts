@@ -17,7 +17,7 @@ import { ALREADY_STOPPED, stopDecision, wantedEnvironment, type WantedEnvironmen
 import { GitLabEnvironmentSync, type EnvironmentSyncDeps } from './gitlab-environment-sync.js';
 import { planGitLab, type GitLabDesired, type GitLabRow } from './gitlab-lifecycle.js';
 import { AmbiguousRecovery, CREATED_AS, findOwnDeployment } from './gitlab-recovery.js';
-import { chooseRef } from './gitlab-ref.js';
+import { GitLabRefs } from './gitlab-refs.js';
 import type { GitLabPort } from './gitlab-side.js';
 import type { GitLabStatus } from './gitlab-types.js';
 
@@ -63,13 +63,12 @@ const environmentOf = (r: { owner: string; repo: string; environment: string }):
 });
 
 export class GitLabPublisher {
-  /** The ref per project and commit: the branches of a commit do not change what the bridge sends. */
-  private readonly refs = new Map<string, { ref: string; tag: boolean }>();
-
   private readonly environments: GitLabEnvironmentSync;
+  private readonly refs: GitLabRefs;
 
   constructor(private readonly deps: GitLabPublisherDeps) {
     this.environments = new GitLabEnvironmentSync(deps);
+    this.refs = new GitLabRefs(deps.port);
   }
 
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<GitLabPublishResult> {
@@ -95,7 +94,7 @@ export class GitLabPublisher {
       return { deploymentId: row.deploymentId ?? 0, sent };
     }
     if (plan.call === 'create') {
-      const ref = await this.refOf(path, target);
+      const ref = await this.refs.of(path, target);
       const created = await this.deps.port.createDeployment(path, {
         environment: target.environment,
         sha: target.sha,
@@ -203,23 +202,5 @@ export class GitLabPublisher {
     this.deps.log.info({ deploymentId: found.found.id, environment: row.environment }, 'found the GitLab deployment a crashed create made');
     deployments.setDeploymentId(id, found.found.id, neutralOf(found.found.status), now());
     return deployments.get(id) ?? row;
-  }
-
-  /**
-   * The branch (or tag) a commit is deployed from: the target's own (annotation or Flux object), else
-   * GitLab's branches holding it, the default branch first (cached per commit).
-   */
-  private async refOf(path: string, target: ReportTarget): Promise<{ ref: string; tag: boolean }> {
-    if (target.ref !== undefined) return { ref: target.ref.ref, tag: target.ref.tag };
-    const key = `${path}@${target.sha}`;
-    const cached = this.refs.get(key);
-    if (cached !== undefined) return cached;
-    const [branches, project] = await Promise.all([this.deps.port.branchesContaining(path, target.sha), this.deps.port.project(path)]);
-    const choice = chooseRef({ branches, defaultBranch: project.default_branch });
-    if ('lookup' in choice || 'problem' in choice)
-      throw new Error(`${path}@${target.sha.slice(0, 7)}: ${'problem' in choice ? choice.problem : 'no ref'}`);
-    const ref = { ref: choice.ref, tag: choice.tag };
-    this.refs.set(key, ref);
-    return ref;
   }
 }
