@@ -54,6 +54,16 @@ export function forgejoEndpoint(method: string, path: string, query: Record<stri
   return `${githubEndpoint(method, path).replace(/\/[0-9a-f]{40}(?=\/|$)/, '/{sha}')}${q ? `?${q}` : ''}`;
 }
 
+/** A GitLab API path (below `/api/v4`): the project id as `:id`, numeric ids and commit SHAs replaced, with its query. */
+export function gitlabEndpoint(method: string, path: string, query: Record<string, string> = {}): string {
+  const q = new URLSearchParams(query).toString();
+  const p = path
+    .replace(/^\/projects\/[^/]+/, '/projects/:id')
+    .replace(/\/[0-9a-f]{40}(?=\/|$)/, '/{sha}')
+    .replace(/\/\d+(?=\/|$)/g, '/{id}');
+  return `${method} ${p}${q ? `?${q}` : ''}`;
+}
+
 /** A Kubernetes path as `get <resource>` or `list <resource>` (namespace and name dropped). */
 export function kubeEndpoint(method: string, path: string): string {
   const seg = path.split('/').filter(Boolean);
