@@ -9,6 +9,7 @@ export type GitLabOperation =
   | 'currentUser'
   | 'getProject'
   | 'createDeployment'
+  | 'getDeployment'
   | 'updateDeployment'
   | 'listDeployments'
   | 'listEnvironments'

@@ -69,7 +69,11 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'gitlab', now()) }),
-      describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : wireOf(row.state) }),
+      // A retired row says `gone`: its deployment was canceled if it was still running, else it keeps its status on GitLab.
+      describe: (row) => ({
+        deploymentId: row.deploymentId,
+        state: row.state === null ? 'provisional' : row.state === 'gone' ? 'gone' : wireOf(row.state),
+      }),
       scrape() {
         const pause = health.snapshot().pause;
         d.metrics.gitlabPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / 1000));

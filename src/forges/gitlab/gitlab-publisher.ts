@@ -80,6 +80,8 @@ export class GitLabPublisher {
     const wanted: GitLabDesired = desired;
     let row = deployments.get(id);
     if (row !== undefined && row.deploymentId !== null && row.pendingState !== null) row = await this.readBack(id, row, path);
+    // A retired row whose workload is back: GitLab kept its status (success, failed) unless it was canceled.
+    if (row !== undefined && row.deploymentId !== null && row.state === 'gone') row = await this.revive(id, row, path);
     // A row new now has nothing on GitLab yet; one left provisional (a crash, a lost answer) is looked for first.
     const fresh = row === undefined;
     if (row === undefined) row = deployments.insertProvisional(id, origin, now());
@@ -181,6 +183,14 @@ export class GitLabPublisher {
     const listed = await this.deps.port.listDeployments(path, { environment: row.environment, status: wireOf(pending) });
     const took = listed.some((d) => d.id === row.deploymentId);
     this.deps.deployments.setState(id, took ? pending : row.state, row.description, this.deps.now());
+    return this.deps.deployments.get(id) ?? row;
+  }
+
+  /** A retired row's deployment as GitLab has it now, so no refused transition is sent (success → success). */
+  private async revive(id: Identity, row: DeploymentRow, path: string): Promise<DeploymentRow> {
+    if (row.deploymentId === null) return row;
+    const found = await this.deps.port.deployment(path, row.deploymentId);
+    this.deps.deployments.setState(id, neutralOf(found.status), row.description, this.deps.now());
     return this.deps.deployments.get(id) ?? row;
   }
 

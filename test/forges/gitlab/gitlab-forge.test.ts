@@ -307,3 +307,29 @@ t.test('GITLAB_AGENT_ID of an agent the project may not use: the environment upd
   );
   t.same(sim.violations, []);
 });
+
+t.test('a retired workload that comes back: its status read from GitLab, no refused transition', async (t) => {
+  const { sim, forge, deployments } = await setup(t);
+  const live = target(SHA, { environment: 'staging', productionEnvironment: false });
+  await forge.publish(live, origin, 'success', 'live');
+  const row = deployments.get({ ...live, forge: 'gitlab' });
+  if (row === undefined) throw new Error('no row');
+  t.equal(await forge.retire(row, 'gone'), false, 'a finished deployment keeps its status: no write');
+  t.same(forge.describe(deployments.get(row) ?? row), { deploymentId: row.deploymentId, state: 'gone' }, '/state says gone');
+  t.same((await forge.publish(live, origin, 'success', 'back')).sent, [], 'GitLab still says success: nothing to send');
+
+  const rolling = target(SHA2, { environment: 'staging', productionEnvironment: false });
+  await forge.publish(rolling, origin, 'in_progress', 'rolling');
+  const second = deployments.get({ ...rolling, forge: 'gitlab' });
+  if (second === undefined) throw new Error('no row');
+  t.equal(await forge.retire(second, 'gone'), true, 'a running deployment is canceled');
+  t.same((await forge.publish(rolling, origin, 'success', 'back')).sent, ['success'], 'canceled → success');
+  t.same(
+    sim.project(PROJECT)?.deployments.map((d) => [d.sha, d.status]),
+    [
+      [SHA, 'success'],
+      [SHA2, 'success'],
+    ],
+  );
+  t.same(sim.violations, [], 'no refused transition was sent');
+});
