@@ -50,9 +50,12 @@ function putPreviewSource(world: World, conditions: ConditionSpec): void {
   );
 }
 
-async function event(bridge: BridgeProcess, reason: string, message: string): Promise<void> {
-  await bridge.post(fluxEvent('Kustomization', 'flux-system', ENVIRONMENT, { reason, message }));
+/** A Flux event for a preview's Kustomization (an event is only a trigger: the bridge reads the cluster). */
+export async function previewEvent(bridge: BridgeProcess, name: string, reason: string, message: string): Promise<void> {
+  await bridge.post(fluxEvent('Kustomization', 'flux-system', name, { reason, message }));
 }
+
+const event = (bridge: BridgeProcess, reason: string, message: string) => previewEvent(bridge, ENVIRONMENT, reason, message);
 
 /** Plays the preview's whole life against the running bridge; resolves once Forgejo shows its end. */
 export async function playPreview(world: World, bridge: BridgeProcess): Promise<void> {
