@@ -8,6 +8,11 @@ import type { ReportTarget } from '../../metadata/resolve-target.js';
 import { chooseRef } from './gitlab-ref.js';
 import type { GitLabPort } from './gitlab-side.js';
 
+/** No ref to send: GitLab's answer names no branch holding the commit. A refusal (gitlab-refusal.ts), not a retry. */
+export class NoRefFound extends Error {
+  override readonly name = 'NoRefFound';
+}
+
 export class GitLabRefs {
   /** Per project and commit. */
   private readonly looked = new Map<string, { ref: string; tag: boolean }>();
@@ -24,7 +29,7 @@ export class GitLabRefs {
     const [branches, defaultBranch] = await Promise.all([this.port.branchesContaining(path, target.sha), this.defaultBranchOf(path)]);
     const choice = chooseRef({ branches, defaultBranch });
     if ('lookup' in choice || 'problem' in choice)
-      throw new Error(`${path}@${target.sha.slice(0, 7)}: ${'problem' in choice ? choice.problem : 'no ref'}`);
+      throw new NoRefFound(`${path}@${target.sha.slice(0, 7)}: ${'problem' in choice ? choice.problem : 'no ref'}`);
     const ref = { ref: choice.ref, tag: choice.tag };
     this.looked.set(key, ref);
     return ref;

@@ -333,3 +333,15 @@ t.test('a retired workload that comes back: its status read from GitLab, no refu
   );
   t.same(sim.violations, [], 'no refused transition was sent');
 });
+
+t.test('a commit GitLab has on no branch, or not at all: refused with what to do, nothing created, the project not refused', async (t) => {
+  const { sim, forge } = await setup(t);
+  const unknown = 'c'.repeat(40);
+  await t.rejects(forge.publish(target(unknown), origin, 'success', 'live'), {
+    name: 'RefusedByForge',
+    message: /GitLab does not have commit ccccccc in platform\/team\/app \(404 404 Commit Not Found\)/,
+  });
+  t.same(sim.project(PROJECT)?.deployments, [], 'nothing created');
+  t.same((await forge.publish(target(SHA), origin, 'success', 'live')).sent, ['success'], 'the project is not refused');
+  t.same(sim.violations, []);
+});

@@ -3,6 +3,7 @@ import { ForgeError } from '../../../src/common/errors.js';
 import { GitLabError } from '../../../src/forges/gitlab/gitlab-error.js';
 import { AmbiguousRecovery } from '../../../src/forges/gitlab/gitlab-recovery.js';
 import { gitlabRefusalOf, keepsProvisional } from '../../../src/forges/gitlab/gitlab-refusal.js';
+import { NoRefFound } from '../../../src/forges/gitlab/gitlab-refs.js';
 import { REFUSAL_RETRY_MS } from '../../../src/lifecycle/refusal.js';
 
 const NOW = 1_750_000_000_000;
@@ -59,5 +60,12 @@ t.test('an ambiguous crash recovery refuses the one deployment, its provisional 
   });
   t.equal(keepsProvisional(err), true);
   t.equal(keepsProvisional(failure(400, 'x')), false);
+  t.end();
+});
+
+t.test('a commit no branch holds: the one deployment refused, with what to annotate', (t) => {
+  const err = new NoRefFound('platform/team/app@aaaaaaa: no branch holds the commit: set the github-deployment-bridge.io/ref annotation');
+  t.match(gitlabRefusalOf(err, T, NOW), { code: 'gitlab_no_ref', key: /^deployment:gitlab\|/, reason: /no branch holds the commit/ });
+  t.equal(keepsProvisional(err), false, 'nothing was created: the row goes');
   t.end();
 });
