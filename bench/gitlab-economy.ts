@@ -11,7 +11,7 @@ import { fluxEvent } from '../test/harness/bridge-process.js';
 import type { RecordedRequest } from '../test/harness/gitlab-sim.js';
 import { startWorld } from '../test/harness/world.js';
 import { PROGRESSING, READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { formatTally, gitlabEndpoint, load, putAnnotatedDeployment, say, settled, tally } from './common.js';
+import { formatTally, gitlabEndpoint, load, putAnnotatedDeployment, repeatEvents, say, settled, tally } from './common.js';
 
 const REPEATS = 20;
 const ENVIRONMENT = 'review/mr-7';
@@ -67,13 +67,7 @@ async function run(restart: boolean): Promise<Outcome> {
     await step(b, READY, 2, 'success');
     const lifecycleMs = Date.now() - started;
 
-    const repeatsFrom = gitlab.requests.length;
-    const writesBefore = gitlab.writes().length;
-    for (let i = 0; i < REPEATS; i++)
-      await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' }));
-    await settled(bridge);
-    const repeatsTo = gitlab.requests.length;
-    const repeated = { writes: gitlab.writes().length - writesBefore, requests: repeatsTo - repeatsFrom };
+    const { from: repeatsFrom, to: repeatsTo, ...repeated } = await repeatEvents(bridge, gitlab, 'web', REPEATS);
 
     if (restart) {
       await bridge.kill('SIGTERM');

@@ -6,12 +6,11 @@
  * merge request is closed and Flux deletes the preview, the environment stopped.
  */
 import type { BridgeProcess } from '../test/harness/bridge-process.js';
-import { deployment, kustomization, type ConditionSpec, type InventoryRef } from '../test/harness/flux-objects.js';
+import { kustomization, type ConditionSpec } from '../test/harness/flux-objects.js';
 import type { GitLabSimulator, GitLabSimulatorOptions } from '../test/harness/gitlab-sim.js';
 import { commitOf } from '../test/harness/kube-meta.js';
-import { ingress, service } from '../test/harness/route-objects.js';
 import type { World } from '../test/harness/world.js';
-import { OPT_IN, previewEvent, say } from './demo-forgejo.js';
+import { previewEvent, previewInventory, putRoutedPreview, say } from './demo-forgejo.js';
 
 const PROJECT = 'platform/shop';
 const BRANCH = 'feature/login';
@@ -32,11 +31,7 @@ const ENVIRONMENT = 'review/mr-7';
 const HOST = 'mr-7.review.example.com';
 const ROUTE = `https://${HOST}/`;
 const WAIT_MS = 30_000;
-const INVENTORY: InventoryRef[] = [
-  { namespace: NS, name: 'shop', group: 'apps', kind: 'Deployment' },
-  { namespace: NS, name: 'shop', group: '', kind: 'Service' },
-  { namespace: NS, name: 'shop', group: 'networking.k8s.io', kind: 'Ingress' },
-];
+const INVENTORY = previewInventory(NS);
 
 function gitlabOf(world: World): GitLabSimulator {
   if (world.gitlab === undefined) throw new Error('the demo world was started without GitLab');
@@ -64,22 +59,12 @@ export async function playMergeRequest(world: World, bridge: BridgeProcess): Pro
   say(
     `Merge request 7 of ${gitlabOf(world).url}/${PROJECT} (branch ${BRANCH}, commit ${sha}): Flux applies its preview, Kustomization flux-system/${SOURCE}`,
   );
-  world.kube.put(
-    deployment({
-      namespace: NS,
-      name: 'shop',
-      annotations: {
-        ...OPT_IN,
-        'github-deployment-bridge.io/repository': `${gitlabOf(world).url}/${PROJECT}`,
-        'github-deployment-bridge.io/commit': MR_COMMIT,
-        'github-deployment-bridge.io/environment': ENVIRONMENT,
-        'github-deployment-bridge.io/transient': 'true',
-      },
-      containers: [{ name: 'shop', image: `registry.invalid/platform/shop:${sha}` }],
-    }),
-  );
-  world.kube.put(service({ namespace: NS, name: 'shop' }));
-  world.kube.put(ingress({ namespace: NS, name: 'shop', host: HOST, path: '/', service: 'shop', tls: true }));
+  putRoutedPreview(world, NS, HOST, `registry.invalid/platform/shop:${sha}`, {
+    'github-deployment-bridge.io/repository': `${gitlabOf(world).url}/${PROJECT}`,
+    'github-deployment-bridge.io/commit': MR_COMMIT,
+    'github-deployment-bridge.io/environment': ENVIRONMENT,
+    'github-deployment-bridge.io/transient': 'true',
+  });
   putSource(world, { ready: 'Unknown', reason: 'Progressing', message: 'Reconciliation in progress' });
   await previewEvent(bridge, SOURCE, 'Progressing', 'Deployment/review/shop created');
   await bridge.waitFor('GitLab running', () => shop(world)?.deployments.at(-1)?.status === 'running', WAIT_MS);

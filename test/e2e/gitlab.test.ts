@@ -21,14 +21,20 @@ async function gitlabWorld(t: Test): Promise<{ world: World; gitlab: GitLabSimul
   return { world, gitlab: world.gitlab };
 }
 
-function putShop(world: World, gitlab: GitLabSimulator, conditions = READY): void {
-  putDeployment(world, 'shop', `registry.invalid/platform/shop:${A.slice(0, 7)}`, {
+/** The Deployment `name` of PROJECT at commit A in `environment`, the only workload of Kustomization `source`. */
+function putShop(
+  world: World,
+  gitlab: GitLabSimulator,
+  conditions = READY,
+  o = { name: 'shop', environment: 'staging/shop', source: 'apps' },
+): void {
+  putDeployment(world, o.name, `registry.invalid/platform/shop:${A.slice(0, 7)}`, {
     ...OPT_IN,
     'github-deployment-bridge.io/repository': `${gitlab.url}/${PROJECT}`,
     'github-deployment-bridge.io/commit': A,
-    'github-deployment-bridge.io/environment': 'staging/shop',
+    'github-deployment-bridge.io/environment': o.environment,
   });
-  putKustomization(world, 'apps', ['shop'], conditions);
+  putKustomization(world, o.source, [o.name], conditions);
 }
 
 async function event(bridge: BridgeProcess, reason = 'ReconciliationSucceeded'): Promise<void> {
@@ -116,13 +122,7 @@ t.test('a crash between the create and the status: no duplicate after the restar
 
 t.test('a restart between the deploy and the cleanup: the closed preview is still stopped, once', async (t) => {
   const { world, gitlab } = await gitlabWorld(t);
-  putDeployment(world, 'shop-pr-42', `registry.invalid/platform/shop:${A.slice(0, 7)}`, {
-    ...OPT_IN,
-    'github-deployment-bridge.io/repository': `${gitlab.url}/${PROJECT}`,
-    'github-deployment-bridge.io/commit': A,
-    'github-deployment-bridge.io/environment': 'review/pr-42',
-  });
-  putKustomization(world, 'preview-42', ['shop-pr-42'], READY);
+  putShop(world, gitlab, READY, { name: 'shop-pr-42', environment: 'review/pr-42', source: 'preview-42' });
   const env = { TRANSIENT_ENVIRONMENTS: 'review/*', CLEANUP_GRACE: '1s', RESYNC_INTERVAL: '2s' };
   const first = await world.bridge(env);
   t.equal((await first.post(fluxEvent('Kustomization', 'flux-system', 'preview-42', { reason: 'ReconciliationSucceeded' }))).status, 202);
