@@ -1,7 +1,7 @@
 /** Shared pieces of the end-to-end benchmarks: opted-in workloads, settling, request tallies, RSS. */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import type { BridgeProcess } from '../test/harness/bridge-process.js';
+import { fluxEvent, type BridgeProcess } from '../test/harness/bridge-process.js';
 import { OPT_IN, finishRollout } from '../test/e2e/scenario.js';
 import { deployment } from '../test/harness/flux-objects.js';
 import { queueIdle } from '../test/harness/state-body.js';
@@ -43,6 +43,25 @@ export async function settled(bridge: BridgeProcess, timeoutMs = 600_000): Promi
   );
 }
 
+/**
+ * Posts `times` identical ReconciliationSucceeded events for Kustomization flux-system/`source` and waits
+ * until the bridge is idle; `from`/`to` bound the forge's requests they caused, `writes` and `requests` count them.
+ */
+export async function repeatEvents(
+  bridge: BridgeProcess,
+  forge: { requests: readonly unknown[]; writes(): readonly unknown[] },
+  source: string,
+  times: number,
+): Promise<{ from: number; to: number; writes: number; requests: number }> {
+  const from = forge.requests.length;
+  const writesBefore = forge.writes().length;
+  for (let i = 0; i < times; i++)
+    await bridge.post(fluxEvent('Kustomization', 'flux-system', source, { reason: 'ReconciliationSucceeded' }));
+  await settled(bridge);
+  const to = forge.requests.length;
+  return { from, to, writes: forge.writes().length - writesBefore, requests: to - from };
+}
+
 /** A GitHub path with owner, repo and numeric ids replaced by placeholders. */
 export function githubEndpoint(method: string, path: string): string {
   return `${method} ${path.replace(/^\/repos\/[^/]+\/[^/]+/, '/repos/{owner}/{repo}').replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
@@ -52,6 +71,16 @@ export function githubEndpoint(method: string, path: string): string {
 export function forgejoEndpoint(method: string, path: string, query: Record<string, string> = {}): string {
   const q = new URLSearchParams(query).toString();
   return `${githubEndpoint(method, path).replace(/\/[0-9a-f]{40}(?=\/|$)/, '/{sha}')}${q ? `?${q}` : ''}`;
+}
+
+/** A GitLab API path (below `/api/v4`): the project id as `:id`, numeric ids and commit SHAs replaced, with its query. */
+export function gitlabEndpoint(method: string, path: string, query: Record<string, string> = {}): string {
+  const q = new URLSearchParams(query).toString();
+  const p = path
+    .replace(/^\/projects\/[^/]+/, '/projects/:id')
+    .replace(/\/[0-9a-f]{40}(?=\/|$)/, '/{sha}')
+    .replace(/\/\d+(?=\/|$)/g, '/{id}');
+  return `${method} ${p}${q ? `?${q}` : ''}`;
 }
 
 /** A Kubernetes path as `get <resource>` or `list <resource>` (namespace and name dropped). */

@@ -10,7 +10,7 @@ import { fluxEvent } from '../test/harness/bridge-process.js';
 import type { ForgejoSimulator, RecordedRequest, StoredStatus } from '../test/harness/forgejo-sim.js';
 import { startWorld } from '../test/harness/world.js';
 import { PROGRESSING, READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { forgejoEndpoint, formatTally, load, putAnnotatedDeployment, say, settled, tally } from './common.js';
+import { forgejoEndpoint, formatTally, load, putAnnotatedDeployment, repeatEvents, say, settled, tally } from './common.js';
 
 const REPEATS = 20;
 /** Short, so the `gone` status follows the source's deletion within the run. */
@@ -72,13 +72,7 @@ async function run(restart: boolean): Promise<Outcome> {
     await step(b, READY, 2, 'success');
     const lifecycleMs = Date.now() - started;
 
-    const repeatsFrom = forgejo.requests.length;
-    const writesBefore = forgejo.writes().length;
-    for (let i = 0; i < REPEATS; i++)
-      await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web', { reason: 'ReconciliationSucceeded' }));
-    await settled(bridge);
-    const repeatsTo = forgejo.requests.length;
-    const repeated = { writes: forgejo.writes().length - writesBefore, requests: repeatsTo - repeatsFrom };
+    const { from: repeatsFrom, to: repeatsTo, ...repeated } = await repeatEvents(bridge, forgejo, 'web', REPEATS);
 
     // The source is deleted (a closed pull request's preview): after CLEANUP_GRACE, B's context says gone.
     world.kube.delete('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 'flux-system', 'web');

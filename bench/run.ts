@@ -11,6 +11,7 @@ const ALL = [
   'intake',
   'write-economy',
   'forgejo-economy',
+  'gitlab-economy',
   'rollout',
   'latency',
   'rollout-latency',

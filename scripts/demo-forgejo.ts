@@ -31,11 +31,25 @@ const ROUTE = `https://${HOST}/`;
 const KUSTOMIZATION_API = 'kustomize.toolkit.fluxcd.io/v1';
 const GONE = 'Deployment gone: ';
 const WAIT_MS = 30_000;
-const INVENTORY: InventoryRef[] = [
-  { namespace: NS, name: 'shop', group: 'apps', kind: 'Deployment' },
-  { namespace: NS, name: 'shop', group: '', kind: 'Service' },
-  { namespace: NS, name: 'shop', group: 'networking.k8s.io', kind: 'Ingress' },
-];
+const INVENTORY = previewInventory(NS);
+
+/** A preview's inventory: the Deployment `shop` in `namespace`, its Service and its Ingress. */
+export function previewInventory(namespace: string): InventoryRef[] {
+  return [
+    { namespace, name: 'shop', group: 'apps', kind: 'Deployment' },
+    { namespace, name: 'shop', group: '', kind: 'Service' },
+    { namespace, name: 'shop', group: 'networking.k8s.io', kind: 'Ingress' },
+  ];
+}
+
+/** Puts a preview's opted-in Deployment `shop` (running `image`, with the bridge's `annotations`), its Service and its TLS Ingress for `host`. */
+export function putRoutedPreview(world: World, namespace: string, host: string, image: string, annotations: Record<string, string>): void {
+  world.kube.put(
+    deployment({ namespace, name: 'shop', annotations: { ...OPT_IN, ...annotations }, containers: [{ name: 'shop', image }] }),
+  );
+  world.kube.put(service({ namespace, name: 'shop' }));
+  world.kube.put(ingress({ namespace, name: 'shop', host, path: '/', service: 'shop', tls: true }));
+}
 
 function forgejoOf(world: World): ForgejoSimulator {
   if (world.forgejo === undefined) throw new Error('the demo world was started without Forgejo');
@@ -50,9 +64,12 @@ function putPreviewSource(world: World, conditions: ConditionSpec): void {
   );
 }
 
-async function event(bridge: BridgeProcess, reason: string, message: string): Promise<void> {
-  await bridge.post(fluxEvent('Kustomization', 'flux-system', ENVIRONMENT, { reason, message }));
+/** A Flux event for a preview's Kustomization (an event is only a trigger: the bridge reads the cluster). */
+export async function previewEvent(bridge: BridgeProcess, name: string, reason: string, message: string): Promise<void> {
+  await bridge.post(fluxEvent('Kustomization', 'flux-system', name, { reason, message }));
 }
+
+const event = (bridge: BridgeProcess, reason: string, message: string) => previewEvent(bridge, ENVIRONMENT, reason, message);
 
 /** Plays the preview's whole life against the running bridge; resolves once Forgejo shows its end. */
 export async function playPreview(world: World, bridge: BridgeProcess): Promise<void> {
@@ -60,21 +77,11 @@ export async function playPreview(world: World, bridge: BridgeProcess): Promise<
   say(
     `Pull request 42 of ${forgejoOf(world).url}/acme/shop (commit ${sha}): Flux applies its preview, Kustomization flux-system/${ENVIRONMENT}`,
   );
-  world.kube.put(
-    deployment({
-      namespace: NS,
-      name: 'shop',
-      annotations: {
-        ...OPT_IN,
-        'github-deployment-bridge.io/repository': `${forgejoOf(world).url}/acme/shop`,
-        'github-deployment-bridge.io/commit': PREVIEW_COMMIT,
-        'github-deployment-bridge.io/environment': ENVIRONMENT,
-      },
-      containers: [{ name: 'shop', image: `registry.invalid/acme/shop:${sha}` }],
-    }),
-  );
-  world.kube.put(service({ namespace: NS, name: 'shop' }));
-  world.kube.put(ingress({ namespace: NS, name: 'shop', host: HOST, path: '/', service: 'shop', tls: true }));
+  putRoutedPreview(world, NS, HOST, `registry.invalid/acme/shop:${sha}`, {
+    'github-deployment-bridge.io/repository': `${forgejoOf(world).url}/acme/shop`,
+    'github-deployment-bridge.io/commit': PREVIEW_COMMIT,
+    'github-deployment-bridge.io/environment': ENVIRONMENT,
+  });
   putPreviewSource(world, { ready: 'Unknown', reason: 'Progressing', message: 'Reconciliation in progress' });
   await event(bridge, 'Progressing', 'Deployment/apps/shop created');
   await bridge.waitFor('Forgejo pending', () => statuses(world).at(-1)?.state === 'pending', WAIT_MS);

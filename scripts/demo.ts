@@ -1,8 +1,8 @@
 /**
  * `npm run demo`: the real bridge process against a simulated cluster, GitHub and Forgejo (and the
- * real docker-registry when Debian's package is installed). Plays two rollouts of acme/web on GitHub
- * and a pull-request preview of acme/shop on Forgejo with signed Flux events, and prints what each
- * forge ends up showing. `--serve` keeps everything running for `curl`.
+ * real docker-registry when Debian's package is installed). Plays two rollouts of acme/web on GitHub,
+ * a pull-request preview of acme/shop on Forgejo and a merge-request preview of platform/shop on
+ * GitLab with signed Flux events, and prints what each forge ends up showing. `--serve` keeps everything running for `curl`.
  */
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -15,6 +15,7 @@ import type { StateDeployment } from '../test/harness/state-body.js';
 import { startWorld, type World } from '../test/harness/world.js';
 import { explainCommand } from './demo-explain.js';
 import { DEMO_CLEANUP_GRACE, FORGEJO, OPT_IN, playPreview, printForgejo, say } from './demo-forgejo.js';
+import { GITLAB, playMergeRequest, printGitLab } from './demo-gitlab.js';
 
 async function image(world: World, tag: string, sha: string): Promise<{ image: string; annotations: Record<string, string> }> {
   if (!world.registry) {
@@ -101,14 +102,14 @@ function printGitHub(world: World): void {
   );
 }
 
-/** One /state row: GitHub rows carry a deployment id, Forgejo rows a commit-status context. */
+/** One /state row: GitHub and GitLab rows carry a deployment id, Forgejo rows a commit-status context. */
 const stateLine = (d: StateDeployment) =>
-  `  ${d.forge.padEnd(7)} ${d.owner}/${d.repo} ${d.environment} ${d.sha.slice(0, 7)} ${d.forge === 'github' ? `#${String(d.deploymentId)}` : `"${String(d.context)}"`} ${d.state}\n`;
+  `  ${d.forge.padEnd(7)} ${d.owner}/${d.repo} ${d.environment} ${d.sha.slice(0, 7)} ${d.context == null ? `#${String(d.deploymentId)}` : `"${d.context}"`} ${d.state}\n`;
 
 /** The demo proper: both forges' stories, what they show, and /state; under `--serve` it waits for `stop`. */
 async function play(world: World, serve: boolean, stop: Promise<unknown>): Promise<void> {
   say(
-    `Simulated cluster ${world.kube.url}, GitHub ${world.github.url}, Forgejo ${world.forgejo?.url ?? '(none)'}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`,
+    `Simulated cluster ${world.kube.url}, GitHub ${world.github.url}, Forgejo ${world.forgejo?.url ?? '(none)'}, GitLab ${world.gitlab?.url ?? '(none)'}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`,
   );
   const bridge = await world.bridge({ CLEANUP_GRACE: DEMO_CLEANUP_GRACE });
   say(`Bridge listening on ${bridge.url}`);
@@ -124,11 +125,13 @@ async function play(world: World, serve: boolean, stop: Promise<unknown>): Promi
     throw new Error(`the bridge sent ${world.github.violations.length} request(s) GitHub's schema rejects`);
   await playPreview(world, bridge);
   printForgejo(world);
+  await playMergeRequest(world, bridge);
+  printGitLab(world);
   const state = await bridge.state();
   say(`GET ${bridge.url}/state → deployments:`);
   for (const d of state.deployments) process.stdout.write(stateLine(d));
   say(
-    "Demo succeeded: two rollouts reported on GitHub, the older one superseded; a Forgejo preview reported with its route and ended when closed; every request valid against GitHub's and Forgejo's schemas",
+    "Demo succeeded: two rollouts reported on GitHub, the older one superseded; a Forgejo preview reported with its route and ended when closed; a GitLab merge-request preview deployed from its branch, its environment linked and stopped when closed; every request valid against GitHub's, Forgejo's and GitLab's API descriptions",
   );
   if (serve) {
     say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C or kill to stop)`);
@@ -162,7 +165,7 @@ async function main(): Promise<number> {
   const serve = process.argv.includes('--serve');
   // Listening before anything starts: a signal while the world starts up still stops it once it is up.
   const stop = stopRequest();
-  const world = await startWorld({ registry: existsSync('/usr/bin/docker-registry'), forgejo: FORGEJO });
+  const world = await startWorld({ registry: existsSync('/usr/bin/docker-registry'), forgejo: FORGEJO, gitlab: GITLAB });
   const run = play(world, serve, stop);
   // A signal mid-run: what the run still waits for fails once the world is gone; that is no error.
   run.catch(() => undefined);

@@ -2,6 +2,7 @@ import { derivePhase, type Phase } from '../flux/phase.js';
 import type { K8sObject, SourceRef } from '../kube/kube-types.js';
 import { desiredFor } from '../lifecycle/desired-state.js';
 import type { ExplainForm } from '../forges/forge.js';
+import { FLUX_BRANCH_ANNOTATION } from '../metadata/ref-tier.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { ResolvedSource } from '../reconcile/resolve-source.js';
 
@@ -12,6 +13,11 @@ export interface ExplainReport {
   phase?: Phase;
   lines: string[];
 }
+
+const REF_FROM = {
+  annotation: 'the github-deployment-bridge.io/ref annotation',
+  flux: `the Flux object's ${FLUX_BRANCH_ANNOTATION} annotation`,
+} as const;
 
 const OPT_IN_HINT = 'not opted in: annotate it github-deployment-bridge.io/auto-report: "true"';
 
@@ -56,6 +62,8 @@ export function explainLines(
       if (t.environmentUrl)
         lines.push(`      ${form.urlField} ${t.environmentUrl}${w.route?.url === t.environmentUrl ? ` (from ${w.route.from})` : ''}`);
       if (t.logUrl) lines.push(`      log_url ${t.logUrl}`);
+      if (t.ref) lines.push(`      ref ${t.ref.ref}${t.ref.tag ? ' (a tag)' : ''} (from ${REF_FROM[t.ref.from]})`);
+      if (t.tier) lines.push(`      tier ${t.tier}`);
       for (const warning of t.warnings) lines.push(`      warning: ${warning}`);
     }
     for (const s of w.skips) lines.push(`    container ${s.container}: not reported: ${s.reason}`);

@@ -36,6 +36,8 @@ export interface GuardedPublisherOptions<R> {
   forge: string;
   /** On a forge whose deployments people can delete (GitHub): the deletion a failure reports, else undefined. */
   deletedOf?: (err: unknown) => DeletedElsewhere | undefined;
+  /** A refusal after which the provisional row stays (the forge may hold what its create made: the retry looks for it again). */
+  keepsProvisional?: (err: unknown) => boolean;
   log: Logger;
   now: () => number;
 }
@@ -68,7 +70,7 @@ export class GuardedPublisher<R> {
       if (refusal === undefined) throw err;
       const stored = refusals.record(refusal, now());
       // Nothing was created: the next attempt starts with a fresh find-or-create (its list call finds any earlier one).
-      this.o.deployments.removeProvisional(target);
+      if (this.o.keepsProvisional?.(err) !== true) this.o.deployments.removeProvisional(target);
       this.o.log.warn(
         { code: stored.code, reason: stored.reason, retryAt: new Date(stored.retryAt).toISOString() },
         `${this.o.forge} refused; not retried before the retry time`,

@@ -8,6 +8,7 @@ import type { RouteScheme } from './route-url.js';
 import type { Identity } from '../lifecycle/identity.js';
 import { routeRepository, type ForgeHost } from './forge-route.js';
 import { pickRepository, repositoryAllowed, type RepositoryPattern, type RepositorySource } from './repository-trust.js';
+import { FLUX_BRANCH_ANNOTATION, REF_KEY, TIER_KEY, targetRef, targetTier, type TargetRef, type Tier } from './ref-tier.js';
 
 /** Prefix of every annotation the bridge reads. */
 export const ANNOTATION_PREFIX = 'github-deployment-bridge.io/';
@@ -54,6 +55,11 @@ export interface ImageFacts {
   digest?: string;
 }
 
+/** The Flux object a workload came from, and its annotations (for `event.toolkit.fluxcd.io/branch`). */
+export interface SourceInfo extends SourceRef {
+  annotations?: Readonly<Record<string, string>>;
+}
+
 /** Everything needed to create and update one deployment (GitHub) or commit-status context (Forgejo). */
 export interface ReportTarget extends Identity {
   /** Where it is reported (`forge`): decided by the repository's host (`routeRepository`). */
@@ -67,6 +73,10 @@ export interface ReportTarget extends Identity {
   transientEnvironment: boolean;
   environmentUrl?: string;
   logUrl?: string;
+  /** The branch or tag it was built from (`ref` annotation, else the Flux object's branch); a forge needing one and lacking it asks its API. */
+  ref?: TargetRef;
+  /** The environment tier (`production` for a production environment, else the `tier` annotation); forges without tiers ignore it. */
+  tier?: Tier;
   container: string;
   image: string;
   payload: Record<string, unknown>;
@@ -135,7 +145,7 @@ const truthy = (v: string | undefined): boolean | undefined =>
 
 /** Resolves one container to a report target (annotation > OCI label > default), or says why not. */
 export function resolveTarget(
-  source: SourceRef,
+  source: SourceInfo,
   workload: WorkloadInfo,
   container: { name: string; image: string },
   facts: ImageFacts | undefined,
@@ -215,6 +225,11 @@ export function resolveTarget(
       ? workload.routeUrl
       : url(a['environment-url'] ?? defaults.environmentUrl, 'environment_url');
   const logUrl = url(a['log-url'] ?? defaults.logUrlTemplate, 'log_url');
+  const productionEnvironment = truthy(a.production) ?? ['production', 'prod'].includes(environment.toLowerCase());
+  const fluxBranch = source.annotations?.[FLUX_BRANCH_ANNOTATION];
+  const { ref, warnings: refWarnings } = targetRef(a[REF_KEY], fluxBranch === undefined ? undefined : boundedValue(fluxBranch));
+  const { tier, warning: tierWarning } = targetTier(productionEnvironment, a[TIER_KEY]);
+  warnings.push(...refWarnings, ...(tierWarning === undefined ? [] : [tierWarning]));
   const sourceKey = source.kind === 'Kustomization' ? 'kustomization' : 'helmRelease';
   const payload: Record<string, unknown> = {
     cluster,
@@ -240,10 +255,12 @@ export function resolveTarget(
       cluster,
       ...(annotatedName ? { task: annotatedName } : {}),
       description: oneLine(a.description ?? defaults.description, MAX_DEPLOYMENT_DESCRIPTION_CHARS),
-      productionEnvironment: truthy(a.production) ?? ['production', 'prod'].includes(environment.toLowerCase()),
+      productionEnvironment,
       transientEnvironment: isTransient(a, environment, defaults.transientEnvironments ?? []),
       ...(environmentUrl ? { environmentUrl } : {}),
       ...(logUrl ? { logUrl } : {}),
+      ...(ref ? { ref } : {}),
+      ...(tier ? { tier } : {}),
       container: container.name,
       image: container.image,
       payload,

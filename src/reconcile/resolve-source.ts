@@ -12,6 +12,7 @@ import {
   type Defaults,
   type ImageFacts,
   type ReportTarget,
+  type SourceInfo,
 } from '../metadata/resolve-target.js';
 import type { Metrics } from '../common/metrics.js';
 import { routeUrl, type DiscoveredUrl } from '../metadata/route-url.js';
@@ -68,6 +69,8 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
   const routing = routingObjects(deps.kube, routingFromInventory(obj.status));
   const namespaces = namespaceChecks(deps.kube);
   const noInventory = missingInventory(ref.kind, obj.status);
+  // The Flux object's annotations name the branch of a preview (`event.toolkit.fluxcd.io/branch`).
+  const source: SourceInfo = { ...ref, ...(obj.metadata.annotations ? { annotations: obj.metadata.annotations } : {}) };
   if (noInventory) out.skips.push({ source: ref, workload: ref, container: '', code: 'no_inventory', reason: noInventory });
   for (const wref of workloadsFromInventory(obj.status)) {
     const read = await readWorkload(deps.kube, wref);
@@ -80,7 +83,7 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
       out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason });
       continue;
     }
-    const { workload, retry } = await resolveWorkload(deps, ref, read.workload, routing);
+    const { workload, retry } = await resolveWorkload(deps, source, read.workload, routing);
     out.present.add(workload.key);
     out.workloads.push(workload);
     out.skips.push(...workload.skips);
@@ -114,10 +117,11 @@ function namespaceChecks(kube: KubeReader): { gone(namespace: string): Promise<b
 /** One workload resolved, and the transient failures met on the way (its containers are skipped meanwhile). */
 async function resolveWorkload(
   deps: ResolveDeps,
-  ref: SourceRef,
+  source: SourceInfo,
   w: ReadWorkload,
   routing: RoutingObjects,
 ): Promise<{ workload: ResolvedWorkload; retry: unknown[] }> {
+  const ref: SourceRef = { kind: source.kind, namespace: source.namespace, name: source.name };
   const meta = w.object.metadata;
   const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
   const key = keyOf(workload);
@@ -152,7 +156,7 @@ async function resolveWorkload(
       failed.push({ source: ref, workload, container: container.name, code, reason: errorMessage(err) });
       continue;
     }
-    const r = resolveTarget(ref, info, container, facts, deps.defaults);
+    const r = resolveTarget(source, info, container, facts, deps.defaults);
     if ('target' in r)
       candidates.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
     else failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });

@@ -159,21 +159,6 @@ export class DeploymentStore {
       .run({ ...identityParams(id), state, description, now });
   }
 
-  /** Remembers that this deployment's environment is transient (a preview), for a cleanup after a restart. */
-  markTransient(id: Identity): void {
-    this.db.prepare(`UPDATE deployments SET transient = 1 WHERE ${KEY} AND transient = 0`).run(identityParams(id));
-  }
-
-  /** Whether a deployment of the forge in this repository's environment was reported as transient (`markTransient`). */
-  inTransientEnvironment(at: Pick<Identity, 'forge' | 'owner' | 'repo' | 'environment'>): boolean {
-    const hit = this.db
-      .prepare(
-        `SELECT 1 FROM deployments WHERE forge = @forge AND owner = @owner AND repo = @repo AND environment = @environment AND transient = 1 LIMIT 1`,
-      )
-      .get({ forge: at.forge, owner: at.owner, repo: at.repo, environment: at.environment });
-    return hit !== undefined;
-  }
-
   /** Drops a row with nothing on the forge (a refused creation); the next attempt starts with a fresh find-or-create. */
   removeProvisional(id: Identity): void {
     this.db

@@ -101,7 +101,10 @@ export const MIGRATIONS: readonly string[] = [
      state = CASE state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE state END,
      pending_state = CASE pending_state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE pending_state END
    WHERE state IN ('inactive', 'queued') OR pending_state IN ('inactive', 'queued');`,
-  // Deployments reported into a transient (preview) environment: a cleanup after a restart still knows the
-  // environment is a preview (a forge that ends previews by the environment, not the deployment, needs it).
-  `ALTER TABLE deployments ADD COLUMN transient INTEGER NOT NULL DEFAULT 0;`,
+  // Transient (preview) environments a forge was reported into, per forge and repository: a restart between the
+  // deploy and the cleanup still stops the environment of a closed preview.
+  `CREATE TABLE transient_environments (
+     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, since INTEGER NOT NULL,
+     PRIMARY KEY (forge, owner, repo, environment)
+   ) WITHOUT ROWID;`,
 ];

@@ -33,5 +33,9 @@ t.test("npm run demo: the README's first command shows a real rollout end to end
     '/state: the ended context',
   );
   t.match(stdout, /github {2}acme\/web staging [0-9a-f]{7} #\d+ success\n/, '/state: the current GitHub deployment');
+  t.match(stdout, /!1 {2}review\/mr-7 {2}[0-9a-f]{7} {2}ref feature\/login {2}success\n/, 'GitLab: the deployment on the branch');
+  t.match(stdout, /environment review\/mr-7 {2}development {2}https:\/\/mr-7\.review\.example\.com\/ {2}stopped\n/);
+  t.match(stdout, /GitLab writes: 4; schema violations: 0\n/, 'create, environment PUT, success, stop');
+  t.match(stdout, /gitlab {2}platform\/shop review\/mr-7 [0-9a-f]{7} #\d+ gone\n/, '/state: the retired GitLab row');
   t.match(stdout, /^▶ Demo succeeded/m, 'the success line .ci/run looks for in a lone clone');
 });

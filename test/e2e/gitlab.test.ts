@@ -21,14 +21,20 @@ async function gitlabWorld(t: Test): Promise<{ world: World; gitlab: GitLabSimul
   return { world, gitlab: world.gitlab };
 }
 
-function putShop(world: World, gitlab: GitLabSimulator, conditions = READY): void {
-  putDeployment(world, 'shop', `registry.invalid/platform/shop:${A.slice(0, 7)}`, {
+/** The Deployment `name` of PROJECT at commit A in `environment`, the only workload of Kustomization `source`. */
+function putShop(
+  world: World,
+  gitlab: GitLabSimulator,
+  conditions = READY,
+  o = { name: 'shop', environment: 'staging/shop', source: 'apps' },
+): void {
+  putDeployment(world, o.name, `registry.invalid/platform/shop:${A.slice(0, 7)}`, {
     ...OPT_IN,
     'github-deployment-bridge.io/repository': `${gitlab.url}/${PROJECT}`,
     'github-deployment-bridge.io/commit': A,
-    'github-deployment-bridge.io/environment': 'staging/shop',
+    'github-deployment-bridge.io/environment': o.environment,
   });
-  putKustomization(world, 'apps', ['shop'], conditions);
+  putKustomization(world, o.source, [o.name], conditions);
 }
 
 async function event(bridge: BridgeProcess, reason = 'ReconciliationSucceeded'): Promise<void> {
@@ -111,5 +117,27 @@ t.test('a crash between the create and the status: no duplicate after the restar
     gitlab.requests.some((r) => r.method === 'GET' && r.path.endsWith('/deployments') && r.query.environment === 'staging/shop'),
     "recovery listed the environment's deployments before creating",
   );
+  t.same(gitlab.violations, []);
+});
+
+t.test('a restart between the deploy and the cleanup: the closed preview is still stopped, once', async (t) => {
+  const { world, gitlab } = await gitlabWorld(t);
+  putShop(world, gitlab, READY, { name: 'shop-pr-42', environment: 'review/pr-42', source: 'preview-42' });
+  const env = { TRANSIENT_ENVIRONMENTS: 'review/*', CLEANUP_GRACE: '1s', RESYNC_INTERVAL: '2s' };
+  const first = await world.bridge(env);
+  t.equal((await first.post(fluxEvent('Kustomization', 'flux-system', 'preview-42', { reason: 'ReconciliationSucceeded' }))).status, 202);
+  await first.waitFor('preview live', () => deployments(gitlab)[0]?.status === 'success');
+  await first.kill('SIGTERM');
+
+  const second = await world.bridge(env);
+  world.kube.delete('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 'flux-system', 'preview-42');
+  world.kube.delete('apps/v1', 'Deployment', 'apps', 'shop-pr-42');
+  t.equal((await second.post(fluxEvent('Kustomization', 'flux-system', 'preview-42', { reason: 'ReconciliationSucceeded' }))).status, 202);
+  const environment = () => gitlab.project(PROJECT)?.environments.find((e) => e.name === 'review/pr-42');
+  await second.waitFor('stopped', () => environment()?.state === 'stopped', 30_000);
+  // Another event for the deleted preview: nothing stops it again.
+  t.equal((await second.post(fluxEvent('Kustomization', 'flux-system', 'preview-42', { reason: 'ReconciliationSucceeded' }))).status, 202);
+  await settle(second);
+  t.equal(gitlab.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/stop')).length, 1, 'stopped once');
   t.same(gitlab.violations, []);
 });

@@ -31,6 +31,11 @@ export interface GitLabSimulatorOptions {
   /** Epoch milliseconds for timestamps; default Date.now. */
   clock?: () => number;
   fixturePath?: string;
+  /**
+   * The loopback address to listen on (default 127.0.0.1). Another one (127.0.0.2) gives GitLab a host
+   * of its own beside a Forgejo simulator: the bridge routes repositories to forges by host.
+   */
+  host?: string;
 }
 
 /** One request as the simulator saw it; `path` is below `/api/v4` (the project id as sent, encoded), without the query. */
@@ -148,11 +153,12 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
   }
 }
 
-/** Starts a simulator on 127.0.0.1 with an ephemeral port. */
+/** Starts a simulator on 127.0.0.1 (or `host`) with an ephemeral port. */
 export async function startGitLabSimulator(options: GitLabSimulatorOptions = {}): Promise<GitLabSimulator> {
   const sim = new Simulator(options);
-  const port = await sim.server.listen();
-  sim.url = `http://127.0.0.1:${port}${(options.pathPrefix ?? '').replace(/\/+$/, '')}`;
+  const host = options.host ?? '127.0.0.1';
+  const port = await sim.server.listen(host);
+  sim.url = `http://${host}:${port}${(options.pathPrefix ?? '').replace(/\/+$/, '')}`;
   sim.apiUrl = `${sim.url}${API_PATH}`;
   return sim;
 }

@@ -123,11 +123,11 @@ export class SimServer<R extends SimReply, Rec extends SimRecord> {
     this.server = createServer((req, res) => void this.onRequest(req, res).catch(() => res.destroy()));
   }
 
-  /** Listens on 127.0.0.1 with an ephemeral port; returns the port. */
-  async listen(): Promise<number> {
+  /** Listens on `host` (a loopback address, 127.0.0.1 unless told) with an ephemeral port; returns the port. */
+  async listen(host = '127.0.0.1'): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(0, '127.0.0.1', () => resolve());
+      this.server.listen(0, host, () => resolve());
     });
     return (this.server.address() as AddressInfo).port;
   }

@@ -22,6 +22,7 @@ const RENDERED = [
   'manifests/optional/preview-routes',
   'manifests/optional/egress',
   'test/manifests/forgejo',
+  'test/manifests/gitlab',
   'test/manifests/github-app',
   'test/manifests/tenant',
   'test/manifests/own-image',
@@ -181,41 +182,53 @@ t.test('optional preview-routes component: get/list on the routing objects, boun
   t.end();
 });
 
-t.test('optional Forgejo component: token file from a read-only Secret mount, the URL from the overlay, nothing else changed', (t) => {
-  const base = render('manifests');
-  const objs = render('test/manifests/forgejo');
-  t.same(inventory(objs), inventory(base), 'no Secret rendered');
-  const c = bridgeContainer(objs);
-  const env = new Map(c.env.map((e) => [e.name, e]));
-  t.equal(env.get('FORGEJO_URL')?.value, 'https://forgejo.example.com');
-  const tokenFile = env.get('FORGEJO_TOKEN_FILE')?.value ?? '';
-  t.notOk(env.has('FORGEJO_TOKEN'), 'the token is a file, never a plain variable');
-  const mount = c.volumeMounts.find((m) => tokenFile.startsWith(`${m.mountPath}/`));
-  t.match(
-    mount,
-    { name: 'forgejo', mountPath: '/etc/github-deployment-bridge/forgejo', readOnly: true },
-    'token file inside a read-only mount',
-  );
-  t.equal(tokenFile, `${mount?.mountPath ?? ''}/token`, 'the Secret key `token`');
-  const volumes = bridgeDeployment(objs).spec.template.spec.volumes;
-  t.same(volumes.find((v) => v.name === mount?.name)?.secret, { secretName: 'github-deployment-bridge-forgejo' });
-  for (const name of ['WEBHOOK_TOKEN_FILE', 'GITHUB_TOKEN']) t.ok(env.has(name), `base ${name} kept`);
-  t.equal(env.get('CLUSTER_NAME')?.value, 'prod-eu', "the overlay's cluster name");
-  t.notOk(
-    bridgeContainer(render('manifests')).env.some((e) => e.name === 'FORGEJO_URL' || e.name === 'CLUSTER_NAME'),
-    'no placeholder in the base',
-  );
-  t.same(
-    c.volumeMounts.filter((m) => m.name !== 'forgejo'),
-    bridgeContainer(base).volumeMounts,
-    'base mounts kept',
-  );
+/** The token forges' optional components: the URL, the token file from a read-only Secret mount, extra settings. */
+const TOKEN_FORGES = [
+  { forge: 'forgejo', url: ['FORGEJO_URL', 'https://forgejo.example.com'], token: 'FORGEJO_TOKEN', extra: {} },
+  { forge: 'gitlab', url: ['GITLAB_URL', 'https://gitlab.example.com'], token: 'GITLAB_TOKEN', extra: { GITLAB_AGENT_ID: '1' } },
+] as const;
 
-  t.match(readYaml('manifests/optional/forgejo/secret.example.yaml'), [
-    { kind: 'Secret', metadata: { name: 'github-deployment-bridge-forgejo', namespace: 'flux-system' }, stringData: { token: String } },
-  ]);
-  t.end();
-});
+for (const { forge, url, token, extra } of TOKEN_FORGES)
+  t.test(`optional ${forge} component: URL, token file from a read-only Secret mount, nothing else changed`, (t) => {
+    const base = render('manifests');
+    const objs = render(`test/manifests/${forge}`);
+    t.same(inventory(objs), inventory(base), 'no Secret rendered');
+    const c = bridgeContainer(objs);
+    const env = new Map(c.env.map((e) => [e.name, e]));
+    t.equal(env.get(url[0])?.value, url[1]);
+    for (const [name, value] of Object.entries(extra)) t.equal(env.get(name)?.value, value, name);
+    const tokenFile = env.get(`${token}_FILE`)?.value ?? '';
+    t.notOk(env.has(token), 'the token is a file, never a plain variable');
+    const mount = c.volumeMounts.find((m) => tokenFile.startsWith(`${m.mountPath}/`));
+    t.match(
+      mount,
+      { name: forge, mountPath: `/etc/github-deployment-bridge/${forge}`, readOnly: true },
+      'token file inside a read-only mount',
+    );
+    t.equal(tokenFile, `${mount?.mountPath ?? ''}/token`, 'the Secret key `token`');
+    const volumes = bridgeDeployment(objs).spec.template.spec.volumes;
+    t.same(volumes.find((v) => v.name === mount?.name)?.secret, { secretName: `github-deployment-bridge-${forge}` });
+    for (const name of ['WEBHOOK_TOKEN_FILE', 'GITHUB_TOKEN']) t.ok(env.has(name), `base ${name} kept`);
+    t.equal(env.get('CLUSTER_NAME')?.value, 'prod-eu', "the overlay's cluster name");
+    t.notOk(
+      bridgeContainer(render('manifests')).env.some((e) => e.name === url[0] || e.name === 'CLUSTER_NAME'),
+      'no placeholder in the base',
+    );
+    t.notOk(
+      readYaml(`manifests/optional/${forge}/deployment-patch.yaml`).some((o) => JSON.stringify(o).includes(url[0] + '"')),
+      'no placeholder URL in the component',
+    );
+    t.same(
+      c.volumeMounts.filter((m) => m.name !== forge),
+      bridgeContainer(base).volumeMounts,
+      'base mounts kept',
+    );
+
+    t.match(readYaml(`manifests/optional/${forge}/secret.example.yaml`), [
+      { kind: 'Secret', metadata: { name: `github-deployment-bridge-${forge}`, namespace: 'flux-system' }, stringData: { token: String } },
+    ]);
+    t.end();
+  });
 
 t.test('no write verbs anywhere: every rendered role only reads', (t) => {
   const roles = RENDERED.flatMap(render).filter((o): o is ClusterRole => o.kind === 'ClusterRole' || o.kind === 'Role');

@@ -446,3 +446,39 @@ t.test('environment_url: annotation > discovered route > ENVIRONMENT_URL', (t) =
   t.equal(target(resolve({}, labels(), withDefault)).environmentUrl, 'https://default.example.com/apps', 'no route: the default');
   t.end();
 });
+
+t.test('ref: the ref annotation, else the Flux object branch; tier: production, else the tier annotation', (t) => {
+  const flux = (branch: string) => ({ ...ks, annotations: { 'event.toolkit.fluxcd.io/branch': branch, 'other.io/x': 'y' } });
+  const rows: Array<[string, Record<string, string>, typeof ks, Partial<ReportTarget>, string[]]> = [
+    ['neither: no ref, no tier', {}, ks, {}, []],
+    ['the annotation', { [`${P}ref`]: 'release/1.x' }, ks, { ref: { ref: 'release/1.x', tag: false, from: 'annotation' } }, []],
+    ['an annotated tag', { [`${P}ref`]: 'refs/tags/v1.0.0' }, ks, { ref: { ref: 'v1.0.0', tag: true, from: 'annotation' } }, []],
+    ['the annotation wins over Flux', { [`${P}ref`]: 'main' }, flux('feat'), { ref: { ref: 'main', tag: false, from: 'annotation' } }, []],
+    ["the Flux object's branch", {}, flux('feature/login'), { ref: { ref: 'feature/login', tag: false, from: 'flux' } }, []],
+    [
+      'a bad annotation: dropped, Flux used',
+      { [`${P}ref`]: 'a..b' },
+      flux('feat'),
+      { ref: { ref: 'feat', tag: false, from: 'flux' } },
+      ['ref dropped'],
+    ],
+    ['production: tier production', { [`${P}environment`]: 'production', [`${P}tier`]: 'staging' }, ks, { tier: 'production' }, []],
+    ['the tier annotation', { [`${P}tier`]: 'Testing' }, ks, { tier: 'testing' }, []],
+    ['a bad tier: dropped', { [`${P}tier`]: 'qa' }, ks, {}, ['tier dropped']],
+  ];
+  for (const [name, a, src, want, warnings] of rows) {
+    const got = target(
+      resolveTarget(src, workload(bridgeAnnotations({ metadata: { name: 'w', annotations: a } })), container, labels(), defaults),
+    );
+    t.same({ ref: got.ref, tier: got.tier }, { ref: want.ref, tier: want.tier }, name);
+    t.same(
+      got.warnings.map((w) => w.split(':')[0]),
+      warnings,
+      `${name}: warnings`,
+    );
+  }
+  const long = target(resolve({ ref: 'x'.repeat(2000) }));
+  t.equal(long.ref, undefined, 'a value cut at the annotation bound is not a ref');
+  t.match(long.warnings, [/ref dropped: .*\(1000 characters\) is longer than 255 characters/]);
+  t.end();
+});

@@ -168,29 +168,6 @@ const skip = (name: string, reason: string, container = 'app'): Skip => ({
   reason,
 });
 
-t.test('a transient environment is known by forge, repository and environment, and survives reopening', (t) => {
-  const { db, path, deployments } = open(t);
-  const preview = id({ environment: 'pr-7', forge: 'gitlab' });
-  deployments.insertProvisional(preview, origin(), 100);
-  deployments.insertProvisional(id({ forge: 'gitlab' }), origin(), 100);
-  t.notOk(deployments.inTransientEnvironment(preview), 'not until marked');
-  deployments.markTransient(preview);
-  deployments.markTransient(preview);
-  t.ok(deployments.inTransientEnvironment(preview));
-  t.ok(
-    deployments.inTransientEnvironment(id({ environment: 'pr-7', forge: 'gitlab', sha: sha('b') })),
-    'another commit of the environment',
-  );
-  t.notOk(deployments.inTransientEnvironment(id({ forge: 'gitlab' })), 'another environment');
-  t.notOk(deployments.inTransientEnvironment({ ...preview, forge: 'github' }), 'another forge');
-  t.notOk(deployments.inTransientEnvironment({ ...preview, repo: 'other' }), 'another repository');
-  db.close();
-  const again = openDatabase(path);
-  t.ok(new DeploymentStore(again).inTransientEnvironment(preview), 'kept in the file');
-  again.close();
-  t.end();
-});
-
 t.test('SourceStore.replaceSkips reports each reason once', (t) => {
   const { sources } = open(t);
   const a = skip('web', 'image has no org.opencontainers.image.source label');

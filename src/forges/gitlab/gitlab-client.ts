@@ -1,7 +1,7 @@
 /**
  * The GitLab REST calls the bridge makes (API v4), over the forge HTTP layer (`gitlab-http.ts`):
- * the credential check, a project's default branch, deployments (create, update, list by environment
- * and status), an environment by name, its update and stop, and the branches holding a commit.
+ * the credential check, a project's default branch, deployments (create, read, update, list by
+ * environment and status), an environment by name, its update and stop, and the branches holding a commit.
  * Projects are addressed by URL-encoded full path. Lists follow `x-next-page`, else `Link` rel="next",
  * up to a named number of pages. No retries here: the queue retries, by `classifyGitLabFailure`.
  */
@@ -55,6 +55,17 @@ export class GitLabClient {
       method: 'POST',
       path: `/projects/${projectId(path)}/deployments`,
       body,
+    });
+    return res.data as GitLabDeployment;
+  }
+
+  /** One deployment (`GET …/deployments/:id`): its status as GitLab has it. */
+  async deployment(path: string, id: number): Promise<GitLabDeployment> {
+    const res = await gitlabRequest(this.o, {
+      op: 'getDeployment',
+      what: `read deployment ${id} of ${path}`,
+      method: 'GET',
+      path: `/projects/${projectId(path)}/deployments/${id}`,
     });
     return res.data as GitLabDeployment;
   }

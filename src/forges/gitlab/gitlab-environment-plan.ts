@@ -5,14 +5,8 @@
  * (a preview) is stopped when the last workload the bridge reports into it is gone, unless its latest
  * deployment is not one this bridge made (another cluster or a CI job moved in). Pure.
  */
+import type { Tier } from '../../metadata/ref-tier.js';
 import type { EnvironmentChanges, GitLabEnvironment } from './gitlab-types.js';
-
-/** GitLab's environment tiers. */
-export const TIERS = ['production', 'staging', 'testing', 'development', 'other'] as const;
-export type GitLabTier = (typeof TIERS)[number];
-
-/** The workload annotation naming the tier. */
-export const TIER_ANNOTATION = 'github-deployment-bridge.io/tier';
 
 /** GitLab's Kubernetes dashboard link: the agent, the namespace and the Flux object. */
 export interface AgentLink {
@@ -25,22 +19,9 @@ export interface WantedEnvironment {
   /** The environment URL, or the discovered preview route. */
   externalUrl?: string | undefined;
   /** Left undefined, GitLab's own guess from the name stays. */
-  tier?: GitLabTier | undefined;
+  tier?: Tier | undefined;
   /** With `GITLAB_AGENT_ID` set. */
   agent?: AgentLink | undefined;
-}
-
-/**
- * The tier to set: `production` for a production workload, else the tier annotation, else none
- * (GitLab's guess is left alone). A bad annotation is a problem to show, not a guess.
- */
-export function tierOf(production: boolean, annotation: string | undefined): GitLabTier | undefined | { problem: string } {
-  if (production) return 'production';
-  const v = annotation?.trim().toLowerCase();
-  if (v === undefined || v === '') return undefined;
-  return (TIERS as readonly string[]).includes(v)
-    ? (v as GitLabTier)
-    : { problem: `${TIER_ANNOTATION} "${annotation}" is not one of ${TIERS.join(', ')}` };
 }
 
 /** The API group, version and plural GitLab's `flux_resource_path` names a Flux object by. */
@@ -52,6 +33,27 @@ const FLUX_RESOURCE: Record<'Kustomization' | 'HelmRelease', string> = {
 /** `kustomize.toolkit.fluxcd.io/v1/namespaces/<ns>/kustomizations/<name>` (or the HelmRelease form). */
 export function fluxResourcePath(kind: 'Kustomization' | 'HelmRelease', namespace: string, name: string): string {
   return `${FLUX_RESOURCE[kind]}/namespaces/${namespace}/${kind.toLowerCase()}s/${name}`;
+}
+
+/** What the environment should say for a target: its URL, its tier, and with an agent id the Kubernetes link to its Flux object. */
+export function wantedEnvironment(
+  target: { environmentUrl?: string | undefined; tier?: Tier | undefined },
+  origin: { source: { kind: 'Kustomization' | 'HelmRelease'; namespace: string; name: string }; workload: { namespace: string } },
+  agentId: number | undefined,
+): WantedEnvironment {
+  return {
+    ...(target.environmentUrl === undefined ? {} : { externalUrl: target.environmentUrl }),
+    ...(target.tier === undefined ? {} : { tier: target.tier }),
+    ...(agentId === undefined
+      ? {}
+      : {
+          agent: {
+            clusterAgentId: agentId,
+            namespace: origin.workload.namespace,
+            fluxResourcePath: fluxResourcePath(origin.source.kind, origin.source.namespace, origin.source.name),
+          },
+        }),
+  };
 }
 
 /** The one PUT body that makes the environment say what is wanted; undefined when it already does. */
@@ -78,11 +80,14 @@ export interface StopInputs {
   ownDeployments: ReadonlySet<number>;
 }
 
+/** Why an environment found stopped (or stopping) is left alone. */
+export const ALREADY_STOPPED = 'already stopped';
+
 /** Whether to stop the environment now, or why not. */
 export function stopDecision(i: StopInputs): 'stop' | { leave: string } {
   if (!i.transient) return { leave: 'not a transient environment: it keeps its history' };
   if (i.workloadsLeft > 0) return { leave: `${i.workloadsLeft} workload(s) still report into it` };
-  if (i.environment.state === 'stopped' || i.environment.state === 'stopping') return { leave: 'already stopped' };
+  if (i.environment.state === 'stopped' || i.environment.state === 'stopping') return { leave: ALREADY_STOPPED };
   const latest = i.environment.last_deployment;
   if (latest != null && !i.ownDeployments.has(latest.id))
     return { leave: `its latest deployment (${latest.id}) is not this bridge's: another cluster or a CI job deployed there` };

@@ -9,6 +9,7 @@ export type GitLabOperation =
   | 'currentUser'
   | 'getProject'
   | 'createDeployment'
+  | 'getDeployment'
   | 'updateDeployment'
   | 'listDeployments'
   | 'listEnvironments'
@@ -55,6 +56,8 @@ export function classifyGitLabFailure(err: GitLabError): GitLabFailure {
   if (err.retryAt !== undefined) return 'pause';
   if (s === undefined || s === 408 || s === 429 || s >= 500) return 'retry';
   if (s === 401) return 'credentials';
+  // The branches of a commit GitLab does not have: 404 "Commit Not Found" speaks of the commit, not the project.
+  if (s === 404 && err.operation === 'commitRefs') return 'refuse_commit';
   if (s === 403 || s === 404) return 'refuse_project';
   if (s === 400 && UNKNOWN_COMMIT.test(err.gitlabMessage ?? '')) return 'refuse_commit';
   return 'refuse';

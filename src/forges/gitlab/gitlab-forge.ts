@@ -9,9 +9,10 @@ import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf } from '../forge.js';
 import { forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher } from '../refusal-guard.js';
+import { TransientEnvironmentStore } from '../../store/transient-store.js';
 import { gitlabDryRunPort } from './gitlab-dry-run.js';
 import { GitLabPublisher, wireOf } from './gitlab-publisher.js';
-import { gitlabRefusalOf } from './gitlab-refusal.js';
+import { gitlabRefusalOf, keepsProvisional } from './gitlab-refusal.js';
 import { createGitLabSide } from './gitlab-side.js';
 import type { GitLabLocation } from './gitlab-url.js';
 
@@ -24,6 +25,8 @@ export interface GitLabReporting {
 /** The settings GitLab is built from (`GITLAB_*`, see gitlab-settings.ts). */
 export interface GitLabSettings extends GitLabReporting {
   gitlabToken?: RotatingSecret | undefined;
+  /** `GITLAB_AGENT_ID`: environments are linked to this agent, the namespace and the Flux object. */
+  gitlabAgentId?: number | undefined;
 }
 
 export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
@@ -44,8 +47,18 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       now,
     });
     const port = d.dryRun ? gitlabDryRunPort(side.port, log) : side.port;
-    const plain = new GitLabPublisher({ port, deployments, log, now });
-    const guarded = new GuardedPublisher({ publisher: plain, refusals, deployments, classify: gitlabRefusalOf, forge: 'GitLab', log, now });
+    const transients = new TransientEnvironmentStore(d.db);
+    const plain = new GitLabPublisher({ port, deployments, refusals, transients, agentId: s.gitlabAgentId, log, now });
+    const guarded = new GuardedPublisher({
+      publisher: plain,
+      refusals,
+      deployments,
+      classify: gitlabRefusalOf,
+      keepsProvisional,
+      forge: 'GitLab',
+      log,
+      now,
+    });
     const health = side.health;
     const url = s.gitlabUrl.webUrl;
     return {
@@ -56,13 +69,17 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'gitlab', now()) }),
-      describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : wireOf(row.state) }),
+      // A retired row says `gone`: its deployment was canceled if it was still running, else it keeps its status on GitLab.
+      describe: (row) => ({
+        deploymentId: row.deploymentId,
+        state: row.state === null ? 'provisional' : row.state === 'gone' ? 'gone' : wireOf(row.state),
+      }),
       scrape() {
         const pause = health.snapshot().pause;
         d.metrics.gitlabPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / 1000));
         d.metrics.gitlabCredentialsOk.set(health.credentialState === 'rejected' ? 0 : 1);
       },
-      summary: { url },
+      summary: { url, ...(s.gitlabAgentId === undefined ? {} : { agentId: s.gitlabAgentId }) },
     };
   },
 };

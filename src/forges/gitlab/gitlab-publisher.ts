@@ -11,11 +11,13 @@ import type { Logger } from 'pino';
 import type { DeliveryState, DesiredState } from '../../lifecycle/status-plan.js';
 import type { ReportTarget } from '../../metadata/resolve-target.js';
 import type { DeploymentRow, DeploymentStore, Origin } from '../../store/deployment-store.js';
+import type { EnvironmentKey, TransientEnvironmentStore } from '../../store/transient-store.js';
 import { identityOf, type Identity } from '../../lifecycle/identity.js';
-import { environmentChanges, stopDecision } from './gitlab-environment-plan.js';
+import { ALREADY_STOPPED, stopDecision, wantedEnvironment, type WantedEnvironment } from './gitlab-environment-plan.js';
+import { GitLabEnvironmentSync, type EnvironmentSyncDeps } from './gitlab-environment-sync.js';
 import { planGitLab, type GitLabDesired, type GitLabRow } from './gitlab-lifecycle.js';
-import { CREATED_AS, findOwnDeployment } from './gitlab-recovery.js';
-import { chooseRef } from './gitlab-ref.js';
+import { AmbiguousRecovery, CREATED_AS, findOwnDeployment } from './gitlab-recovery.js';
+import { GitLabRefs } from './gitlab-refs.js';
 import type { GitLabPort } from './gitlab-side.js';
 import type { GitLabStatus } from './gitlab-types.js';
 
@@ -42,48 +44,59 @@ export interface GitLabPublishResult {
 
 export interface GitLabPublisherDeps {
   port: GitLabPort;
-  deployments: Pick<
-    DeploymentStore,
-    'get' | 'insertProvisional' | 'setDeploymentId' | 'setPending' | 'setState' | 'list' | 'markTransient' | 'inTransientEnvironment'
-  >;
+  deployments: Pick<DeploymentStore, 'get' | 'insertProvisional' | 'setDeploymentId' | 'setPending' | 'setState' | 'list'>;
+  refusals: EnvironmentSyncDeps['refusals'];
+  /** `GITLAB_AGENT_ID`: the environment is linked to the agent, the namespace and the Flux object. */
+  agentId?: number | undefined;
+  /** The preview environments reported into, kept across restarts (stopped when their last workload is gone). */
+  transients: Pick<TransientEnvironmentStore, 'mark' | 'has' | 'forget'>;
   log: Logger;
   now: () => number;
 }
 
 const pathOf = (r: { owner: string; repo: string }) => `${r.owner}/${r.repo}`;
+const environmentOf = (r: { owner: string; repo: string; environment: string }): EnvironmentKey => ({
+  forge: 'gitlab',
+  owner: r.owner,
+  repo: r.repo,
+  environment: r.environment,
+});
 
 export class GitLabPublisher {
-  /** The ref per project and commit: the branches of a commit do not change what the bridge sends. */
-  private readonly refs = new Map<string, { ref: string; tag: boolean }>();
-  /** Environments whose URL and tier this process has seen right on GitLab, by project, name and wanted shape. */
-  private readonly shaped = new Set<string>();
+  private readonly environments: GitLabEnvironmentSync;
+  private readonly refs: GitLabRefs;
 
-  constructor(private readonly deps: GitLabPublisherDeps) {}
+  constructor(private readonly deps: GitLabPublisherDeps) {
+    this.environments = new GitLabEnvironmentSync(deps);
+    this.refs = new GitLabRefs(deps.port);
+  }
 
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<GitLabPublishResult> {
     const { deployments, now } = this.deps;
     const id: Identity = { ...identityOf(target), forge: 'gitlab' };
     const path = pathOf(target);
+    if (target.transientEnvironment) this.deps.transients.mark(environmentOf(target), now());
     const sent: DeliveryState[] = [];
     const wanted: GitLabDesired = desired;
     let row = deployments.get(id);
     if (row !== undefined && row.deploymentId !== null && row.pendingState !== null) row = await this.readBack(id, row, path);
+    // A retired row whose workload is back: GitLab kept its status (success, failed) unless it was canceled.
+    if (row !== undefined && row.deploymentId !== null && row.state === 'gone') row = await this.revive(id, row, path);
     // A row new now has nothing on GitLab yet; one left provisional (a crash, a lost answer) is looked for first.
     const fresh = row === undefined;
     if (row === undefined) row = deployments.insertProvisional(id, origin, now());
-    // Stored, not kept in memory: a cleanup after a restart must still know the environment is a preview.
-    if (target.transientEnvironment) deployments.markTransient(id);
     let plan = planGitLab(fresh ? { kind: 'none' } : this.rowOf(row), wanted);
     if (plan?.call === 'recover') {
       row = await this.recover(id, row, path);
       plan = planGitLab(row.deploymentId === null ? { kind: 'none' } : this.rowOf(row), wanted);
     }
     if (plan === undefined || plan.call === 'recover') {
-      if (row.deploymentId !== null) await this.shapeEnvironment(path, target);
+      // Nothing to send for the deployment; an environment update that failed before is tried again.
+      if (row.deploymentId !== null) await this.environments.sync(path, target.environment, this.wanted(target, origin));
       return { deploymentId: row.deploymentId ?? 0, sent };
     }
     if (plan.call === 'create') {
-      const ref = await this.refOf(path, target.sha);
+      const ref = await this.refs.of(path, target);
       const created = await this.deps.port.createDeployment(path, {
         environment: target.environment,
         sha: target.sha,
@@ -93,14 +106,14 @@ export class GitLabPublisher {
       deployments.setDeploymentId(id, created.id, NEUTRAL[plan.status], now());
       deployments.setState(id, NEUTRAL[plan.status], description, now());
       sent.push(NEUTRAL[plan.status]);
-      await this.shapeEnvironment(path, target, true);
+      await this.environments.sync(path, target.environment, this.wanted(target, origin));
       return { deploymentId: created.id, sent };
     }
     deployments.setPending(id, NEUTRAL[plan.status], now());
     await this.deps.port.updateDeployment(path, plan.deploymentId, plan.status);
     deployments.setState(id, NEUTRAL[plan.status], description, now());
     sent.push(NEUTRAL[plan.status]);
-    await this.shapeEnvironment(path, target);
+    await this.environments.sync(path, target.environment, this.wanted(target, origin));
     return { deploymentId: plan.deploymentId, sent };
   }
 
@@ -128,21 +141,34 @@ export class GitLabPublisher {
         (r) =>
           r.forge === 'gitlab' && !(r.sha === row.sha && r.deploymentName === row.deploymentName) && r.state !== 'gone' && r.state !== null,
       );
+    const key = environmentOf(row);
+    const transient = this.deps.transients.has(key);
+    // Nothing to stop (not a preview, or others still report into it): no need to read the environment.
+    if (!transient || others.length > 0) return wrote;
     const environment = await port.environment(path, row.environment);
-    if (environment === null) return wrote;
+    if (environment === null) {
+      this.deps.transients.forget(key);
+      return wrote;
+    }
     const own = new Set(deployments.list(500, { repository: path, environment: row.environment }).flatMap((r) => r.deploymentId ?? []));
     const decision = stopDecision({
-      transient: deployments.inTransientEnvironment(row),
+      transient,
       workloadsLeft: others.length,
       environment,
       ownDeployments: own,
     });
     if (decision !== 'stop') {
+      if (decision.leave === ALREADY_STOPPED) this.deps.transients.forget(key);
       this.deps.log.info({ environment: row.environment, why: decision.leave }, 'GitLab environment left as it is');
       return wrote;
     }
     await port.stopEnvironment(path, environment.id);
+    this.deps.transients.forget(key);
     return true;
+  }
+
+  private wanted(target: ReportTarget, origin: Origin): WantedEnvironment {
+    return wantedEnvironment(target, origin, this.deps.agentId);
   }
 
   private rowOf(row: DeploymentRow): GitLabRow {
@@ -160,6 +186,14 @@ export class GitLabPublisher {
     return this.deps.deployments.get(id) ?? row;
   }
 
+  /** A retired row's deployment as GitLab has it now, so no refused transition is sent (success → success). */
+  private async revive(id: Identity, row: DeploymentRow, path: string): Promise<DeploymentRow> {
+    if (row.deploymentId === null) return row;
+    const found = await this.deps.port.deployment(path, row.deploymentId);
+    this.deps.deployments.setState(id, neutralOf(found.status), row.description, this.deps.now());
+    return this.deps.deployments.get(id) ?? row;
+  }
+
   /** A provisional row: the deployment its create made, if GitLab has one, adopted; else the row stays provisional. */
   private async recover(id: Identity, row: DeploymentRow, path: string): Promise<DeploymentRow> {
     const { port, deployments, now } = this.deps;
@@ -173,45 +207,10 @@ export class GitLabPublisher {
       await Promise.all(CREATED_AS.map((status) => port.listDeployments(path, { environment: row.environment, status })))
     ).flat();
     const found = findOwnDeployment(listed, { environment: row.environment, sha: row.sha, userId: user.id, claimed });
-    if ('ambiguous' in found)
-      throw new Error(
-        `GitLab has ${found.ambiguous.length} deployments of ${row.sha.slice(0, 7)} to ${row.environment} by this token's user (${found.ambiguous.join(', ')}): give each workload its own environment`,
-      );
+    if ('ambiguous' in found) throw new AmbiguousRecovery(row.environment, row.sha, found.ambiguous);
     if ('none' in found) return row;
     this.deps.log.info({ deploymentId: found.found.id, environment: row.environment }, 'found the GitLab deployment a crashed create made');
     deployments.setDeploymentId(id, found.found.id, neutralOf(found.found.status), now());
     return deployments.get(id) ?? row;
-  }
-
-  /** The branch (or tag) a commit is deployed from: GitLab's branches holding it, the default branch first; cached. */
-  private async refOf(path: string, sha: string): Promise<{ ref: string; tag: boolean }> {
-    const key = `${path}@${sha}`;
-    const cached = this.refs.get(key);
-    if (cached !== undefined) return cached;
-    const [branches, project] = await Promise.all([this.deps.port.branchesContaining(path, sha), this.deps.port.project(path)]);
-    const choice = chooseRef({ workloadAnnotations: {}, fluxAnnotations: {}, branches, defaultBranch: project.default_branch });
-    if ('lookup' in choice || 'problem' in choice)
-      throw new Error(`${path}@${sha.slice(0, 7)}: ${'problem' in choice ? choice.problem : 'no ref'}`);
-    const ref = { ref: choice.ref, tag: choice.tag };
-    this.refs.set(key, ref);
-    return ref;
-  }
-
-  /**
-   * The environment's URL and tier, with one PUT only when they differ from what GitLab has: at each create
-   * (`always`), else once per process and wanted shape, so a shaping lost to a crash, a dropped connection
-   * or an error is done at the next publish.
-   */
-  private async shapeEnvironment(path: string, target: ReportTarget, always = false): Promise<void> {
-    const wanted = {
-      ...(target.environmentUrl === undefined ? {} : { externalUrl: target.environmentUrl }),
-      ...(target.productionEnvironment ? { tier: 'production' as const } : {}),
-    };
-    const key = `${path} ${target.environment} ${JSON.stringify(wanted)}`;
-    if (Object.keys(wanted).length === 0 || (!always && this.shaped.has(key))) return;
-    const environment = await this.deps.port.environment(path, target.environment);
-    const changes = environment === null ? undefined : environmentChanges(environment, wanted);
-    if (environment !== null && changes !== undefined) await this.deps.port.updateEnvironment(path, environment.id, changes);
-    this.shaped.add(key);
   }
 }

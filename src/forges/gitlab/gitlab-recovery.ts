@@ -23,6 +23,26 @@ export interface RecoveryKey {
 
 export type Recovery = { found: GitLabDeployment } | { none: true } | { ambiguous: number[] };
 
+/**
+ * More than one deployment could be the one a crashed create made: refused, not guessed (the wrong pick
+ * would move another workload's or another cluster's deployment). The provisional row stays, so the
+ * retry (after the refusal's hour) looks again instead of creating yet another deployment.
+ */
+export class AmbiguousRecovery extends Error {
+  override readonly name = 'AmbiguousRecovery';
+  constructor(
+    readonly environment: string,
+    readonly sha: string,
+    readonly candidates: readonly number[],
+  ) {
+    super(
+      `GitLab has ${candidates.length} deployments of ${sha.slice(0, 7)} to ${environment} by this token's user (${candidates.join(', ')}) ` +
+        `and none is known to this bridge: it cannot tell which one its interrupted create made. Give each workload its own environment ` +
+        `(staging/frontend) and each cluster its own token or environment, then delete the surplus deployments or wait for a new commit`,
+    );
+  }
+}
+
 /** The one deployment among `listed` (the environment's deployments in CREATED_AS statuses) the provisional create made. */
 export function findOwnDeployment(listed: readonly GitLabDeployment[], k: RecoveryKey): Recovery {
   const sha = k.sha.toLowerCase();

@@ -1,5 +1,6 @@
 import { parseGitLabUrl, type GitLabLocation } from './gitlab-url.js';
 import { rotatingSecret, type RotatingSecret } from '../../common/rotating-secret.js';
+import { integer } from '../../common/setting-parsers.js';
 import { combine, setting, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 const gitlabUrl: Parse<GitLabLocation> = (value, check) => {
@@ -33,5 +34,12 @@ const gitlabToken = combine(
   },
 );
 
-/** GitLab's credentials: the server's own. */
-export const GITLAB_SERVICE = { gitlabToken };
+/** `GITLAB_AGENT_ID`: GitLab's agent for Kubernetes in this cluster (its numeric id), to link environments to it. */
+const gitlabAgentId = setting('GITLAB_AGENT_ID', {
+  parse: integer(1, Number.MAX_SAFE_INTEGER, 'the numeric id of a GitLab agent for Kubernetes'),
+  shown: '—',
+  doc: "id of this cluster's GitLab agent for Kubernetes: each environment also gets `cluster_agent_id`, `kubernetes_namespace` (the workload's) and `flux_resource_path` (its Flux object), so GitLab's dashboard for Kubernetes shows it (see [GitLab](gitlab.md))",
+});
+
+/** GitLab's credentials and this cluster's agent: the server's own. */
+export const GITLAB_SERVICE = { gitlabToken, gitlabAgentId };

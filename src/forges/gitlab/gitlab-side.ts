@@ -31,6 +31,7 @@ export type GitLabPort = Pick<
   GitLabClient,
   | 'project'
   | 'createDeployment'
+  | 'deployment'
   | 'updateDeployment'
   | 'listDeployments'
   | 'environment'
@@ -105,6 +106,7 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
     user: () => (user === undefined ? gated(currentUser) : Promise.resolve(user)),
     project: (p) => gated(() => client.project(p)),
     createDeployment: (p, b) => gated(() => client.createDeployment(p, b)),
+    deployment: (p, id) => gated(() => client.deployment(p, id)),
     updateDeployment: (p, id, s) => gated(() => client.updateDeployment(p, id, s)),
     listDeployments: (p, f) => gated(() => client.listDeployments(p, f)),
     environment: (p, n) => gated(() => client.environment(p, n)),

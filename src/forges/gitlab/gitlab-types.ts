@@ -1,3 +1,5 @@
+import type { Tier } from '../../metadata/ref-tier.js';
+
 /** GitLab's objects as the bridge sends and reads them (API v4; test/fixtures/gitlab-openapi-deployments.json). */
 
 /** The statuses an API client may set (`POST`/`PUT …/deployments`); GitLab has no `inactive`. */
@@ -53,7 +55,7 @@ export interface GitLabEnvironment {
 /** What the bridge may change on an environment (one PUT, only the fields that differ). */
 export interface EnvironmentChanges {
   external_url?: string;
-  tier?: 'production' | 'staging' | 'testing' | 'development' | 'other';
+  tier?: Tier;
   cluster_agent_id?: number;
   kubernetes_namespace?: string;
   flux_resource_path?: string;

@@ -170,7 +170,8 @@ t.test(
     t.same([commit.kind, commit.err.gitlabMessage], ['refuse_commit', 'sha The commit does not exist']);
     const ref = await failure(gitlab.createDeployment(PROJECT, { environment: 'e', sha: SHA, ref: 'gone', tag: false, status: 'running' }));
     t.equal(ref.kind, 'refuse_commit');
-    t.equal((await failure(gitlab.branchesContaining(PROJECT, 'c'.repeat(40)))).err.status, 404);
+    const noCommit = await failure(gitlab.branchesContaining(PROJECT, 'c'.repeat(40)));
+    t.same([noCommit.kind, noCommit.err.status], ['refuse_commit', 404], "a commit's 404 refuses the commit, not the project");
     const d = await gitlab.createDeployment(PROJECT, { environment: 'e', sha: SHA, ref: 'main', tag: false, status: 'success' });
     const again = await failure(gitlab.updateDeployment(PROJECT, d.id, 'success'));
     t.same([again.kind, again.err.gitlabMessage], ['refuse', 'status cannot transition via "succeed"']);

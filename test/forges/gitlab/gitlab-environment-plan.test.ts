@@ -3,7 +3,6 @@ import {
   environmentChanges,
   fluxResourcePath,
   stopDecision,
-  tierOf,
   type StopInputs,
   type WantedEnvironment,
 } from '../../../src/forges/gitlab/gitlab-environment-plan.js';
@@ -23,15 +22,6 @@ const env = (o: Partial<GitLabEnvironment> = {}): GitLabEnvironment => ({
 });
 const FLUX = fluxResourcePath('Kustomization', 'apps', 'preview-42');
 const agent = { clusterAgentId: 7, namespace: 'apps', fluxResourcePath: FLUX };
-
-t.test('tier: production for a production workload, else the annotation, else GitLab’s guess stays', (t) => {
-  t.equal(tierOf(true, 'staging'), 'production');
-  t.equal(tierOf(false, ' Staging '), 'staging');
-  t.equal(tierOf(false, undefined), undefined);
-  t.equal(tierOf(false, ''), undefined);
-  t.match(tierOf(false, 'prod'), { problem: /"prod" is not one of production, staging/ });
-  t.end();
-});
 
 t.test('flux_resource_path names the Flux object as GitLab’s dashboard reads it', (t) => {
   t.equal(FLUX, 'kustomize.toolkit.fluxcd.io/v1/namespaces/apps/kustomizations/preview-42');

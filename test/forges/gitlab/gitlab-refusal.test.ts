@@ -1,7 +1,9 @@
 import t from 'tap';
 import { ForgeError } from '../../../src/common/errors.js';
 import { GitLabError } from '../../../src/forges/gitlab/gitlab-error.js';
-import { gitlabRefusalOf } from '../../../src/forges/gitlab/gitlab-refusal.js';
+import { AmbiguousRecovery } from '../../../src/forges/gitlab/gitlab-recovery.js';
+import { gitlabRefusalOf, keepsProvisional } from '../../../src/forges/gitlab/gitlab-refusal.js';
+import { NoRefFound } from '../../../src/forges/gitlab/gitlab-refs.js';
 import { REFUSAL_RETRY_MS } from '../../../src/lifecycle/refusal.js';
 
 const NOW = 1_750_000_000_000;
@@ -22,10 +24,15 @@ function failure(status: number | undefined, message?: string, retryAt?: number)
 }
 
 t.test('gitlabRefusalOf: 403/404 refuse the project for an hour, 400 unknown commit the commit, retryable ones nothing', (t) => {
-  const rows: Array<[string, ForgeError, { key?: RegExp; code?: string } | undefined]> = [
+  const rows: Array<[string, ForgeError, { key?: RegExp; code?: string; reason?: RegExp } | undefined]> = [
     ['403', failure(403, '403 Forbidden'), { key: /^repo:gitlab:platform\/team\/app$/, code: 'gitlab_forbidden' }],
     ['404', failure(404, '404 Project Not Found'), { key: /^repo:gitlab:/, code: 'gitlab_not_found' }],
     ['400 unknown commit', failure(400, 'sha: commit does not exist'), { key: /^deployment:/, code: 'gitlab_unknown_commit' }],
+    [
+      '400 unknown ref',
+      failure(400, 'ref The branch or tag does not exist'),
+      { key: /^deployment:/, code: 'gitlab_unknown_commit', reason: /no such branch or tag .*github-deployment-bridge\.io\/ref/ },
+    ],
     ['400 other', failure(400, 'status: invalid transition'), { key: /^deployment:/, code: 'gitlab_rejected' }],
     ['401', failure(401, '401 Unauthorized'), undefined],
     ['429 with a time', failure(429, undefined, NOW + 30_000), undefined],
@@ -38,5 +45,27 @@ t.test('gitlabRefusalOf: 403/404 refuse the project for an hour, 400 unknown com
     else t.match(r, { ...want, forge: 'gitlab', retryAt: NOW + REFUSAL_RETRY_MS }, name);
   }
   t.equal(gitlabRefusalOf(new Error('x'), T, NOW), undefined, 'not a forge error');
+  t.end();
+});
+
+t.test('an ambiguous crash recovery refuses the one deployment, its provisional row kept', (t) => {
+  const err = new AmbiguousRecovery('staging', T.sha, [9, 7]);
+  t.match(gitlabRefusalOf(err, T, NOW), {
+    forge: 'gitlab',
+    key: /^deployment:gitlab\|/,
+    code: 'gitlab_ambiguous_recovery',
+    status: null,
+    reason: /2 deployments of aaaaaaa to staging by this token's user \(9, 7\).*its own environment/,
+    retryAt: NOW + REFUSAL_RETRY_MS,
+  });
+  t.equal(keepsProvisional(err), true);
+  t.equal(keepsProvisional(failure(400, 'x')), false);
+  t.end();
+});
+
+t.test('a commit no branch holds: the one deployment refused, with what to annotate', (t) => {
+  const err = new NoRefFound('platform/team/app@aaaaaaa: no branch holds the commit: set the github-deployment-bridge.io/ref annotation');
+  t.match(gitlabRefusalOf(err, T, NOW), { code: 'gitlab_no_ref', key: /^deployment:gitlab\|/, reason: /no branch holds the commit/ });
+  t.equal(keepsProvisional(err), false, 'nothing was created: the row goes');
   t.end();
 });

@@ -158,6 +158,10 @@ const updateEnvironment = byEnvironment((ctx, p, e, op) => {
   const url = b.external_url;
   if (typeof url === 'string' && url !== '' && !/^https?:\/\/[^/\s]+/.test(url))
     return validation('external_url', 'is blocked: Only allowed schemes are http, https');
+  // Environments::UpdateService: an agent the project may not use is refused before anything changes.
+  const agent = b.cluster_agent_id;
+  if (typeof agent === 'number' && p.facts.agents !== undefined && !p.facts.agents.includes(agent))
+    return { status: 400, body: { message: '400 Bad request - Unauthorized to access the cluster agent in this project' } };
   // The model's absence validations: a namespace needs an agent, a Flux resource path a namespace.
   const after = { ...e, ...Object.fromEntries(UPDATABLE.filter((k) => b[k] !== undefined).map((k) => [k, b[k]])) };
   if (after.kubernetes_namespace !== null && after.cluster_agent_id === null) return validation('kubernetes_namespace', 'must be blank');

@@ -16,6 +16,8 @@ export interface SimProject {
   tags?: Record<string, string>;
   /** Users with the Reporter role only: they read the project, a write answers 403. */
   reporters?: string[];
+  /** Agents for Kubernetes whose `user_access` covers the project (their ids); when omitted any id is accepted. */
+  agents?: number[];
   /** Users who may see the project at all (others get 404, GitLab's answer for a private project); default everyone. */
   members?: string[];
 }
