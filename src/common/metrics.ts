@@ -45,83 +45,40 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
       registers,
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
     }),
-    github: new Counter({
-      name: 'gdb_github_requests_total',
-      help: 'GitHub requests by endpoint and status (paused: not sent; timeout, network: no answer)',
-      labelNames: ['endpoint', 'status'],
+    forgeRequests: new Counter({
+      name: 'gdb_forge_requests_total',
+      help: 'Forge requests by forge, operation (an API route or a named call; `any`: refused before one was chosen) and status (an HTTP status; paused: not sent; timeout, network: no answer)',
+      labelNames: ['forge', 'operation', 'status'],
       registers,
     }),
-    githubPauses: new Counter({
-      name: 'gdb_github_pauses_total',
-      help: 'Pauses of GitHub requests by cause (primary, secondary rate limit: of one credential scope; credentials: of all)',
-      labelNames: ['kind'],
+    forgePauses: new Counter({
+      name: 'gdb_forge_pauses_total',
+      help: 'Pauses of forge requests by forge and cause (primary, secondary rate limit: of one credential scope or of the whole forge; credentials: of all its work)',
+      labelNames: ['forge', 'kind'],
       registers,
     }),
-    githubPausedUntil: new Gauge({
-      name: 'gdb_github_paused_until_timestamp_seconds',
-      help: 'End of the running pause of GitHub requests (Unix time) by credential scope (token, app, installation N); scope "all": of every request (rejected credentials, or a token\'s rate limit), 0 when none',
-      labelNames: ['scope'],
+    forgePausedUntil: new Gauge({
+      name: 'gdb_forge_paused_until_timestamp_seconds',
+      help: 'End of the running pause of a forge\'s requests (Unix time) by forge and credential scope (`all`: every request of the forge; a forge with per-credential budgets adds one per scope, e.g. token, app, installation N); 0 when none',
+      labelNames: ['forge', 'scope'],
       registers,
     }),
-    githubRemaining: new Gauge({
-      name: 'gdb_github_rate_limit_remaining',
-      help: 'GitHub requests left in the budget, as last reported, by credential scope and resource',
-      labelNames: ['scope', 'resource'],
+    forgeRateLimitRemaining: new Gauge({
+      name: 'gdb_forge_rate_limit_remaining',
+      help: 'Requests left in a forge\'s budget, as it last reported, by forge, credential scope and resource (only forges that report budgets)',
+      labelNames: ['forge', 'scope', 'resource'],
       registers,
     }),
-    githubCredentialsOk: new Gauge({
-      name: 'gdb_github_credentials_ok',
-      help: '1 while GitHub accepts the credentials (0: rejected; unchecked or unreachable count as 1)',
+    forgeCredentialsOk: new Gauge({
+      name: 'gdb_forge_credentials_ok',
+      help: '1 while the forge accepts the bridge\'s credentials (0: rejected; unchecked or unreachable count as 1), by forge',
+      labelNames: ['forge'],
       registers,
     }),
-    githubRefusals: new Gauge({
-      name: 'gdb_github_refusals',
-      help: 'Forge refusals (404, 403, 409, 422) waiting for their late retry, by class (github_*, forgejo_*)',
-      labelNames: ['code'],
-      registers,
-    }),
-    forgejo: new Counter({
-      name: 'gdb_forgejo_requests_total',
-      help: 'Forgejo requests by operation and status (paused: not sent; timeout, network: no answer)',
-      labelNames: ['operation', 'status'],
-      registers,
-    }),
-    forgejoPauses: new Counter({
-      name: 'gdb_forgejo_pauses_total',
-      help: 'Pauses of all Forgejo work by cause (secondary: a 429 or 503 with Retry-After; credentials)',
-      labelNames: ['kind'],
-      registers,
-    }),
-    forgejoPausedUntil: new Gauge({
-      name: 'gdb_forgejo_paused_until_timestamp_seconds',
-      help: 'End of the current pause of Forgejo work (Unix time); 0 when not paused',
-      registers,
-    }),
-    forgejoCredentialsOk: new Gauge({
-      name: 'gdb_forgejo_credentials_ok',
-      help: '1 while Forgejo accepts FORGEJO_TOKEN (0: rejected; unchecked or unreachable count as 1)',
-      registers,
-    }),
-    gitlab: new Counter({
-      name: 'gdb_gitlab_requests_total',
-      help: 'GitLab requests by operation and status (paused: not sent; timeout, network: no answer)',
-      labelNames: ['operation', 'status'],
-      registers,
-    }),
-    gitlabPauses: new Counter({
-      name: 'gdb_gitlab_pauses_total',
-      help: 'Pauses of all GitLab work by cause (secondary: a 429 or 503 with Retry-After or RateLimit-Reset; credentials)',
-      labelNames: ['kind'],
-      registers,
-    }),
-    gitlabPausedUntil: new Gauge({
-      name: 'gdb_gitlab_paused_until_timestamp_seconds',
-      help: 'End of the current pause of GitLab work (Unix time); 0 when not paused',
-      registers,
-    }),
-    gitlabCredentialsOk: new Gauge({
-      name: 'gdb_gitlab_credentials_ok',
-      help: '1 while GitLab accepts GITLAB_TOKEN (0: rejected; unchecked or unreachable count as 1)',
+    forgeRefusals: new Gauge({
+      name: 'gdb_forge_refusals',
+      help: 'Forge refusals (an answer retrying soon will not change: 404, 403, 409, 422) waiting for their late retry, by forge and class (`<forge>_<kind>`)',
+      labelNames: ['forge', 'code'],
       registers,
     }),
     registryRequests: new Counter({

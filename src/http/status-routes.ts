@@ -55,8 +55,8 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     for (const f of forges) f.scrape();
-    deps.metrics.githubRefusals.reset();
-    for (const { code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.githubRefusals.set({ code }, count);
+    deps.metrics.forgeRefusals.reset();
+    for (const { forge, code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.forgeRefusals.set({ forge, code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 }

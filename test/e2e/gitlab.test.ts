@@ -62,7 +62,7 @@ t.test('a rollout: one deployment, running then success, ref = branch; nothing n
   await event(bridge);
   await settle(bridge);
   t.equal(gitlab.writes().length, before, 'a second event with nothing new writes nothing');
-  t.match(await bridge.metrics(), /gdb_gitlab_requests_total\{operation="createDeployment",status="201"\} 1/);
+  t.match(await bridge.metrics(), /gdb_forge_requests_total\{forge="gitlab",operation="createDeployment",status="201"\} 1/);
   t.same(gitlab.violations, []);
 });
 

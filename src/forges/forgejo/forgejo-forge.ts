@@ -6,6 +6,7 @@
 import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
 import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf } from '../forge.js';
+import { forgeGauges } from '../forge-gauges.js';
 import { forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher } from '../refusal-guard.js';
 import { CommitStatusRows } from './commit-status-rows.js';
@@ -85,11 +86,7 @@ export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
       state: () => ({ url, ...forgeHealthState(health, refusals, 'forgejo', now()) }),
       // A context that ended says `gone` (Forgejo has no inactive state).
       describe: (row) => ({ context: row.context, state: row.state ?? 'provisional' }),
-      scrape() {
-        const pause = health.snapshot().pause;
-        d.metrics.forgejoPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / 1000));
-        d.metrics.forgejoCredentialsOk.set(health.credentialState === 'rejected' ? 0 : 1);
-      },
+      scrape: forgeGauges(d.metrics, 'forgejo', health),
       summary: { url },
     };
   },

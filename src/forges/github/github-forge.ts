@@ -5,6 +5,7 @@
  */
 import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf } from '../forge.js';
+import { forgeGauges } from '../forge-gauges.js';
 import { budgetState, forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
 import { InstallationStore } from '../../store/installation-store.js';
@@ -84,16 +85,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       state: () => ({ auth: auth.kind, ...forgeHealthState(health, refusals, 'github', now()), budgets: budgetState(health) }),
       // Its state in GitHub's words, as GitHub shows it (`inactive`).
       describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : toGitHubState(row.state) }),
-      scrape() {
-        const h = health.snapshot();
-        const m = d.metrics;
-        m.githubPausedUntil.reset();
-        m.githubPausedUntil.set({ scope: 'all' }, h.pause === null ? 0 : Math.ceil(h.pause.until / 1000));
-        for (const p of h.pauses) m.githubPausedUntil.set({ scope: p.scope ?? 'all' }, Math.ceil(p.until / 1000));
-        m.githubCredentialsOk.set(h.credentials.state === 'rejected' ? 0 : 1);
-        m.githubRemaining.reset();
-        for (const b of h.budgets) m.githubRemaining.set({ scope: b.scope, resource: b.resource }, b.remaining);
-      },
+      scrape: forgeGauges(d.metrics, 'github', health),
       summary: { api: s.githubApiUrl, auth: auth.kind },
     };
   },

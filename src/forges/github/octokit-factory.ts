@@ -95,7 +95,7 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
   });
   octokit.hook.wrap('request', async (request, options) => {
     const endpoint = `${options.method} ${options.url}`;
-    const count = (status: string) => o.metrics.github.inc({ endpoint, status });
+    const count = (status: string) => o.metrics.forgeRequests.inc({ forge: 'github', operation: endpoint, status });
     try {
       gate();
       const send = () => request(options);

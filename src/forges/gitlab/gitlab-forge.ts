@@ -7,6 +7,7 @@
 import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
 import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf } from '../forge.js';
+import { forgeGauges } from '../forge-gauges.js';
 import { forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher } from '../refusal-guard.js';
 import { gitlabDryRunPort } from './gitlab-dry-run.js';
@@ -57,11 +58,7 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'gitlab', now()) }),
       describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : wireOf(row.state) }),
-      scrape() {
-        const pause = health.snapshot().pause;
-        d.metrics.gitlabPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / 1000));
-        d.metrics.gitlabCredentialsOk.set(health.credentialState === 'rejected' ? 0 : 1);
-      },
+      scrape: forgeGauges(d.metrics, 'gitlab', health),
       summary: { url },
     };
   },
