@@ -122,7 +122,11 @@ t.test('Forgejo pause: its end while paused, 0 otherwise', async (t) => {
   t.equal(await s.sample('gdb_forge_credentials_ok{forge="forgejo"}'), 1);
   s.clock.now = T0 + 121_000;
   t.equal(await s.sample('gdb_forge_paused_until_timestamp_seconds{forge="forgejo",scope="all"}'), 0, 'over');
-  t.equal(await s.sample('gdb_forge_paused_until_timestamp_seconds{forge="forgejo",scope="token"}'), undefined, "the scope's series is gone");
+  t.equal(
+    await s.sample('gdb_forge_paused_until_timestamp_seconds{forge="forgejo",scope="token"}'),
+    undefined,
+    "the scope's series is gone",
+  );
 });
 
 t.test('webhook answers are counted by status code, refusals before the handler included', async (t) => {
