@@ -122,7 +122,6 @@ async function main(config: Config): Promise<void> {
     ...(config.stateToken ? { stateToken: secretValue(config.stateToken) } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,
     dryRun: config.dryRun,
-    links: { githubHost: config.githubHost, ...(config.forgejoUrl ? { forgejoUrl: config.forgejoUrl.webUrl } : {}) },
     registryCache: () => imageCache.counts(),
     queue,
     deployments,

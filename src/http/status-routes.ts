@@ -41,7 +41,9 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     if (!(await tokenAllows(deps, req.headers.authorization))) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }
-    return reply.type('text/html; charset=utf-8').send(renderStatusPage(stateSnapshot(deps), deps.links ?? {}));
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(renderStatusPage(stateSnapshot(deps), Object.fromEntries(forges.map((f) => [f.name, f.title]))));
   });
 
   const startedAt = deps.now();

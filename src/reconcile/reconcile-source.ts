@@ -97,7 +97,6 @@ async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin,
   for (const w of target.warnings) tlog.warn(w);
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
-    for (const s of r.sent) deps.metrics.statuses.inc({ forge: target.forge, state: s });
     return { sent: r.sent.length + r.superseded };
   } catch (err) {
     if (isRetryable(err)) return { retry: err };

@@ -5,10 +5,11 @@
  */
 import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
 import type { Forge, ForgeFactory } from '../forge.js';
-import { explainCommit, laneOf } from '../forge.js';
-import { forgeGauges } from '../forge-gauges.js';
+import { explainCommit, laneOf, repoWebPath } from '../forge.js';
+import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher } from '../refusal-guard.js';
+import { forgejoWordOf } from './commit-status-plan.js';
 import { CommitStatusRows } from './commit-status-rows.js';
 import { CommitStatusPublisher } from './commit-status-publisher.js';
 import { forgejoDryRunPort } from './forgejo-dry-run.js';
@@ -63,6 +64,7 @@ export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
       store: new CommitStatusRows(d.db),
       log,
       now,
+      onSent: statusCounter(d, 'forgejo'),
     });
     const plain = new ForgejoPublisher({ statuses, deployments, template: s.forgejoStatusContext, log, now });
     const guarded = new GuardedPublisher({
@@ -84,8 +86,12 @@ export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'forgejo', now()) }),
-      // A context that ended says `gone` (Forgejo has no inactive state).
-      describe: (row) => ({ context: row.context, state: row.state ?? 'provisional' }),
+      // A context that ended says `gone` (Forgejo has no inactive state); its link: the commit with its statuses.
+      describe: (row) => ({
+        context: row.context,
+        forgeState: row.state === null ? 'provisional' : forgejoWordOf(row.state),
+        url: `${url}/${repoWebPath(row)}/commit/${encodeURIComponent(row.sha)}`,
+      }),
       scrape: forgeGauges(d.metrics, 'forgejo', health),
       summary: { url },
     };

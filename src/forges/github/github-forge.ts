@@ -4,8 +4,8 @@
  * and its parts of /state, /metrics and routing.
  */
 import type { Forge, ForgeFactory } from '../forge.js';
-import { explainCommit, laneOf } from '../forge.js';
-import { forgeGauges } from '../forge-gauges.js';
+import { explainCommit, laneOf, repoWebPath } from '../forge.js';
+import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { budgetState, forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
 import { InstallationStore } from '../../store/installation-store.js';
@@ -72,7 +72,13 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       installations: new InstallationStore(d.db),
       writeIntervalMs: s.githubWriteIntervalMs,
     });
-    const plain = new GitHubPublisher({ github: d.dryRun ? dryRunPort(side.port, log) : side.port, deployments, log, now });
+    const plain = new GitHubPublisher({
+      github: d.dryRun ? dryRunPort(side.port, log) : side.port,
+      deployments,
+      log,
+      now,
+      onSent: statusCounter(d, 'github'),
+    });
     const guarded = guardGitHub({ publisher: plain, refusals, deployments, auth: auth.kind, log, now });
     const health = side.health;
     return {
@@ -83,8 +89,12 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ auth: auth.kind, ...forgeHealthState(health, refusals, 'github', now()), budgets: budgetState(health) }),
-      // Its state in GitHub's words, as GitHub shows it (`inactive`).
-      describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : toGitHubState(row.state) }),
+      // Its state in GitHub's words, as GitHub shows it (`inactive`); its link: the environment's deployments.
+      describe: (row) => ({
+        deploymentId: row.deploymentId,
+        forgeState: row.state === null ? 'provisional' : toGitHubState(row.state),
+        url: `https://${s.githubHost}/${repoWebPath(row)}/deployments/${encodeURIComponent(row.environment)}`,
+      }),
       scrape: forgeGauges(d.metrics, 'github', health),
       summary: { api: s.githubApiUrl, auth: auth.kind },
     };

@@ -6,8 +6,8 @@
  */
 import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
 import type { Forge, ForgeFactory } from '../forge.js';
-import { explainCommit, laneOf } from '../forge.js';
-import { forgeGauges } from '../forge-gauges.js';
+import { explainCommit, laneOf, repoWebPath } from '../forge.js';
+import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher } from '../refusal-guard.js';
 import { gitlabDryRunPort } from './gitlab-dry-run.js';
@@ -45,7 +45,7 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       now,
     });
     const port = d.dryRun ? gitlabDryRunPort(side.port, log) : side.port;
-    const plain = new GitLabPublisher({ port, deployments, log, now });
+    const plain = new GitLabPublisher({ port, deployments, log, now, onSent: statusCounter(d, 'gitlab') });
     const guarded = new GuardedPublisher({ publisher: plain, refusals, deployments, classify: gitlabRefusalOf, forge: 'GitLab', log, now });
     const health = side.health;
     const url = s.gitlabUrl.webUrl;
@@ -57,7 +57,12 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'gitlab', now()) }),
-      describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : wireOf(row.state) }),
+      // Its link: the project's environments, filtered to the row's.
+      describe: (row) => ({
+        deploymentId: row.deploymentId,
+        forgeState: row.state === null ? 'provisional' : wireOf(row.state),
+        url: `${url}/${repoWebPath(row)}/-/environments?search=${encodeURIComponent(row.environment)}`,
+      }),
       scrape: forgeGauges(d.metrics, 'gitlab', health),
       summary: { url },
     };

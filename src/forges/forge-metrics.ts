@@ -1,4 +1,6 @@
 import type { Metrics } from '../common/metrics.js';
+import type { DeliveryState } from '../lifecycle/status-plan.js';
+import type { ForgeDeps } from './forge.js';
 import type { ForgeHealth } from './forge-health.js';
 
 type Labels = Record<string, string>;
@@ -30,4 +32,14 @@ export function forgeGauges(metrics: Metrics, forge: string, health: ForgeHealth
     }
     metrics.forgeCredentialsOk.set({ forge }, h.credentials.state === 'rejected' ? 0 : 1);
   };
+}
+
+/**
+ * Counts each status a forge accepted in `gdb_statuses_sent_total{forge,state}`, in the neutral words of
+ * the deployments table and /state (a GitHub `inactive`, a Forgejo "Deployment gone", a GitLab `canceled`
+ * all count as `gone`). Each forge calls it at the one place its statuses are sent, so publish, cleanup and
+ * supersession count alike. Under DRY_RUN nothing is sent, so nothing is counted.
+ */
+export function statusCounter(deps: Pick<ForgeDeps, 'metrics' | 'dryRun'>, forge: string): (state: DeliveryState) => void {
+  return deps.dryRun ? () => {} : (state) => deps.metrics.statuses.inc({ forge, state });
 }
