@@ -17,14 +17,6 @@ export interface Identity {
 /** Payload fields that, with owner/repo/environment/sha, identify one deployment. */
 const IDENTITY_FIELDS = ['cluster', 'namespace', 'sourceNamespace', 'kustomization', 'helmRelease', 'deploymentName', 'image'];
 
-/** The forge that wrote keys without a prefix (rows and refusals stored before a second forge existed). */
-const UNPREFIXED_FORGE = 'github';
-
-/** A key's forge prefix: the forge's name and `separator`, or nothing for the forge whose keys predate prefixes. */
-export function forgePrefix(forge: string, separator: string): string {
-  return forge === UNPREFIXED_FORGE ? '' : `${forge}${separator}`;
-}
-
 /** The identity of a target or row: its identity fields alone. */
 export const identityOf = (t: Identity): Identity => ({
   forge: t.forge,
@@ -35,10 +27,9 @@ export const identityOf = (t: Identity): Identity => ({
   deploymentName: t.deploymentName,
 });
 
-/** The cache key of a target: (owner, repo, environment, sha, deploymentName), after its forge's prefix (`forgejo|`). */
+/** The key of a target: its forge, then (owner, repo, environment, sha, deploymentName): `forgejo|acme|web|…`. */
 export function identityKey(t: Identity): string {
-  const key = [t.owner.toLowerCase(), t.repo.toLowerCase(), t.environment, t.sha, t.deploymentName].join('|');
-  return `${forgePrefix(t.forge, '|')}${key}`;
+  return [t.forge, t.owner.toLowerCase(), t.repo.toLowerCase(), t.environment, t.sha, t.deploymentName].join('|');
 }
 
 function asObject(payload: unknown): Record<string, unknown> | undefined {
@@ -53,7 +44,7 @@ function asObject(payload: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * True when an existing GitHub deployment's payload was written for this target: the identity fields
+ * True when an existing deployment's payload was written for this target: the identity fields
  * match (controllerVersion and extras are ignored, so an upgrade never duplicates). The legacy shape
  * (namespace = the Flux object's namespace, no sourceNamespace) matches too.
  */

@@ -68,7 +68,7 @@ t.test(
       auth: 'app',
       credentials: { state: 'ok' },
       paused: null,
-      refusals: [{ key: 'repo:globex/api', code: 'github_not_installed', waiting: true }],
+      refusals: [{ key: 'repo:github:globex/api', code: 'github_not_installed', waiting: true }],
     });
     t.ok(
       state.github.budgets.some((b) => b.scope === `installation ${APP_INSTALLATION_ID}`),

@@ -37,7 +37,7 @@ const without = (o: Record<string, unknown>, ...keys: string[]) => Object.fromEn
 
 t.test('identityKey', (t) => {
   const base = { forge: 'github', owner: 'stefanprodan', repo: 'podinfo', environment: 'production', sha: SHA, deploymentName: 'podinfo' };
-  t.equal(identityKey(base), `stefanprodan|podinfo|production|${SHA}|podinfo`);
+  t.equal(identityKey(base), `github|stefanprodan|podinfo|production|${SHA}|podinfo`, 'the forge leads');
   t.equal(
     identityKey({ ...base, owner: 'StefanProdan', repo: 'PodInfo' }),
     identityKey(base),
@@ -51,8 +51,11 @@ t.test('identityKey', (t) => {
   ];
   for (const [name, change] of differs) t.not(identityKey({ ...base, ...change }), identityKey(base), `${name} is part of the key`);
   t.equal(identityKey(target()), identityKey(base), 'works on a whole target');
-  t.equal(identityKey({ ...base, forge: 'github' }), identityKey(base), 'GitHub keys are as they were before Forgejo');
-  t.equal(identityKey({ ...base, forge: 'forgejo' }), `forgejo|${identityKey(base)}`, 'the same repository on Forgejo is another target');
+  t.equal(
+    identityKey({ ...base, forge: 'forgejo' }),
+    `forgejo|stefanprodan|podinfo|production|${SHA}|podinfo`,
+    'the same repository on Forgejo is another target',
+  );
   t.end();
 });
 

@@ -17,7 +17,7 @@ const call = (status: number | undefined, op: GitHubOperation | undefined, said 
   new GitHubCallError(`${status} ${said}`, status, said, op, retryAt === undefined ? {} : { retryAt });
 
 t.test('keys: the repository (case-insensitive) and the deployment identity', (t) => {
-  t.same(refusalKeys(target), { repo: 'repo:acme/shop', deployment: `deployment:acme|shop|staging|${target.sha}|shop` });
+  t.same(refusalKeys(target), { repo: 'repo:github:acme/shop', deployment: `deployment:github|acme|shop|staging|${target.sha}|shop` });
   t.end();
 });
 
