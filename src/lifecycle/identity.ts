@@ -3,7 +3,7 @@ export type ForgeName = string;
 
 /**
  * The identity of one deployment, on any forge: one per (forge, owner, repo, environment, sha, deploymentName).
- * On a forge without deployment objects (Forgejo) it is one commit-status context.
+ * On a forge without deployment objects it is one commit-status context.
  */
 export interface Identity {
   forge: ForgeName;

@@ -8,7 +8,7 @@ import { explainCommit, laneOf, repoWebPath } from '../forge.js';
 import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { budgetState, forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
-import { InstallationStore } from '../../store/installation-store.js';
+import { InstallationStore } from './installation-store.js';
 import { dryRunPort } from './dry-run-port.js';
 import { createGitHubSide, type GitHubAuth } from './github-client.js';
 import { GitHubPublisher, type GitHubPublishResult } from './github-publisher.js';

@@ -1,6 +1,6 @@
 import { Octokit, RequestError } from 'octokit';
 import type { Logger } from 'pino';
-import { GitHubError } from '../../common/errors.js';
+import { GitHubError } from './github-error.js';
 import type { Metrics } from '../../common/metrics.js';
 import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
 import { ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';

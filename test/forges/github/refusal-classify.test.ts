@@ -1,5 +1,5 @@
 import t from 'tap';
-import { GitHubError } from '../../../src/common/errors.js';
+import { GitHubError } from '../../../src/forges/github/github-error.js';
 import { GitHubCallError, type GitHubOperation } from '../../../src/forges/github/call-error.js';
 import { DeploymentDeleted, deletedOnGitHub, githubRefusalOf } from '../../../src/forges/github/refusal-classify.js';
 import { REFUSAL_RETRY_MS, refusalKeys } from '../../../src/lifecycle/refusal.js';
