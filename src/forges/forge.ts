@@ -94,6 +94,8 @@ export interface ForgeDeps {
  */
 export interface ForgeFactory<S extends R, R = S> {
   readonly name: ForgeName;
+  /** What the bridge makes of a reconcile there, for `--help`: `GitHub Deployments`. */
+  readonly reports: string;
   /**
    * Where the forge's repositories live, as configured, or undefined when it is not configured at all;
    * `credentials`: whether its credentials are set (the forge was built, or `configuredIn` for `explain`).

@@ -41,6 +41,7 @@ export interface ForgejoSettings extends ForgejoReporting {
 
 export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
   name: 'forgejo',
+  reports: 'Forgejo/Gitea commit statuses',
   host: (s) =>
     s.forgejoUrl === undefined ? undefined : { forge: 'forgejo', host: new URL(s.forgejoUrl.webUrl).hostname, setting: 'FORGEJO_URL' },
   configuredIn: (env) => Boolean(env.FORGEJO_URL?.trim()),

@@ -51,6 +51,7 @@ const NO_CREDENTIALS = 'no GitHub credentials are set (GITHUB_TOKEN or a GitHub 
 
 export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
   name: 'github',
+  reports: 'GitHub Deployments',
   // GitHub's host is always known (github.com by default): without credentials it says why nothing goes there.
   host: (s, credentials) => ({ forge: 'github', host: s.githubHost, ...(credentials ? {} : { disabled: NO_CREDENTIALS }) }),
   configuredIn: (env) => Boolean(env.GITHUB_TOKEN?.trim() || env.GITHUB_APP_ID?.trim()),

@@ -29,6 +29,7 @@ export interface GitLabSettings extends GitLabReporting {
 
 export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
   name: 'gitlab',
+  reports: 'GitLab deployments',
   host: (s) =>
     s.gitlabUrl === undefined ? undefined : { forge: 'gitlab', host: s.gitlabUrl.hostname, setting: 'GITLAB_URL', nested: true },
   configuredIn: (env) => Boolean(env.GITLAB_URL?.trim()),
