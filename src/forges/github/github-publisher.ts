@@ -3,7 +3,8 @@ import { definitelyRefused } from './call-error.js';
 import { DeploymentDeleted, deletedOnGitHub } from './refusal-classify.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort } from './github-types.js';
 import { fromGitHubState, toGitHubState } from './github-states.js';
-import { identityKey, identityOf, payloadMatches, type Identity } from '../../lifecycle/identity.js';
+import { identityKey, identityOf, type Identity } from '../../lifecycle/identity.js';
+import { payloadMatches } from './deployment-payload.js';
 import {
   isSupersedable,
   planStatuses,
