@@ -156,6 +156,8 @@ for (const [name, build] of Object.entries(RIGS)) {
     t.ok(sent.includes('gone'), `the forge holds an ending status: ${sent.join(', ')}`);
     t.equal(sent.filter((s) => s === 'gone').length, name === 'github' ? 2 : 1, 'superseded (GitHub) and retired');
     t.same((await counted(deps.metrics)).sort(), tally(name, sent).sort(), 'the counter matches what the forge stored');
+    const { help } = await deps.metrics.statuses.get();
+    for (const state of new Set(sent)) t.match(help, new RegExp(`\\b${state}\\b`), `its help names the label ${state}`);
 
     const app = await buildApp({
       webhookKey: Buffer.from('key'),
