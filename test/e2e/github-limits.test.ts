@@ -52,11 +52,18 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
   t.match(state.github.pausedScopes, [{ scope: 'token', kind: 'primary', until: new Date(until).toISOString() }]);
   const metrics = await bridge.metrics();
   t.equal(metric(metrics, 'gdb_forge_paused_until_timestamp_seconds{forge="github",scope="token"}'), reset + 1);
-  t.equal(metric(metrics, 'gdb_forge_paused_until_timestamp_seconds{forge="github",scope="all"}'), reset + 1, "a token's limit holds back every request");
+  t.equal(
+    metric(metrics, 'gdb_forge_paused_until_timestamp_seconds{forge="github",scope="all"}'),
+    reset + 1,
+    "a token's limit holds back every request",
+  );
   t.equal(metric(metrics, 'gdb_forge_pauses_total{forge="github",kind="primary"}'), 1);
   t.equal(metric(metrics, 'gdb_forge_rate_limit_remaining{forge="github",scope="token",resource="core"}'), 0);
   t.equal(
-    metric(metrics, 'gdb_forge_requests_total{forge="github",operation="POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",status="403"}'),
+    metric(
+      metrics,
+      'gdb_forge_requests_total{forge="github",operation="POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",status="403"}',
+    ),
     1,
   );
   const refusedAt = world.github.requests.find((r) => r.status === 403)!.time;
@@ -136,7 +143,8 @@ t.test('a GitHub App: a secondary limit pauses only the installation that hit it
   t.match(state.queue.items, [{ name: 'apps', state: 'pending', lastError: /403|paused/ }], 'the source waits for the pause to end');
   const metrics = await bridge.metrics();
   t.ok(
-    metric(metrics, `gdb_forge_paused_until_timestamp_seconds{forge="github",scope="installation ${APP_INSTALLATION_ID}"}`) >= Math.floor(until / 1000),
+    metric(metrics, `gdb_forge_paused_until_timestamp_seconds{forge="github",scope="installation ${APP_INSTALLATION_ID}"}`) >=
+      Math.floor(until / 1000),
   );
   t.equal(metric(metrics, 'gdb_forge_paused_until_timestamp_seconds{forge="github",scope="all"}'), 0);
   t.equal(metric(metrics, 'gdb_forge_pauses_total{forge="github",kind="secondary"}'), 1);

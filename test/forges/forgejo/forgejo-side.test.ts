@@ -27,7 +27,8 @@ async function setup(t: Test, token = TOKEN) {
     now: () => NOW,
   });
   t.teardown(() => side.monitor.stop());
-  const counted = async () => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('gdb_forge_') && l.includes('forge="forgejo"'));
+  const counted = async () =>
+    (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('gdb_forge_') && l.includes('forge="forgejo"'));
   return { sim, side, counted };
 }
 
