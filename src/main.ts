@@ -34,7 +34,7 @@ import { SourceStore } from './store/source-store.js';
 import { controllerVersion } from './common/version.js';
 import { Worker } from './runtime/worker.js';
 
-/** How long shutdown waits for in-flight reconciles (and their GitHub writes) to finish. */
+/** How long shutdown waits for in-flight reconciles (and their forge writes) to finish. */
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Time on top of the grace for closing the server and the database before exiting anyway. */
 const SHUTDOWN_EXTRA_MS = 5_000;
@@ -44,7 +44,7 @@ async function main(config: Config): Promise<void> {
   const version = controllerVersion();
   // Not pino's default destination: with stdout's reader gone, that one blocks the exit (log-destination.ts).
   const log = pino({ level: config.logLevel, base: { service: 'github-deployment-bridge', version } }, logDestination(1));
-  // HTTPS_PROXY/NO_PROXY for GitHub, Forgejo and registries (Node's fetch ignores them by itself).
+  // HTTPS_PROXY/NO_PROXY for the forges and registries (Node's fetch ignores them by itself).
   await installProxy(process.env, log);
   const now = Date.now;
   // A dry run keeps its cache in memory, so nothing it pretended to write can leak into the real one.
@@ -122,7 +122,6 @@ async function main(config: Config): Promise<void> {
     ...(config.stateToken ? { stateToken: secretValue(config.stateToken) } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,
     dryRun: config.dryRun,
-    links: { githubHost: config.githubHost, ...(config.forgejoUrl ? { forgejoUrl: config.forgejoUrl.webUrl } : {}) },
     registryCache: () => imageCache.counts(),
     queue,
     deployments,

@@ -64,8 +64,8 @@ export function parseSourceArg(arg: string | undefined): SourceRef | undefined {
 
 /**
  * `explain`: reads a Flux source as a reconcile would and prints, per workload and container, what would
- * be reported or exactly why not. Reads Kubernetes and registries; never writes to GitHub or the cluster.
- * Reads only the settings that shape a report (`loadReportingConfig`): no webhook key, no GitHub credentials.
+ * be reported or exactly why not. Reads Kubernetes and registries; never writes to a forge or the cluster.
+ * Reads only the settings that shape a report (`loadReportingConfig`): no webhook key, no forge credentials.
  */
 export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (args.length === 1 && HELP_ARGS.has(args[0] ?? '')) {

@@ -1,4 +1,5 @@
 /** The command line: which command the arguments name, and the text `--help` prints. */
+import { FORGE_FACTORIES } from '../forges/registry.js';
 
 /** What `github-deployment-bridge [args]` is asked to do. */
 export type Command =
@@ -29,8 +30,9 @@ export function parseCommand(args: readonly string[]): Command {
 
 /** The `--help` text: commands, and where the settings are described. */
 export function usage(version: string): string {
-  return `github-deployment-bridge ${version}: turns Flux CD reconciliations into GitHub Deployments
-and Forgejo/Gitea commit statuses.
+  const reports = FORGE_FACTORIES.map((f) => f.reports);
+  return `github-deployment-bridge ${version}: turns Flux CD reconciliations into ${reports.slice(0, -1).join(', ')}
+and ${reports.at(-1)}.
 
 usage:
   github-deployment-bridge [serve]        run the service (the default): POST /webhook, /healthz,
@@ -42,7 +44,7 @@ usage:
   github-deployment-bridge --help         this text
   github-deployment-bridge --version      the version
 
-Settings are environment variables only (WEBHOOK_TOKEN, GITHUB_TOKEN or the GitHub App,
+Settings are environment variables only (WEBHOOK_TOKEN, each forge's credentials,
 CLUSTER_NAME, ...); every one is described in docs/configuration.md. Invalid settings are
 all reported at start, exit status 2.
 `;

@@ -28,12 +28,18 @@ export class KubeError extends Error {
   }
 }
 
-export class GitHubError extends Error {
-  override readonly name: string = 'GitHubError';
-  /** Set for rate limits: GitHub asks for no request before this time (epoch milliseconds). */
+/**
+ * A failed request to a forge, by its HTTP status (none for network failures and timeouts) and, when the forge
+ * asked for it, the time to come back: what `isRetryable` sorts by. `ForgeError` is the neutral one every
+ * token forge's client throws; a forge whose client library has its own errors (octokit) subclasses this.
+ */
+export class ForgeCallFailure extends Error {
+  override readonly name: string = 'ForgeCallFailure';
+  /** Set when the forge (or a proxy in front of it) asked for no request before this time (epoch milliseconds). */
   readonly retryAt: number | undefined;
   constructor(
     message: string,
+    /** The HTTP status; undefined for network failures, timeouts, unreadable answers and requests not sent. */
     readonly status?: number,
     options?: { cause?: unknown; retryAt?: number },
   ) {
@@ -45,12 +51,10 @@ export class GitHubError extends Error {
 /**
  * A failed request to a forge, in forge-neutral terms: the HTTP status (none for network failures, timeouts and
  * requests not sent), the forge's own message and the operation. Each forge's client throws it (or its own
- * subclass of GitHubError, for octokit's GitHub), so the worker sorts every forge's failures with `isRetryable`.
+ * subclass of ForgeCallFailure), so the worker sorts every forge's failures with `isRetryable`.
  */
-export class ForgeError extends Error {
+export class ForgeError extends ForgeCallFailure {
   override readonly name: string = 'ForgeError';
-  /** Set when the forge (or a proxy in front of it) asked for no request before this time (epoch milliseconds). */
-  readonly retryAt: number | undefined;
   /** The forge's own message, when it answered one. */
   readonly forgeMessage: string | undefined;
   readonly operation: string | undefined;
@@ -58,12 +62,10 @@ export class ForgeError extends Error {
   readonly notSent: boolean;
   constructor(
     message: string,
-    /** The HTTP status; undefined for network failures, timeouts, unreadable answers and requests not sent. */
-    readonly status?: number,
+    status?: number,
     options?: { cause?: unknown; retryAt?: number; forgeMessage?: string; operation?: string; notSent?: boolean },
   ) {
-    super(message, options);
-    this.retryAt = options?.retryAt;
+    super(message, status, options);
     this.forgeMessage = options?.forgeMessage;
     this.operation = options?.operation;
     this.notSent = options?.notSent ?? false;
@@ -73,12 +75,16 @@ export class ForgeError extends Error {
 /**
  * True when the same request may succeed later: no answer (network, timeout), 401 (the credentials
  * are checked again and the work resumes once they pass), 408, 429, any 5xx, or an answer that named
- * a time to come back (a 403 only then: a 403 is a permission problem otherwise). The same rules as `isRetryable` for GitHub.
+ * a time to come back (a 403 only then: a 403 is a permission problem otherwise). Every forge's failures alike.
  */
-export function isForgeRetryable(err: unknown): boolean {
-  if (!(err instanceof ForgeError)) return false;
+function retryableCall(err: ForgeCallFailure): boolean {
   const s = err.status;
   return s === undefined || s === 401 || s === 408 || s === 429 || s >= 500 || err.retryAt !== undefined;
+}
+
+/** `retryableCall` for the neutral ForgeError alone (a forge's own refusal classifier reads only its client's errors). */
+export function isForgeRetryable(err: unknown): boolean {
+  return err instanceof ForgeError && retryableCall(err);
 }
 
 /** True when the forge definitely did not apply the request: it answered a 4xx (not a timeout, not a 5xx), or it was never sent. */
@@ -88,13 +94,8 @@ export function forgeRefused(err: unknown): boolean {
 
 /** True when trying the same work again later may succeed (outages, timeouts, 5xx, rate limits). */
 export function isRetryable(err: unknown): boolean {
-  if (err instanceof ForgeError) return isForgeRetryable(err);
+  if (err instanceof ForgeCallFailure) return retryableCall(err);
   if (err instanceof RegistryError) return err.failure === 'unavailable' || err.failure === 'timeout';
-  if (err instanceof GitHubError) {
-    // 401: credentials are refreshed or fixed, then the work runs; 403 is transient only as a rate limit.
-    const s = err.status;
-    return s === undefined || s === 401 || s === 408 || s === 429 || s >= 500 || err.retryAt !== undefined;
-  }
   if (err instanceof KubeError) {
     const s = err.status;
     return s === undefined || s === 408 || s === 429 || s >= 500;

@@ -1,6 +1,6 @@
 /**
  * Outbound proxies: `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (lower-case names first) for every request
- * made with Node's fetch: GitHub (octokit), Forgejo and registries. Node's built-in fetch ignores these
+ * made with Node's fetch: every forge's client and the registries. Node's built-in fetch ignores these
  * variables; undici's EnvHttpProxyAgent, made the global dispatcher, routes it through the proxy (the npm
  * undici sets the global that Node's own fetch reads). The Kubernetes client has agents of its own and
  * is not affected (a kubeconfig's `proxy-url` is its setting).
@@ -99,7 +99,7 @@ export async function installProxy(env: NodeJS.ProcessEnv, log: Logger): Promise
       proxyTunnel: false,
     }),
   );
-  log.info(describeProxy(settings), 'outbound proxy: GitHub, Forgejo and registry requests go through it, except NO_PROXY');
+  log.info(describeProxy(settings), 'outbound proxy: forge and registry requests go through it, except NO_PROXY');
   const unmatchable = unmatchableNoProxy(settings.noProxy);
   if (unmatchable.length)
     log.warn({ entries: unmatchable }, 'NO_PROXY entries with a range match nothing: list host names, addresses or host:port');

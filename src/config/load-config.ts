@@ -20,7 +20,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => B
   return load(SETTINGS, env, readFile);
 }
 
-/** Reads only what shapes a report, for `explain`: no webhook key, no GitHub credentials, nothing of the server's. */
+/** Reads only what shapes a report, for `explain`: no webhook key, no forge credentials, nothing of the server's. */
 export function loadReportingConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => Buffer = readFileSync): ReportingConfig {
   return load(REPORTING_SETTINGS, env, readFile);
 }

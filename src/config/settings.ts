@@ -57,7 +57,7 @@ export const REPORTING_SETTINGS = {
   clusterName: setting('CLUSTER_NAME', { parse: text, required: 'the name sent as payload.cluster', doc: 'sent as payload `cluster`' }),
   environment: setting('ENVIRONMENT', {
     parse: text,
-    doc: 'default GitHub environment; the `environment` annotation overrides; a workload with neither is skipped with a reason',
+    doc: 'default environment (on every forge); the `environment` annotation overrides; a workload with neither is skipped with a reason',
   }),
   environmentUrl: setting('ENVIRONMENT_URL', { parse: url(['https:']), doc: `default status \`environment_url\` ${TEMPLATE_NOTE}` }),
   environmentUrlScheme: setting('ENVIRONMENT_URL_SCHEME', {
@@ -144,7 +144,7 @@ const SERVICE_SETTINGS = {
   dryRun: setting('DRY_RUN', {
     parse: boolean,
     default: 'false',
-    doc: 'do everything except forge writes (GitHub and Forgejo), which are logged; the cache is kept in memory',
+    doc: 'do everything except forge writes (on every forge), which are logged; the cache is kept in memory',
   }),
   resyncIntervalMs: setting('RESYNC_INTERVAL', {
     parse: duration(`a duration of at least ${MIN_RESYNC_INTERVAL_MS / 1000}s, such as 30s, 5m, 1h or plain seconds`, {

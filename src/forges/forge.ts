@@ -22,12 +22,21 @@ export interface ForgePublished {
   superseded: number;
 }
 
-/** A row's forge-specific fields in /state: its deployment id or its status context, and its state in the forge's words. */
+/**
+ * A row's forge-specific fields in /state and on the status page: its deployment id or its status context,
+ * its state in the forge's own words (`forgeState`: GitHub's `inactive`, GitLab's `canceled`; the row's
+ * `state` is the neutral word metrics use too), and the forge's page for it, when the forge has one.
+ */
 export interface RowView {
   deploymentId?: number | null;
   context?: string | null;
-  state: string;
+  forgeState: string;
+  url?: string;
 }
+
+/** A repository's path in a forge's web URLs, each segment escaped (GitLab's groups nest: `group/sub/project`). */
+export const repoWebPath = (row: { owner: string; repo: string }): string =>
+  `${row.owner}/${row.repo}`.split('/').map(encodeURIComponent).join('/');
 
 /** One configured forge, as the rest of the bridge uses it. */
 export interface Forge {
@@ -49,7 +58,7 @@ export interface Forge {
   stop(): void;
   /** Its section of /state (credentials, pauses, refusals and what is its own). */
   state(): Record<string, unknown>;
-  /** The row's forge-specific fields for /state: its deployment id, or its status context; its state as the forge says it. */
+  /** The row's forge-specific fields for /state: its deployment id or status context, its state as the forge says it, its link. */
   describe(row: DeploymentRow): RowView;
   /** Sets its gauges (paused until, credentials) just before a scrape. */
   scrape(): void;
@@ -85,6 +94,8 @@ export interface ForgeDeps {
  */
 export interface ForgeFactory<S extends R, R = S> {
   readonly name: ForgeName;
+  /** What the bridge makes of a reconcile there, for `--help`: `GitHub Deployments`. */
+  readonly reports: string;
   /**
    * Where the forge's repositories live, as configured, or undefined when it is not configured at all;
    * `credentials`: whether its credentials are set (the forge was built, or `configuredIn` for `explain`).

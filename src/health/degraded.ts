@@ -13,7 +13,7 @@ const MAX_REGISTRY_REASONS = 3;
 export interface DependencyFailures {
   /** The last Kubernetes API failure since it last answered, or null. */
   kube: string | null;
-  /** Each forge's current failure (ForgeHealth.outage() of GitHub's and Forgejo's side), if any. */
+  /** Each forge's current failure (its ForgeHealth.outage()), if any. */
   forges: readonly string[];
   /** The current skips of workload containers. */
   skips: ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;

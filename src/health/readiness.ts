@@ -1,6 +1,6 @@
 /**
  * /readyz: the bridge is ready while it can take Flux's events durably (its database takes writes) and
- * every configured forge (GitHub, Forgejo) accepts its credentials (a misconfiguration, not an outage).
+ * every configured forge accepts its credentials (a misconfiguration, not an outage).
  * An outage of a dependency (Kubernetes API, a forge, a registry) only makes it `degraded`: the webhook
  * keeps queueing events, nothing is lost by taking them, so the Service must keep routing them here;
  * alerts on the metrics tell the operator (docs/http-endpoints.md). See degraded.ts.
@@ -68,7 +68,7 @@ export interface ReadinessSources {
   storage: Pick<StorageHealth, 'check'>;
   db: Pick<Db, 'exec'>;
   kube: () => KubeHealth;
-  /** The configured forges' health trackers (GitHub, Forgejo). */
+  /** The configured forges' health trackers. */
   forges: ReadonlyArray<Pick<ForgeHealth, 'readinessProblem' | 'outage'>>;
   skips: () => ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
   resyncIntervalMs: number;

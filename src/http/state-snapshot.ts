@@ -7,12 +7,6 @@ import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 
-/** Where rows link to: GitHub's web host (`github.com`, a GHES host) and Forgejo's web URL. */
-export interface ForgeLinks {
-  githubHost?: string;
-  forgejoUrl?: string;
-}
-
 export interface StatusDeps {
   queue: QueueStore;
   deployments: DeploymentStore;
@@ -33,8 +27,6 @@ export interface StatusDeps {
   storageState?: () => unknown;
   /** When the Kubernetes API last answered, for /metrics. */
   kubeHealth?: () => KubeHealth;
-  /** Where the status page links rows to: GitHub's web host, Forgejo's web URL. */
-  links?: ForgeLinks;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
   dryRun?: boolean;
 }
@@ -57,8 +49,9 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
         environment: d.environment,
         sha: d.sha,
         deploymentName: d.deploymentName,
-        // Its id or status context, and its state as its forge says it.
-        ...(byName.get(d.forge)?.describe(d) ?? { deploymentId: d.deploymentId, context: d.context, state: d.state ?? 'provisional' }),
+        // In the neutral words of gdb_deployments; its id or status context, its state as its forge says it, its link.
+        state: d.state ?? 'provisional',
+        ...(byName.get(d.forge)?.describe(d) ?? { deploymentId: d.deploymentId, context: d.context, forgeState: d.state ?? 'provisional' }),
         description: d.description,
         workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
         container: d.origin.container,

@@ -1,5 +1,5 @@
 /** The read-only status page (`GET /`): /state's snapshot as server-rendered HTML, no script, no framework. */
-import type { ForgeLinks, StateSnapshot } from './state-snapshot.js';
+import type { StateSnapshot } from './state-snapshot.js';
 
 type Row = StateSnapshot['deployments'][number];
 
@@ -8,23 +8,16 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** What a person reads for a state: live, rolling out, failed, gone. */
+/** What a person reads for a row's (neutral) state: live, rolling out, failed, gone. */
 export function phaseOf(state: string): 'live' | 'rolling out' | 'failed' | 'gone' {
   if (state === 'success') return 'live';
   if (state === 'failure' || state === 'error') return 'failed';
-  if (state === 'inactive' || state === 'gone') return 'gone';
+  if (state === 'gone') return 'gone';
   return 'rolling out';
 }
 
-/** The forge's page for a row: GitHub's deployments of the environment, Forgejo's commit with its statuses. */
-export function forgeLink(d: Row, links: ForgeLinks): string | undefined {
-  const repo = `${encodeURIComponent(d.owner)}/${encodeURIComponent(d.repo)}`;
-  if (d.forge === 'github' && links.githubHost)
-    return `https://${links.githubHost}/${repo}/deployments/${encodeURIComponent(d.environment)}`;
-  if (d.forge === 'forgejo' && links.forgejoUrl)
-    return `${links.forgejoUrl.replace(/\/+$/, '')}/${repo}/commit/${encodeURIComponent(d.sha)}`;
-  return undefined;
-}
+/** The forge's names as people read them (`github` → `GitHub`), from each forge's title. */
+export type ForgeTitles = Readonly<Record<string, string>>;
 
 const cell = (text: string | number | null | undefined) => `<td>${escapeHtml(String(text ?? ''))}</td>`;
 const table = (head: string[], rows: string[]) =>
@@ -32,15 +25,16 @@ const table = (head: string[], rows: string[]) =>
     ? '<p class="none">none</p>'
     : `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 
-function deploymentRow(d: Row, links: ForgeLinks): string {
+function deploymentRow(d: Row): string {
   const phase = phaseOf(d.state);
-  const href = forgeLink(d, links);
+  // The forge's page for the row (each forge knows its own: a deployments page, a commit's checks).
+  const href = d.url;
   const repo = escapeHtml(`${d.owner}/${d.repo}`);
   return (
     `<tr class="${phase.replace(' ', '-')}">` +
     `<td>${href ? `<a href="${escapeHtml(href)}">${repo}</a>` : repo}</td>` +
     `<td><code>${escapeHtml(d.sha.slice(0, 7))}</code></td>` +
-    `<td><span class="phase">${phase}</span> ${escapeHtml(d.state)}</td>` +
+    `<td><span class="phase">${phase}</span> ${escapeHtml(d.forgeState)}</td>` +
     cell(d.workload) +
     cell(d.image) +
     cell(d.description) +
@@ -50,10 +44,10 @@ function deploymentRow(d: Row, links: ForgeLinks): string {
 }
 
 /** Per forge, then environment, in the order /state lists them. */
-function groups(rows: Row[]): Map<string, Row[]> {
+function groups(rows: Row[], titles: ForgeTitles): Map<string, Row[]> {
   const out = new Map<string, Row[]>();
   for (const d of rows) {
-    const key = `${d.forge === 'github' ? 'GitHub' : 'Forgejo'} · ${d.environment}`;
+    const key = `${titles[d.forge] ?? d.forge} · ${d.environment}`;
     out.set(key, [...(out.get(key) ?? []), d]);
   }
   return out;
@@ -66,14 +60,11 @@ const STYLE =
   '.gone .phase{color:#656d76}.none{color:#656d76}';
 
 /** Pure: the whole page for one snapshot. */
-export function renderStatusPage(state: StateSnapshot, links: ForgeLinks): string {
-  const sections = [...groups(state.deployments)].map(
+export function renderStatusPage(state: StateSnapshot, titles: ForgeTitles): string {
+  const sections = [...groups(state.deployments, titles)].map(
     ([title, rows]) =>
       `<h3>${escapeHtml(title)}</h3>` +
-      table(
-        ['repository', 'commit', 'state', 'workload', 'image', 'description', 'updated'],
-        rows.map((d) => deploymentRow(d, links)),
-      ),
+      table(['repository', 'commit', 'state', 'workload', 'image', 'description', 'updated'], rows.map(deploymentRow)),
   );
   const skips = state.skipped.map(
     (s) => `<tr>${cell(s.source)}${cell(s.workload)}${cell(s.container)}${cell(s.reason)}${cell(s.since)}</tr>`,

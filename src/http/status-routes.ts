@@ -41,7 +41,9 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     if (!(await tokenAllows(deps, req.headers.authorization))) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }
-    return reply.type('text/html; charset=utf-8').send(renderStatusPage(stateSnapshot(deps), deps.links ?? {}));
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(renderStatusPage(stateSnapshot(deps), Object.fromEntries(forges.map((f) => [f.name, f.title]))));
   });
 
   const startedAt = deps.now();
@@ -55,8 +57,8 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     for (const f of forges) f.scrape();
-    deps.metrics.githubRefusals.reset();
-    for (const { code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.githubRefusals.set({ code }, count);
+    deps.metrics.forgeRefusals.reset();
+    for (const { forge, code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.forgeRefusals.set({ forge, code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 }

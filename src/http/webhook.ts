@@ -34,7 +34,7 @@ export interface WebhookDeps {
 
 /**
  * `POST /webhook`: verify the HMAC over the raw bytes, then parse and validate the Flux event, then
- * record its source durably before answering 202. Never waits for Kubernetes or GitHub.
+ * record its source durably before answering 202. Never waits for Kubernetes or a forge.
  */
 export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): void {
   // Only JSON, as raw bytes: the HMAC is over the exact body. Anything else is 415.

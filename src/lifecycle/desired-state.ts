@@ -3,7 +3,7 @@ import { namedObjects } from './health-check.js';
 import { MAX_DESCRIPTION_CHARS, statusDescription, type DesiredState } from './status-plan.js';
 import type { Rollout } from './rollout.js';
 
-/** What one workload's deployment should show now, and why (already within GitHub's 140 characters). */
+/** What one workload's deployment should show now, and why (already within the 140 characters every forge takes). */
 export interface Desired {
   /** `null`: keep the current state (the new revision never reached the cluster). */
   state: DesiredState | null;
@@ -35,7 +35,7 @@ function namedDescription(phase: Phase, workloadKey: string): string {
 const is = (state: DesiredState, description: string): Desired => ({ state, description: statusDescription(description) });
 
 /**
- * Combines Flux's verdict on a source with one workload's own rollout, so that GitHub shows what
+ * Combines Flux's verdict on a source with one workload's own rollout, so that the forge shows what
  * really runs:
  * - the workload's rollout failed (progress deadline exceeded) → `failure`, for that workload only;
  * - Flux `not_applied` → `null` (keep the state: the workload still runs what it ran);

@@ -4,7 +4,7 @@
  * when to try again. Each forge sorts its own failures into these (`<forge>RefusalOf`); the refusal guard
  * keeps them (`forge_refusals`) so neither the resync nor a restart repeats the request before then.
  */
-import { forgePrefix, identityKey, type Identity } from './identity.js';
+import { identityKey, type Identity } from './identity.js';
 
 /** A refusal is tried again after this long (persisted): a resync every few minutes must not repeat it. */
 export const REFUSAL_RETRY_MS = 60 * 60_000;
@@ -16,7 +16,7 @@ export type RefusalCode = `${string}_${string}`;
 export interface Refusal {
   /** The forge that refused (the `forge` column and label). */
   forge: string;
-  /** What it blocks: `repo:<owner>/<repo>` (every deployment in it) or `deployment:<identity>` (`refusalKeys`). */
+  /** What it blocks: `repo:<forge>:<owner>/<repo>` (every deployment in it) or `deployment:<identity>` (`refusalKeys`). */
   key: string;
   code: RefusalCode;
   reason: string;
@@ -27,10 +27,7 @@ export interface Refusal {
 /** The deployment a refusal is about. */
 export type RefusalTarget = Identity;
 
-/**
- * The keys a target's refusals are kept under: its repository, and its own deployment identity; the forge's
- * name leads both (`repo:forgejo:…`), except on GitHub, whose keys were stored before a second forge existed.
- */
+/** The keys a target's refusals are kept under: its repository, and its own deployment identity; the forge's name leads both. */
 export function refusalKeys(t: RefusalTarget): { repo: string; deployment: string } {
-  return { repo: `repo:${forgePrefix(t.forge, ':')}${t.owner}/${t.repo}`.toLowerCase(), deployment: `deployment:${identityKey(t)}` };
+  return { repo: `repo:${t.forge}:${t.owner}/${t.repo}`.toLowerCase(), deployment: `deployment:${identityKey(t)}` };
 }

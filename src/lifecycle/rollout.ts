@@ -9,7 +9,7 @@ export type RolloutKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
  * - `progressing`: not there yet (or the controller has not seen the new spec);
  * - `paused`: a Deployment with `spec.paused` that has not finished: nothing moves until it is resumed;
  * - `failed`: the Deployment controller gave up (`Progressing=False`, `ProgressDeadlineExceeded`).
- * `description` is short and human ("3/5 replicas updated"), fit for a GitHub status.
+ * `description` is short and human ("3/5 replicas updated"), fit for a forge's status.
  */
 export interface Rollout {
   state: 'complete' | 'progressing' | 'paused' | 'failed';

@@ -59,12 +59,6 @@ export function parseRepository(value: string, nestedHosts: readonly string[] = 
   return urlHost === undefined ? name : { ...name, host: urlHost.toLowerCase() };
 }
 
-/** The web host of a GitHub API base URL: api.github.com → github.com; GHES https://h/api/v3 → h. */
-export function webHostOf(apiUrl: string): string {
-  const host = new URL(apiUrl).hostname;
-  return host === 'api.github.com' ? 'github.com' : host;
-}
-
 const SHA = /^[0-9a-f]{7,40}$/;
 
 /** A commit id usable as a deployment ref: 7–40 hex digits, lower-cased. */

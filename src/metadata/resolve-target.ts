@@ -60,16 +60,16 @@ export interface SourceInfo extends SourceRef {
   annotations?: Readonly<Record<string, string>>;
 }
 
-/** Everything needed to create and update one deployment (GitHub) or commit-status context (Forgejo). */
+/** Everything needed to create and update one deployment (or, on a forge of commit statuses, one status context). */
 export interface ReportTarget extends Identity {
   /** Where it is reported (`forge`): decided by the repository's host (`routeRepository`). */
-  /** The cluster the workload runs in (`cluster` annotation, else `CLUSTER_NAME`): part of a Forgejo status context. */
+  /** The cluster the workload runs in (`cluster` annotation, else `CLUSTER_NAME`): part of a status context. */
   cluster: string;
   /** Sent as the deployment `task` only when `deployment-name` is annotated. */
   task?: string;
   description: string;
   productionEnvironment: boolean;
-  /** A preview: GitHub shows it as destroyed once inactive. */
+  /** A preview: its forge may show it as destroyed once it is gone. */
   transientEnvironment: boolean;
   environmentUrl?: string;
   logUrl?: string;
@@ -84,7 +84,7 @@ export interface ReportTarget extends Identity {
   warnings: string[];
 }
 
-/** Longest deployment description sent, in characters (GitHub's limit on a status description). */
+/** Longest deployment description sent, in characters (the shortest forge limit on a status description). */
 const MAX_DEPLOYMENT_DESCRIPTION_CHARS = 140;
 
 /** Low-cardinality class of a skip reason, for metrics. */

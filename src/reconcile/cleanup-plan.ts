@@ -31,7 +31,7 @@ export interface CleanupPlan {
 export interface CleanupInput {
   ref: SourceRef;
   sighting: SourceSighting | null;
-  /** The source's deployments that GitHub shows as live or unfinished (the cache). */
+  /** The source's deployments that their forge shows as live or unfinished (the cache). */
   active: readonly DeploymentRow[];
   /** The absence recorded under a key, if any. */
   absenceOf: (key: string) => Absence | undefined;

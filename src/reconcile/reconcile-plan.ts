@@ -8,7 +8,7 @@ import type { Skip } from '../store/source-store.js';
 import { planCleanup, type CleanupInput, type CleanupPlan } from './cleanup-plan.js';
 import type { Candidate, ResolvedSource } from './resolve-source.js';
 
-/** One GitHub deployment to bring to a state. */
+/** One deployment (on its forge) to bring to a state. */
 export interface PublishStep extends Candidate {
   state: DesiredState;
   description: string;

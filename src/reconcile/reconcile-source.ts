@@ -40,7 +40,7 @@ type Published = { sent: number } | { skip: Skip } | { retry: unknown };
  * plan out: publishes each target, ends the deployments of workloads that are gone, records the
  * source's phase and skips. The webhook, the resync loop and re-checks all end here; an event is only a
  * trigger, the Kubernetes API is the truth. Throws RetryLater after the rest is done when an outage
- * (Kubernetes, registry, GitHub) got in the way.
+ * (Kubernetes, registry, a forge) got in the way.
  */
 export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Promise<ReconcileOutcome> {
   const { sources, log, now } = deps;
@@ -97,11 +97,10 @@ async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin,
   for (const w of target.warnings) tlog.warn(w);
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
-    for (const s of r.sent) deps.metrics.statuses.inc({ forge: target.forge, state: s });
     return { sent: r.sent.length + r.superseded };
   } catch (err) {
     if (isRetryable(err)) return { retry: err };
-    // The reason stays the same while the refusal holds (its retry time is in /state's github.refusals).
+    // The reason stays the same while the refusal holds (its retry time is in /state's `<forge>.refusals`).
     if (err instanceof RefusedByForge) return { skip: { ...origin, source: ref, code: err.refusal.code, reason: err.refusal.reason } };
     // Not a forge's answer (the guard made every final one a refusal): a local failure, skipped with its message.
     return { skip: { ...origin, source: ref, code: 'local_failure', reason: `not reported: ${errorMessage(err)}` } };

@@ -29,7 +29,7 @@ export interface ResolveDeps {
   metrics: Metrics;
 }
 
-/** One container that resolved to a GitHub deployment. */
+/** One container that resolved to a deployment on a forge. */
 export interface Candidate {
   target: ReportTarget;
   origin: Origin;
@@ -48,7 +48,7 @@ export interface ResolvedWorkload {
   route?: DiscoveredUrl;
 }
 
-/** What a source's inventory resolves to, without any GitHub call: shared by reconcile and explain. */
+/** What a source's inventory resolves to, without any forge call: shared by reconcile and explain. */
 export interface ResolvedSource {
   workloads: ResolvedWorkload[];
   /** Inventory workloads that exist, and those the API says do not (cleanup needs both). */

@@ -21,11 +21,11 @@ export interface CleanupDeps {
  * Cleanup deactivations do not go through the refusal guard (GuardedPublisher): they use the
  * publisher directly. The guard turns a refused target into a skipped workload shown on /state and
  * holds the request back until its late retry; a deactivation has no workload left to skip, and it
- * writes to a deployment the bridge created and holds the id of. A deployment deleted on GitHub
- * (404) needs no `inactive`: the publisher forgets it and the step is done. Any other failure
- * (an outage, a paused installation, a 403 or 422 GitHub keeps giving) leaves that workload's
+ * writes to a deployment the bridge created and holds the id of. A deployment deleted on its forge
+ * (404) needs no ending: the publisher forgets it and the step is done. Any other failure
+ * (an outage, a paused credential, a 403 or 422 the forge keeps giving) leaves that workload's
  * absence confirmed and fails the reconcile after the other steps are carried out: the worker
- * retries the source with its backoff (at most 5 minutes apart, for as long as GitHub refuses),
+ * retries the source with its backoff (at most 5 minutes apart, for as long as the forge refuses),
  * only the deactivations still due are sent again, and /state shows the source's error.
  */
 export async function sweep(deps: CleanupDeps, plan: CleanupPlan): Promise<void> {

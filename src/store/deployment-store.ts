@@ -12,11 +12,11 @@ export interface Origin {
   image: string;
 }
 
-/** A cached deployment, its states in neutral words. `deploymentId` null: provisional (creation may or may not have reached the forge), or a forge without deployment ids (Forgejo). */
+/** A cached deployment, its states in neutral words. `deploymentId` null: provisional (creation may or may not have reached the forge), or a forge without deployment ids. */
 export interface DeploymentRow extends Identity {
   forge: ForgeName;
   deploymentId: number | null;
-  /** The commit-status context, on a forge that reports by commit status (Forgejo); else null. */
+  /** The commit-status context, on a forge that reports by commit status; else null. */
   context: string | null;
   state: DeliveryState | null;
   /** A status being sent: set before the POST, cleared after; non-null after a crash mid-send. */
@@ -104,7 +104,7 @@ export class DeploymentStore {
     return r && toRow(r);
   }
 
-  /** Writes the provisional row before anything is sent to the forge (step one of find-or-create); `context` on Forgejo. */
+  /** Writes the provisional row before anything is sent to the forge (step one of find-or-create); `context` on a forge of commit statuses. */
   insertProvisional(id: Identity, origin: Origin, now: number, context: string | null = null): DeploymentRow {
     this.db
       .prepare(
@@ -166,7 +166,7 @@ export class DeploymentStore {
       .run(identityParams(id));
   }
 
-  /** Forgets a deployment (a Forgejo status superseded by a newer commit stays on the forge as history, out of cleanup's way). */
+  /** Forgets a deployment (a commit status superseded by a newer commit stays on the forge as history, out of cleanup's way). */
   forget(id: Identity): void {
     this.db.prepare(`DELETE FROM deployments WHERE ${KEY}`).run(identityParams(id));
   }

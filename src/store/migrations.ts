@@ -92,11 +92,14 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX deployments_context ON deployments (forge, owner, repo, sha, context) WHERE context IS NOT NULL;`,
   // Sources: since when their reconciles fail (cleared by one that goes through), for /metrics and its alert.
   `ALTER TABLE sources ADD COLUMN failing_since INTEGER;`,
-  // One forge seam: refusals of every forge in one table with a `forge` column (the forge was in the key's prefix),
-  // and deployment states in forge-neutral words (GitHub's `inactive` is `gone`, its `queued` is `pending`).
+  // One forge seam: refusals of every forge in one table with a `forge` column (the forge was in the key's prefix:
+  // keys without one were the first forge's, GitHub's), every key led by its forge's name, and deployment states in
+  // forge-neutral words (GitHub's `inactive` is `gone`, its `queued` is `pending`).
   `ALTER TABLE github_refusals RENAME TO forge_refusals;
    ALTER TABLE forge_refusals ADD COLUMN forge TEXT NOT NULL DEFAULT 'github';
    UPDATE forge_refusals SET forge = 'forgejo' WHERE key LIKE 'repo:forgejo:%' OR key LIKE 'deployment:forgejo|%';
+   UPDATE forge_refusals SET key = 'repo:github:' || substr(key, 6) WHERE forge = 'github' AND key LIKE 'repo:%';
+   UPDATE forge_refusals SET key = 'deployment:github|' || substr(key, 12) WHERE forge = 'github' AND key LIKE 'deployment:%';
    UPDATE deployments SET
      state = CASE state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE state END,
      pending_state = CASE pending_state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE pending_state END

@@ -26,7 +26,7 @@ const toRefusal = (r: Raw): StoredRefusal => ({
   retryAt: r.retry_at,
 });
 
-/** Every forge's refusals (on GitHub 404, 403, 409, 422), by forge, and when each may be tried again; kept across restarts. */
+/** Every forge's refusals (answers such as 404, 403, 409, 422), by forge, and when each may be tried again; kept across restarts. */
 export class RefusalStore {
   constructor(private readonly db: Db) {}
 

@@ -222,7 +222,7 @@ t.test('a rejected token: /readyz says which forge failed; nothing is written un
   // Every configured forge is paused: the worker takes no work, the event waits in the durable queue.
   await bridge.waitFor('the event queued', async () => (await bridge.state()).queue.pending === 1);
   t.equal(forgejo.writes().length, 0, 'no status sent with a rejected token');
-  t.match(await bridge.metrics(), /gdb_forgejo_credentials_ok 0/);
+  t.match(await bridge.metrics(), /gdb_forge_credentials_ok\{forge="forgejo"\} 0/);
 });
 
 t.test('faults: a missing repository is a skip, a 5xx and a 429 with Retry-After are retried, nothing duplicated', async (t) => {
@@ -244,7 +244,7 @@ t.test('faults: a missing repository is a skip, a 5xx and a 429 with Retry-After
     forgejo.requests.filter((r) => r.method === 'POST' && r.path.includes('/acme/missing/')).length <= 1,
     'the refused repository is not asked again before its retry time',
   );
-  t.match(await bridge.metrics(), /gdb_forgejo_pauses_total\{kind="secondary"\} 1/);
+  t.match(await bridge.metrics(), /gdb_forge_pauses_total\{forge="forgejo",kind="secondary"\} 1/);
 });
 
 t.test('trust boundary: host/owner patterns; a repository outside gets no request at all', async (t) => {

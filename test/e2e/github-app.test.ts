@@ -68,7 +68,7 @@ t.test(
       auth: 'app',
       credentials: { state: 'ok' },
       paused: null,
-      refusals: [{ key: 'repo:globex/api', code: 'github_not_installed', waiting: true }],
+      refusals: [{ key: 'repo:github:globex/api', code: 'github_not_installed', waiting: true }],
     });
     t.ok(
       state.github.budgets.some((b) => b.scope === `installation ${APP_INSTALLATION_ID}`),
@@ -78,10 +78,10 @@ t.test(
     const metrics = await bridge.metrics();
     t.match(
       metrics,
-      /gdb_github_requests_total\{endpoint="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/,
+      /gdb_forge_requests_total\{forge="github",operation="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/,
     );
-    t.match(metrics, /gdb_github_refusals\{code="github_not_installed"\} 1/);
-    t.match(metrics, /gdb_github_credentials_ok 1/);
+    t.match(metrics, /gdb_forge_refusals\{forge="github",code="github_not_installed"\} 1/);
+    t.match(metrics, /gdb_forge_credentials_ok\{forge="github"\} 1/);
 
     // A restart: the installation comes from SQLite, the refusal too (globex is not asked again); only a new token is minted.
     await bridge.kill('SIGTERM');

@@ -51,12 +51,19 @@ t.test('primary rate limit: paused until the reset, no request meanwhile, then o
   );
   t.match(state.github.pausedScopes, [{ scope: 'token', kind: 'primary', until: new Date(until).toISOString() }]);
   const metrics = await bridge.metrics();
-  t.equal(metric(metrics, 'gdb_github_paused_until_timestamp_seconds{scope="token"}'), reset + 1);
-  t.equal(metric(metrics, 'gdb_github_paused_until_timestamp_seconds{scope="all"}'), reset + 1, "a token's limit holds back every request");
-  t.equal(metric(metrics, 'gdb_github_pauses_total{kind="primary"}'), 1);
-  t.equal(metric(metrics, 'gdb_github_rate_limit_remaining{scope="token",resource="core"}'), 0);
+  t.equal(metric(metrics, 'gdb_forge_paused_until_timestamp_seconds{forge="github",scope="token"}'), reset + 1);
   t.equal(
-    metric(metrics, 'gdb_github_requests_total{endpoint="POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",status="403"}'),
+    metric(metrics, 'gdb_forge_paused_until_timestamp_seconds{forge="github",scope="all"}'),
+    reset + 1,
+    "a token's limit holds back every request",
+  );
+  t.equal(metric(metrics, 'gdb_forge_pauses_total{forge="github",kind="primary"}'), 1);
+  t.equal(metric(metrics, 'gdb_forge_rate_limit_remaining{forge="github",scope="token",resource="core"}'), 0);
+  t.equal(
+    metric(
+      metrics,
+      'gdb_forge_requests_total{forge="github",operation="POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",status="403"}',
+    ),
     1,
   );
   const refusedAt = world.github.requests.find((r) => r.status === 403)!.time;
@@ -136,10 +143,11 @@ t.test('a GitHub App: a secondary limit pauses only the installation that hit it
   t.match(state.queue.items, [{ name: 'apps', state: 'pending', lastError: /403|paused/ }], 'the source waits for the pause to end');
   const metrics = await bridge.metrics();
   t.ok(
-    metric(metrics, `gdb_github_paused_until_timestamp_seconds{scope="installation ${APP_INSTALLATION_ID}"}`) >= Math.floor(until / 1000),
+    metric(metrics, `gdb_forge_paused_until_timestamp_seconds{forge="github",scope="installation ${APP_INSTALLATION_ID}"}`) >=
+      Math.floor(until / 1000),
   );
-  t.equal(metric(metrics, 'gdb_github_paused_until_timestamp_seconds{scope="all"}'), 0);
-  t.equal(metric(metrics, 'gdb_github_pauses_total{kind="secondary"}'), 1);
+  t.equal(metric(metrics, 'gdb_forge_paused_until_timestamp_seconds{forge="github",scope="all"}'), 0);
+  t.equal(metric(metrics, 'gdb_forge_pauses_total{forge="github",kind="secondary"}'), 1);
 
   // A reconcile that needs no GitHub request runs meanwhile: a source whose workload is missing, skipped with the reason.
   putKustomization(world, 'more', ['lost'], READY);
@@ -192,5 +200,5 @@ t.test('a rejected token: not ready with the reason, the work kept', async (t) =
     'only the check',
   );
   const metrics = await bridge.metrics();
-  t.equal(metric(metrics, 'gdb_github_credentials_ok'), 0);
+  t.equal(metric(metrics, 'gdb_forge_credentials_ok{forge="github"}'), 0);
 });

@@ -68,7 +68,7 @@ t.test('a rollout: one deployment, running then success, ref = branch; nothing n
   await event(bridge);
   await settle(bridge);
   t.equal(gitlab.writes().length, before, 'a second event with nothing new writes nothing');
-  t.match(await bridge.metrics(), /gdb_gitlab_requests_total\{operation="createDeployment",status="201"\} 1/);
+  t.match(await bridge.metrics(), /gdb_forge_requests_total\{forge="gitlab",operation="createDeployment",status="201"\} 1/);
   t.same(gitlab.violations, []);
 });
 
@@ -105,6 +105,7 @@ t.test('a crash between the create and the status: no duplicate after the restar
   });
   await event(first);
   await first.waitFor('killed', () => deployments(gitlab).length === 1);
+  await first.kill('SIGKILL'); // the create is applied before the hook's kill ends the process: wait for the exit
   const second = await world.bridge();
   await event(second);
   await settle(second);

@@ -146,7 +146,7 @@ t.test('a new commit supersedes the previous one', async (t) => {
   });
   t.same(
     state.deployments.map((d) => `${d.sha.slice(0, 7)}:${d.state}`).sort(),
-    [`${a.slice(0, 7)}:inactive`, `${b.slice(0, 7)}:success`].sort(),
+    [`${a.slice(0, 7)}:gone`, `${b.slice(0, 7)}:success`].sort(),
   );
   t.same(world.github.violations, []);
 });

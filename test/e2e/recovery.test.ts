@@ -120,6 +120,6 @@ t.test('Kubernetes and GitHub outages: the source retries with backoff and nothi
   t.match(metrics, /gdb_reconciles_total\{outcome="error"\} [1-9]/);
   t.match(
     metrics,
-    /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="500"\} 1/,
+    /gdb_forge_requests_total\{forge="github",operation="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="500"\} 1/,
   );
 });

@@ -7,18 +7,22 @@ import type { Readiness } from '../../src/health/readiness.js';
 
 /** One cached deployment, as /state lists it. */
 export interface StateDeployment {
-  forge: 'github' | 'forgejo';
+  forge: string;
   owner: string;
   repo: string;
   environment: string;
   sha: string;
   deploymentName: string;
-  /** GitHub only. */
+  /** On a forge with deployment objects. */
   deploymentId?: number | null;
-  /** Forgejo only: the commit-status context. */
+  /** On a forge of commit statuses: the status context. */
   context?: string | null;
-  /** `provisional` until the forge has the deployment; a Forgejo context that ended says `gone`. */
+  /** In neutral words (those of `gdb_deployments`): `provisional` until the forge has the deployment, `gone` once ended. */
   state: string;
+  /** The state in the forge's own words (GitHub's `inactive`, GitLab's `canceled`). */
+  forgeState: string;
+  /** The forge's page for the row. */
+  url?: string;
   description: string | null;
   /** `Kind/namespace/name`. */
   workload: string;

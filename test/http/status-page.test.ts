@@ -1,5 +1,5 @@
 import t from 'tap';
-import { escapeHtml, forgeLink, phaseOf, renderStatusPage } from '../../src/http/status-page.js';
+import { escapeHtml, phaseOf, renderStatusPage } from '../../src/http/status-page.js';
 import type { StateSnapshot } from '../../src/http/state-snapshot.js';
 
 type Row = StateSnapshot['deployments'][number];
@@ -13,6 +13,8 @@ const row = (o: Partial<Row>): Row => ({
   deploymentName: 'web',
   deploymentId: 7,
   state: 'success',
+  forgeState: 'success',
+  url: 'https://github.com/acme/web/deployments/staging',
   description: 'Deployed by Flux',
   workload: 'Deployment/apps/web',
   container: 'app',
@@ -36,26 +38,13 @@ t.test('phaseOf: what a person reads for each state', (t) => {
   const rows: Array<[string, string]> = [
     ['success', 'live'],
     ['in_progress', 'rolling out'],
-    ['queued', 'rolling out'],
     ['pending', 'rolling out'],
     ['provisional', 'rolling out'],
     ['failure', 'failed'],
     ['error', 'failed'],
-    ['inactive', 'gone'],
     ['gone', 'gone'],
   ];
   for (const [state, phase] of rows) t.equal(phaseOf(state), phase, state);
-  t.end();
-});
-
-t.test('forgeLink: GitHub deployments of the environment, Forgejo the commit; escaped path parts', (t) => {
-  const links = { githubHost: 'github.com', forgejoUrl: 'https://forgejo.example.com/' };
-  t.equal(forgeLink(row({ environment: 'pr 1/x' }), links), 'https://github.com/acme/web/deployments/pr%201%2Fx');
-  t.equal(
-    forgeLink(row({ forge: 'forgejo', sha: 'b'.repeat(40) }), links),
-    `https://forgejo.example.com/acme/web/commit/${'b'.repeat(40)}`,
-  );
-  t.equal(forgeLink(row({}), {}), undefined, 'no link without the host');
   t.end();
 });
 
@@ -70,7 +59,15 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
       [
         row({ description: XSS, image: `ghcr.io/acme/web:${XSS}` }),
         row({ environment: 'production', state: 'failure' }),
-        row({ forge: 'forgejo', environment: 'preview-pr-42', state: 'gone', deploymentId: undefined }),
+        row({
+          forge: 'forgejo',
+          environment: 'preview-pr-42',
+          state: 'gone',
+          forgeState: 'success (Deployment gone)',
+          deploymentId: undefined,
+          url: `https://forgejo.example.com/acme/web/commit/${'a'.repeat(40)}`,
+        }),
+        row({ forge: 'gitlab', environment: 'review', state: 'gone', forgeState: 'canceled', url: `https://gitlab.example.com/x?${XSS}` }),
       ],
       {
         skipped: [
@@ -91,7 +88,7 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
         },
       } as unknown as Partial<StateSnapshot>,
     ),
-    { githubHost: 'github.com', forgejoUrl: 'https://forgejo.example.com' },
+    { github: 'GitHub', forgejo: 'Forgejo' },
   );
   t.notMatch(html, /<img/, 'no injected element');
   t.notMatch(html, /onerror="/, 'no injected attribute');
@@ -102,6 +99,9 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
   t.match(html, /<tr class="live"><td><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
   t.match(html, /<tr class="failed">/);
   t.match(html, /<tr class="gone"><td><a href="https:\/\/forgejo\.example\.com\/acme\/web\/commit\/a{40}">/);
+  t.match(html, '<span class="phase">gone</span> success (Deployment gone)', "the neutral phase, then the forge's own word");
+  t.match(html, '<h3>gitlab · review</h3>', 'a forge without a title: its name');
+  t.match(html, 'href="https://gitlab.example.com/x?&#60;img', "the forge's link is escaped too");
   t.match(html, '<p id="queue">2 pending, 1 active, 1 running</p>');
   t.match(html, '<td>Kustomization/flux-system/web</td><td>pending</td><td>3</td>');
   t.notMatch(html, /<script/i, 'no script at all');

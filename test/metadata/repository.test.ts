@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseCommit, parseRepository, parseRepository as parse, webHostOf } from '../../src/metadata/repository.js';
+import { parseCommit, parseRepository, parseRepository as parse } from '../../src/metadata/repository.js';
 
 const ok = (owner: string, repo: string, host?: string) => ({ owner, repo, ...(host === undefined ? {} : { host }) });
 
@@ -47,20 +47,6 @@ t.test("parseRepository: owner/repo and the host of a URL (which forge is routeR
       if ('error' in r) t.match(r.error, want, `${JSON.stringify(value)}: reason`);
     } else t.same(r, want, JSON.stringify(value));
   }
-  t.end();
-});
-
-t.test('webHostOf', (t) => {
-  const rows: Array<[string, string]> = [
-    ['https://api.github.com', 'github.com'],
-    ['https://api.github.com/', 'github.com'],
-    ['https://API.GitHub.com', 'github.com'],
-    ['https://ghe.example.com/api/v3', 'ghe.example.com'],
-    ['https://ghe.example.com:8443/api/v3/', 'ghe.example.com'],
-    ['http://127.0.0.1:40123', '127.0.0.1'],
-  ];
-  for (const [url, want] of rows) t.equal(webHostOf(url), want, url);
-  t.throws(() => webHostOf('api.github.com'), 'a host without scheme is not a URL');
   t.end();
 });
 

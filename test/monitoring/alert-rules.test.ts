@@ -26,10 +26,8 @@ interface UnitTests {
 const CASES = join(import.meta.dirname, 'alert-cases.yaml');
 /** The alerts issue 14 asks for, each by the metric it watches. */
 const REQUIRED: Record<string, string> = {
-  GdbGitHubCredentialsRejected: 'gdb_github_credentials_ok',
-  GdbForgejoCredentialsRejected: 'gdb_forgejo_credentials_ok',
-  GdbGitHubPaused: 'gdb_github_paused_until_timestamp_seconds',
-  GdbForgejoPaused: 'gdb_forgejo_paused_until_timestamp_seconds',
+  GdbForgeCredentialsRejected: 'gdb_forge_credentials_ok',
+  GdbForgePaused: 'gdb_forge_paused_until_timestamp_seconds',
   GdbSourceFailing: 'gdb_sources_failing_longest_seconds',
   GdbQueueBacklog: 'gdb_queue_oldest_item_age_seconds',
   GdbStorageNotWritable: 'gdb_storage_writable',
@@ -78,6 +76,16 @@ t.test('the PrometheusRule: every alert asked for, each with severity and a runb
     for (const k of ['summary', 'description', 'runbook']) t.ok(r.annotations[k]?.trim(), `${r.alert}: ${k}`);
     t.ok((r.annotations.runbook ?? '').length > 150, `${r.alert}: the runbook says what to do`);
     for (const k of FIXED_ANNOTATIONS) t.notMatch(r.annotations[k] ?? '', /\{\{/, `${r.alert}: ${k} is fixed text`);
+  }
+  t.end();
+});
+
+t.test('one alert per concern: the forge is a label, no alert or expression names one', (t) => {
+  const forgeWords = /github|forgejo|gitea|gitlab/i;
+  for (const r of alertRules()) {
+    t.notMatch(r.alert, forgeWords, `${r.alert}: its name names no forge`);
+    t.notMatch(r.expr, forgeWords, `${r.alert}: its expression names no forge`);
+    if (r.expr.includes('gdb_forge_')) t.match(r.annotations.description ?? '', /\$labels\.forge/, `${r.alert}: says which forge`);
   }
   t.end();
 });

@@ -18,10 +18,10 @@ const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 const TOPICS: Record<string, string> = {
   'deployments by state and forge': 'gdb_deployments',
   'time from Flux event to status': 'gdb_event_to_status_seconds_bucket',
-  'GitHub budget': 'gdb_github_rate_limit_remaining',
-  'GitHub pauses': 'gdb_github_paused_until_timestamp_seconds',
-  'Forgejo pauses': 'gdb_forgejo_paused_until_timestamp_seconds',
-  'refusals by reason': 'gdb_github_refusals',
+  'forge budgets': 'gdb_forge_rate_limit_remaining',
+  'forge pauses': 'gdb_forge_paused_until_timestamp_seconds',
+  'forge credentials': 'gdb_forge_credentials_ok',
+  'refusals by reason': 'gdb_forge_refusals',
   'skips by reason': 'gdb_skipped_workloads',
   'queue depth': 'gdb_queue_depth',
   'oldest item age': 'gdb_queue_oldest_item_age_seconds',
@@ -70,6 +70,14 @@ t.test('the dashboard: Grafana JSON with a datasource variable, 12 to 16 panels 
 t.test('the dashboard shows what issue 14 asks for', (t) => {
   const read = new Set(dashboardQueries().flatMap((q) => selectorsOf(q.expr).map(metricName)));
   for (const [topic, metric] of Object.entries(TOPICS)) t.ok(read.has(metric), `${topic}: ${metric}`);
+  t.end();
+});
+
+t.test('the dashboard shows forges by label: no query or legend names a forge, every forge query splits by it', (t) => {
+  for (const q of dashboardQueries()) {
+    t.notMatch(`${q.expr} ${q.legendFormat ?? ''}`, /github|forgejo|gitea|gitlab/i, `${q.expr}: names no forge`);
+    if (/gdb_forge_/.test(q.expr)) t.match(q.legendFormat ?? '', /\{\{forge\}\}/, `${q.expr}: its legend names the forge`);
+  }
   t.end();
 });
 

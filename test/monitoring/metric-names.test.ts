@@ -45,10 +45,32 @@ t.test('_total ends counters and only counters', async (t) => {
 
 t.test('points in time are _timestamp_seconds gauges', async (t) => {
   const all = await types();
-  t.equal(all.get('gdb_github_paused_until_timestamp_seconds'), 'gauge');
-  t.equal(all.get('gdb_forgejo_paused_until_timestamp_seconds'), 'gauge');
+  t.equal(all.get('gdb_forge_paused_until_timestamp_seconds'), 'gauge');
   t.equal(all.get('gdb_kube_last_success_timestamp_seconds'), 'gauge');
   t.notOk(all.has('gdb_github_paused_until_seconds'), 'the old name is gone');
+});
+
+t.test('one metric per concern, the forge a label: no name names a forge', async (t) => {
+  const names = [...(await types()).keys()];
+  t.same(
+    names.filter((n) => /^gdb_(github|forgejo|gitea|gitlab)_/.test(n)),
+    [],
+    'no per-forge names',
+  );
+  const metrics = createMetrics();
+  for (const name of [
+    'gdb_forge_requests_total',
+    'gdb_forge_pauses_total',
+    'gdb_forge_paused_until_timestamp_seconds',
+    'gdb_forge_rate_limit_remaining',
+    'gdb_forge_credentials_ok',
+    'gdb_forge_refusals',
+    'gdb_statuses_sent_total',
+    'gdb_deployments',
+  ]) {
+    const metric = metrics.registry.getSingleMetric(name) as unknown as { labelNames: string[] } | undefined;
+    t.ok(metric?.labelNames.includes('forge'), `${name} carries a forge label`);
+  }
 });
 
 t.test('gdb_build_info names version, commit and Node.js', async (t) => {

@@ -48,7 +48,9 @@ export const alertRules = () => prometheusRule().spec.groups.flatMap((g) => g.ru
 
 /** Every query of the dashboard, named `panel title / refId`. */
 export const dashboardQueries = () =>
-  dashboard().panels.flatMap((p) => p.targets.map((t) => ({ name: `${p.title} / ${t.refId}`, expr: t.expr })));
+  dashboard().panels.flatMap((p) =>
+    p.targets.map((t) => ({ name: `${p.title} / ${t.refId}`, expr: t.expr, legendFormat: t.legendFormat })),
+  );
 
 /**
  * A Grafana query as Prometheus gets it: Grafana's range variables replaced by concrete ranges

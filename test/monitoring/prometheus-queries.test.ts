@@ -122,5 +122,8 @@ t.test('the dashboard and alert queries return series from a real Prometheus scr
     }
   }
 
-  t.same(await prometheus.query('gdb_github_paused_until_seconds'), [], 'the check can fail: a renamed series returns none');
+  const forges = async (q: string) => (await prometheus.query(q)).map((r) => r.metric.forge).sort();
+  t.same(await forges('min by (forge) (gdb_forge_credentials_ok)'), ['forgejo', 'github'], 'one credentials series per forge');
+  t.same(await forges('max by (forge) (gdb_forge_pauses_total)'), ['forgejo', 'github'], "both forges' pauses under one name");
+  t.same(await prometheus.query('gdb_github_credentials_ok'), [], 'the check can fail: a renamed series returns none');
 });

@@ -115,11 +115,18 @@ t.test('Kubernetes: the last answer, or the start before the first', async (t) =
 
 t.test('Forgejo pause: its end while paused, 0 otherwise', async (t) => {
   const s = await setup(t);
-  t.equal(await s.sample('gdb_forgejo_paused_until_timestamp_seconds'), 0);
+  t.equal(await s.sample('gdb_forge_paused_until_timestamp_seconds{forge="forgejo",scope="all"}'), 0);
   s.forgejo.rateLimited({ kind: 'secondary', until: T0 + 120_000, reason: '429 with Retry-After: 120' });
-  t.equal(await s.sample('gdb_forgejo_paused_until_timestamp_seconds'), T0 / 1000 + 120);
+  t.equal(await s.sample('gdb_forge_paused_until_timestamp_seconds{forge="forgejo",scope="all"}'), T0 / 1000 + 120);
+  t.equal(await s.sample('gdb_forge_paused_until_timestamp_seconds{forge="forgejo",scope="token"}'), T0 / 1000 + 120, 'its scope');
+  t.equal(await s.sample('gdb_forge_credentials_ok{forge="forgejo"}'), 1);
   s.clock.now = T0 + 121_000;
-  t.equal(await s.sample('gdb_forgejo_paused_until_timestamp_seconds'), 0, 'over');
+  t.equal(await s.sample('gdb_forge_paused_until_timestamp_seconds{forge="forgejo",scope="all"}'), 0, 'over');
+  t.equal(
+    await s.sample('gdb_forge_paused_until_timestamp_seconds{forge="forgejo",scope="token"}'),
+    undefined,
+    "the scope's series is gone",
+  );
 });
 
 t.test('webhook answers are counted by status code, refusals before the handler included', async (t) => {

@@ -287,10 +287,10 @@ t.test('the lifecycle through createOctokit (throttled, as in production)', asyn
   t.same(r.total, BASELINE, 'two lists, two creates, four statuses, no status reads');
   t.equal(r.replayRequests, 0, 'publishing the same truth again costs no request');
   const text = await metrics.registry.metrics();
-  t.match(text, /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments",status="201"\} 2\b/);
+  t.match(text, /gdb_forge_requests_total\{forge="github",operation="POST \/repos\/\{owner\}\/\{repo\}\/deployments",status="201"\} 2\b/);
   t.match(
     text,
-    /gdb_github_requests_total\{endpoint="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="201"\} 4\b/,
+    /gdb_forge_requests_total\{forge="github",operation="POST \/repos\/\{owner\}\/\{repo\}\/deployments\/\{deployment_id\}\/statuses",status="201"\} 4\b/,
   );
 });
 

@@ -76,7 +76,7 @@ t.test(
       },
     ]);
     t.same(rig.github.trail('acme', 'api'), [['success']]);
-    t.match(rig.refusals.list(), [{ key: 'repo:acme/web', code: 'github_not_found' }]);
+    t.match(rig.refusals.list(), [{ key: 'repo:github:acme/web', code: 'github_not_found' }]);
     t.same(
       rig.deployments.list().map((d) => d.repo),
       ['api'],

@@ -6,7 +6,8 @@
 import t from 'tap';
 import { guardGitHub } from '../../src/forges/github/github-forge.js';
 import { pino } from 'pino';
-import { GitHubError, isRetryable } from '../../src/common/errors.js';
+import { isRetryable } from '../../src/common/errors.js';
+import { GitHubError } from '../../src/forges/github/github-error.js';
 import { GitHubCallError, type GitHubOperation } from '../../src/forges/github/call-error.js';
 import { DeploymentDeleted } from '../../src/forges/github/refusal-classify.js';
 import { REFUSAL_RETRY_MS } from '../../src/lifecycle/refusal.js';

@@ -61,7 +61,7 @@ const STAGES: Stage[] = [
       putKustomization(w, 'web', ['web'], READY, 2);
     },
     trails: { [A]: ['in_progress', 'success', 'inactive'], [B]: ['success'] },
-    cached: { [A]: 'inactive', [B]: 'success' },
+    cached: { [A]: 'gone', [B]: 'success' },
   },
 ];
 /** Applied writes of the whole lifecycle: 2 creates + 4 statuses. */

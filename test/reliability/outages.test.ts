@@ -318,7 +318,7 @@ t.test('GitHub down: refused, then hanging', { buffered: true }, async (t) => {
     refused: /^GitHub failing since \S+: GET \/repos\/\{owner\}\/\{repo\}\/deployments: network error: connect ECONNREFUSED/,
     hungError: /timed out/,
     hung: /^GitHub failing since \S+: GET \/repos\/\{owner\}\/\{repo\}\/deployments: timed out$/,
-    unanswered: ['gdb_github_requests_total', /status="(network|timeout)"/],
+    unanswered: ['gdb_forge_requests_total', /forge="github".*status="(network|timeout)"/],
   });
 });
 

@@ -6,6 +6,8 @@ import t, { type Test } from 'tap';
 import { SCHEMA_MIGRATIONS, openDatabase } from '../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
+import { refusalKeys } from '../../src/lifecycle/refusal.js';
+import { RefusalStore } from '../../src/store/refusal-store.js';
 
 /** The schema version before the forge became part of a deployment's key. */
 const BEFORE_FORGE = 5;
@@ -110,5 +112,43 @@ t.test('opening the migrated database again changes nothing', (t) => {
   t.teardown(() => db.close());
   t.equal(db.pragma('user_version', { simple: true }), SCHEMA_MIGRATIONS.length);
   t.equal(new DeploymentStore(db).list().length, 2);
+  t.end();
+});
+
+t.test('schema 7 → 8: every refusal key names its forge; GitHub keys, stored bare, gain its name', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gdb-migrate-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'bridge.db');
+  const old = new Database(path);
+  for (const m of SCHEMA_MIGRATIONS.slice(0, 7)) old.exec(m);
+  old.pragma('user_version = 7');
+  const insert = old.prepare(
+    `INSERT INTO github_refusals (key, code, reason, status, since, retry_at) VALUES (?, ?, 'refused', 404, ${T0}, ${T0 + 3_600_000})`,
+  );
+  const gitHubTarget = { ...github, forge: 'github' };
+  const forgejoTarget = { ...github, forge: 'forgejo', repo: 'shop' };
+  // As schema 7 stored them: GitHub's keys bare, Forgejo's after its name.
+  insert.run('repo:acme/web', 'github_not_installed');
+  insert.run(`deployment:acme|web|staging|${SHA}|web`, 'github_commit_not_found');
+  insert.run('repo:forgejo:acme/shop', 'forgejo_forbidden');
+  insert.run(`deployment:forgejo|acme|shop|staging|${SHA}|web`, 'forgejo_not_found');
+  old.close();
+
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  const rows = db.prepare('SELECT forge, key FROM forge_refusals ORDER BY key').all();
+  t.same(rows, [
+    { forge: 'forgejo', key: `deployment:forgejo|acme|shop|staging|${SHA}|web` },
+    { forge: 'github', key: `deployment:github|acme|web|staging|${SHA}|web` },
+    { forge: 'forgejo', key: 'repo:forgejo:acme/shop' },
+    { forge: 'github', key: 'repo:github:acme/web' },
+  ]);
+  // The keys the refusal guard asks for today find the migrated refusals.
+  const refusals = new RefusalStore(db);
+  for (const target of [gitHubTarget, forgejoTarget]) {
+    const keys = refusalKeys(target);
+    t.match(refusals.active([keys.repo], T0), { forge: target.forge }, `${target.forge}: the repository's refusal`);
+    t.match(refusals.active([keys.deployment], T0), { forge: target.forge }, `${target.forge}: the deployment's refusal`);
+  }
   t.end();
 });

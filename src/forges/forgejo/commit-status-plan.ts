@@ -34,6 +34,12 @@ export const FORGEJO_STATE: Record<SentPhase, ForgejoState> = {
   gone: 'success',
 };
 
+/** A context's state as Forgejo shows it (for /state): its status, and for a gone one the description's mark. */
+export function forgejoWordOf(state: DeliveryState): string {
+  if (state === 'gone') return `success (${GONE_PREFIX})`;
+  return state === 'pending' || state === 'error' ? state : FORGEJO_STATE[state];
+}
+
 /** The phases to send so the context shows `desired`, given what it shows now (`null`: nothing yet). */
 export function planCommitStatuses(current: ContextPhase | null, desired: ForgeDesired): SentPhase[] {
   if (desired === 'gone') return isSupersedable(current) ? ['gone'] : [];

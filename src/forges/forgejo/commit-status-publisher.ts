@@ -57,6 +57,8 @@ export interface CommitStatusPublisherDeps {
   store: CommitStatusStore;
   log: Logger;
   now: () => number;
+  /** Called with each status Forgejo accepted (publish and "Deployment gone" alike): the metric's one count. */
+  onSent?: (phase: SentPhase) => void;
 }
 
 export class CommitStatusPublisher {
@@ -105,6 +107,7 @@ export class CommitStatusPublisher {
       throw err;
     }
     store.settle(target, phase, body.description, now());
+    this.deps.onSent?.(phase);
     // A dry run's pretend statuses have negative ids; its "would send" line was logged already.
     if (sent.id > 0) log.info({ ...fields(target), phase, state: body.state }, 'commit status sent');
   }

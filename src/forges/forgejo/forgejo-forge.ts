@@ -5,9 +5,11 @@
  */
 import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
 import type { Forge, ForgeFactory } from '../forge.js';
-import { explainCommit, laneOf } from '../forge.js';
+import { explainCommit, laneOf, repoWebPath } from '../forge.js';
+import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher } from '../refusal-guard.js';
+import { forgejoWordOf } from './commit-status-plan.js';
 import { CommitStatusRows } from './commit-status-rows.js';
 import { CommitStatusPublisher } from './commit-status-publisher.js';
 import { forgejoDryRunPort } from './forgejo-dry-run.js';
@@ -39,6 +41,7 @@ export interface ForgejoSettings extends ForgejoReporting {
 
 export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
   name: 'forgejo',
+  reports: 'Forgejo/Gitea commit statuses',
   host: (s) =>
     s.forgejoUrl === undefined ? undefined : { forge: 'forgejo', host: new URL(s.forgejoUrl.webUrl).hostname, setting: 'FORGEJO_URL' },
   configuredIn: (env) => Boolean(env.FORGEJO_URL?.trim()),
@@ -62,6 +65,7 @@ export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
       store: new CommitStatusRows(d.db),
       log,
       now,
+      onSent: statusCounter(d, 'forgejo'),
     });
     const plain = new ForgejoPublisher({ statuses, deployments, template: s.forgejoStatusContext, log, now });
     const guarded = new GuardedPublisher({
@@ -83,13 +87,13 @@ export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'forgejo', now()) }),
-      // A context that ended says `gone` (Forgejo has no inactive state).
-      describe: (row) => ({ context: row.context, state: row.state ?? 'provisional' }),
-      scrape() {
-        const pause = health.snapshot().pause;
-        d.metrics.forgejoPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / 1000));
-        d.metrics.forgejoCredentialsOk.set(health.credentialState === 'rejected' ? 0 : 1);
-      },
+      // A context that ended says `gone` (Forgejo has no inactive state); its link: the commit with its statuses.
+      describe: (row) => ({
+        context: row.context,
+        forgeState: row.state === null ? 'provisional' : forgejoWordOf(row.state),
+        url: `${url}/${repoWebPath(row)}/commit/${encodeURIComponent(row.sha)}`,
+      }),
+      scrape: forgeGauges(d.metrics, 'forgejo', health),
       summary: { url },
     };
   },

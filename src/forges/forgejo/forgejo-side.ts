@@ -37,7 +37,7 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
     auth: 'token',
     forge: 'Forgejo',
     now: o.now,
-    onPause: (p) => o.metrics.forgejoPauses.inc({ kind: p.kind }),
+    onPause: (p) => o.metrics.forgePauses.inc({ forge: 'forgejo', kind: p.kind }),
   });
   const client = new ForgejoClient({
     apiBase: o.location.apiBase,
@@ -45,7 +45,7 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
     userAgent: o.userAgent,
     now: o.now,
     ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
-    observe: (operation, outcome) => o.metrics.forgejo.inc({ operation, status: String(outcome) }),
+    observe: (operation, outcome) => o.metrics.forgeRequests.inc({ forge: 'forgejo', operation, status: String(outcome) }),
   });
   const monitor = new CredentialMonitor({
     health,
@@ -67,7 +67,7 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
     monitor,
     log: o.log,
     waitWords: 'Forgejo asked to wait (Retry-After)',
-    notSent: () => o.metrics.forgejo.inc({ operation: 'any', status: 'paused' }),
+    notSent: () => o.metrics.forgeRequests.inc({ forge: 'forgejo', operation: 'any', status: 'paused' }),
   });
 
   const port: CommitStatusPort = {

@@ -1,4 +1,4 @@
-import { GitHubError } from '../../common/errors.js';
+import { GitHubError } from './github-error.js';
 import { ForgePaused } from '../forge-health.js';
 
 /** The GitHub calls the bridge makes, named so a refusal can say what was refused. */

@@ -48,7 +48,7 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     forge: 'GitHub',
     budgets: GITHUB_BUDGETS,
     now: o.now,
-    onPause: (p) => o.metrics.githubPauses.inc({ kind: p.kind }),
+    onPause: (p) => o.metrics.forgePauses.inc({ forge: 'github', kind: p.kind }),
   });
   const monitor: { current?: CredentialMonitor } = {};
   const client = {

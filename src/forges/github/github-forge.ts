@@ -4,10 +4,11 @@
  * and its parts of /state, /metrics and routing.
  */
 import type { Forge, ForgeFactory } from '../forge.js';
-import { explainCommit, laneOf } from '../forge.js';
+import { explainCommit, laneOf, repoWebPath } from '../forge.js';
+import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { budgetState, forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
-import { InstallationStore } from '../../store/installation-store.js';
+import { InstallationStore } from './installation-store.js';
 import { dryRunPort } from './dry-run-port.js';
 import { createGitHubSide, type GitHubAuth } from './github-client.js';
 import { GitHubPublisher, type GitHubPublishResult } from './github-publisher.js';
@@ -50,6 +51,7 @@ const NO_CREDENTIALS = 'no GitHub credentials are set (GITHUB_TOKEN or a GitHub 
 
 export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
   name: 'github',
+  reports: 'GitHub Deployments',
   // GitHub's host is always known (github.com by default): without credentials it says why nothing goes there.
   host: (s, credentials) => ({ forge: 'github', host: s.githubHost, ...(credentials ? {} : { disabled: NO_CREDENTIALS }) }),
   configuredIn: (env) => Boolean(env.GITHUB_TOKEN?.trim() || env.GITHUB_APP_ID?.trim()),
@@ -71,7 +73,13 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       installations: new InstallationStore(d.db),
       writeIntervalMs: s.githubWriteIntervalMs,
     });
-    const plain = new GitHubPublisher({ github: d.dryRun ? dryRunPort(side.port, log) : side.port, deployments, log, now });
+    const plain = new GitHubPublisher({
+      github: d.dryRun ? dryRunPort(side.port, log) : side.port,
+      deployments,
+      log,
+      now,
+      onSent: statusCounter(d, 'github'),
+    });
     const guarded = guardGitHub({ publisher: plain, refusals, deployments, auth: auth.kind, log, now });
     const health = side.health;
     return {
@@ -82,18 +90,13 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ auth: auth.kind, ...forgeHealthState(health, refusals, 'github', now()), budgets: budgetState(health) }),
-      // Its state in GitHub's words, as GitHub shows it (`inactive`).
-      describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : toGitHubState(row.state) }),
-      scrape() {
-        const h = health.snapshot();
-        const m = d.metrics;
-        m.githubPausedUntil.reset();
-        m.githubPausedUntil.set({ scope: 'all' }, h.pause === null ? 0 : Math.ceil(h.pause.until / 1000));
-        for (const p of h.pauses) m.githubPausedUntil.set({ scope: p.scope ?? 'all' }, Math.ceil(p.until / 1000));
-        m.githubCredentialsOk.set(h.credentials.state === 'rejected' ? 0 : 1);
-        m.githubRemaining.reset();
-        for (const b of h.budgets) m.githubRemaining.set({ scope: b.scope, resource: b.resource }, b.remaining);
-      },
+      // Its state in GitHub's words, as GitHub shows it (`inactive`); its link: the environment's deployments.
+      describe: (row) => ({
+        deploymentId: row.deploymentId,
+        forgeState: row.state === null ? 'provisional' : toGitHubState(row.state),
+        url: `https://${s.githubHost}/${repoWebPath(row)}/deployments/${encodeURIComponent(row.environment)}`,
+      }),
+      scrape: forgeGauges(d.metrics, 'github', health),
       summary: { api: s.githubApiUrl, auth: auth.kind },
     };
   },

@@ -3,7 +3,8 @@ import { definitelyRefused } from './call-error.js';
 import { DeploymentDeleted, deletedOnGitHub } from './refusal-classify.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort } from './github-types.js';
 import { fromGitHubState, toGitHubState } from './github-states.js';
-import { identityKey, identityOf, payloadMatches, type Identity } from '../../lifecycle/identity.js';
+import { identityKey, identityOf, type Identity } from '../../lifecycle/identity.js';
+import { payloadMatches } from './deployment-payload.js';
 import {
   isSupersedable,
   planStatuses,
@@ -29,6 +30,8 @@ export interface GitHubPublisherDeps {
   deployments: DeploymentStore;
   log: Logger;
   now: () => number;
+  /** Called with each status GitHub accepted (publish, supersession and cleanup alike): the metric's one count. */
+  onSent?: (state: DeliveryState) => void;
 }
 
 /** A cached deployment that exists on GitHub: its id is known. */
@@ -142,6 +145,7 @@ export class GitHubPublisher {
       throw err;
     }
     deployments.setState(id, body.state, body.description ?? null, now());
+    this.deps.onSent?.(body.state);
     // A dry run's pretend deployments have negative ids; its "would send" line was logged already.
     if (deploymentId < 0) return;
     log.info(

@@ -3,13 +3,18 @@ import { parseAppPrivateKey } from './app-jwt.js';
 import type { GitHubAuth } from './github-client.js';
 import { duration, integer, url } from '../../common/setting-parsers.js';
 import { rotatingSecret, secretValue } from '../../common/rotating-secret.js';
-import { webHostOf } from '../../metadata/repository.js';
 import { INVALID, combine, secret, setting, type Check, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 /** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
 const MAX_WRITE_INTERVAL_MS = 5_000;
 const GITHUB_API = 'https://api.github.com';
 const WEB = ['https:', 'http:'];
+
+/** The web host of a GitHub API base URL: api.github.com → github.com; GHES https://h/api/v3 → h. */
+export function webHostOf(apiUrl: string): string {
+  const host = new URL(apiUrl).hostname;
+  return host === 'api.github.com' ? 'github.com' : host;
+}
 
 const webHost: Parse<string> = (value, check) => {
   const checked = url(WEB)(value, check);

@@ -1,6 +1,6 @@
 import { Octokit, RequestError } from 'octokit';
 import type { Logger } from 'pino';
-import { GitHubError } from '../../common/errors.js';
+import { GitHubError } from './github-error.js';
 import type { Metrics } from '../../common/metrics.js';
 import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
 import { ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';
@@ -95,7 +95,7 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
   });
   octokit.hook.wrap('request', async (request, options) => {
     const endpoint = `${options.method} ${options.url}`;
-    const count = (status: string) => o.metrics.github.inc({ endpoint, status });
+    const count = (status: string) => o.metrics.forgeRequests.inc({ forge: 'github', operation: endpoint, status });
     try {
       gate();
       const send = () => request(options);

@@ -1,4 +1,5 @@
-import { GitHubError, isRetryable } from '../../common/errors.js';
+import { isRetryable } from '../../common/errors.js';
+import { GitHubError } from './github-error.js';
 import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode, type RefusalTarget } from '../../lifecycle/refusal.js';
 import { GitHubCallError } from './call-error.js';
 

@@ -6,7 +6,8 @@
  */
 import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
 import type { Forge, ForgeFactory } from '../forge.js';
-import { explainCommit, laneOf } from '../forge.js';
+import { explainCommit, laneOf, repoWebPath } from '../forge.js';
+import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher } from '../refusal-guard.js';
 import { TransientEnvironmentStore } from '../../store/transient-store.js';
@@ -31,6 +32,7 @@ export interface GitLabSettings extends GitLabReporting {
 
 export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
   name: 'gitlab',
+  reports: 'GitLab deployments',
   host: (s) =>
     s.gitlabUrl === undefined ? undefined : { forge: 'gitlab', host: s.gitlabUrl.hostname, setting: 'GITLAB_URL', nested: true },
   configuredIn: (env) => Boolean(env.GITLAB_URL?.trim()),
@@ -48,7 +50,8 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
     });
     const port = d.dryRun ? gitlabDryRunPort(side.port, log) : side.port;
     const transients = new TransientEnvironmentStore(d.db);
-    const plain = new GitLabPublisher({ port, deployments, refusals, transients, agentId: s.gitlabAgentId, log, now });
+    const onSent = statusCounter(d, 'gitlab');
+    const plain = new GitLabPublisher({ port, deployments, refusals, transients, agentId: s.gitlabAgentId, log, now, onSent });
     const guarded = new GuardedPublisher({
       publisher: plain,
       refusals,
@@ -69,16 +72,14 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'gitlab', now()) }),
-      // A retired row says `gone`: its deployment was canceled if it was still running, else it keeps its status on GitLab.
+      // A retired row says `gone`: its deployment was canceled if it was still running, else it keeps its status
+      // on GitLab. Its link: the project's environments, filtered to the row's.
       describe: (row) => ({
         deploymentId: row.deploymentId,
-        state: row.state === null ? 'provisional' : row.state === 'gone' ? 'gone' : wireOf(row.state),
+        forgeState: row.state === null ? 'provisional' : row.state === 'gone' ? 'gone' : wireOf(row.state),
+        url: `${url}/${repoWebPath(row)}/-/environments?search=${encodeURIComponent(row.environment)}`,
       }),
-      scrape() {
-        const pause = health.snapshot().pause;
-        d.metrics.gitlabPausedUntil.set(pause === null ? 0 : Math.ceil(pause.until / 1000));
-        d.metrics.gitlabCredentialsOk.set(health.credentialState === 'rejected' ? 0 : 1);
-      },
+      scrape: forgeGauges(d.metrics, 'gitlab', health),
       summary: { url, ...(s.gitlabAgentId === undefined ? {} : { agentId: s.gitlabAgentId }) },
     };
   },

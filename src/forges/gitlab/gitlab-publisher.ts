@@ -52,6 +52,8 @@ export interface GitLabPublisherDeps {
   transients: Pick<TransientEnvironmentStore, 'mark' | 'has' | 'forget'>;
   log: Logger;
   now: () => number;
+  /** Called with each status GitLab accepted (a create, an update, a cancel at cleanup): the metric's one count. */
+  onSent?: (state: DeliveryState) => void;
 }
 
 const pathOf = (r: { owner: string; repo: string }) => `${r.owner}/${r.repo}`;
@@ -104,15 +106,13 @@ export class GitLabPublisher {
         status: plan.status,
       });
       deployments.setDeploymentId(id, created.id, NEUTRAL[plan.status], now());
-      deployments.setState(id, NEUTRAL[plan.status], description, now());
-      sent.push(NEUTRAL[plan.status]);
+      this.recordSent(id, NEUTRAL[plan.status], description, sent);
       await this.environments.sync(path, target.environment, this.wanted(target, origin));
       return { deploymentId: created.id, sent };
     }
     deployments.setPending(id, NEUTRAL[plan.status], now());
     await this.deps.port.updateDeployment(path, plan.deploymentId, plan.status);
-    deployments.setState(id, NEUTRAL[plan.status], description, now());
-    sent.push(NEUTRAL[plan.status]);
+    this.recordSent(id, NEUTRAL[plan.status], description, sent);
     await this.environments.sync(path, target.environment, this.wanted(target, origin));
     return { deploymentId: plan.deploymentId, sent };
   }
@@ -131,6 +131,7 @@ export class GitLabPublisher {
       if (plan?.call === 'update') {
         deployments.setPending(row, 'gone', now());
         await port.updateDeployment(path, plan.deploymentId, plan.status);
+        this.deps.onSent?.(NEUTRAL[plan.status]);
         wrote = true;
       }
     }
@@ -169,6 +170,13 @@ export class GitLabPublisher {
 
   private wanted(target: ReportTarget, origin: Origin): WantedEnvironment {
     return wantedEnvironment(target, origin, this.deps.agentId);
+  }
+
+  /** A status GitLab accepted: the row shows it, the publish reports it, the metric counts it. */
+  private recordSent(id: Identity, state: DeliveryState, description: string, sent: DeliveryState[]): void {
+    this.deps.deployments.setState(id, state, description, this.deps.now());
+    sent.push(state);
+    this.deps.onSent?.(state);
   }
 
   private rowOf(row: DeploymentRow): GitLabRow {

@@ -64,14 +64,14 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
     auth: 'token',
     forge: 'GitLab',
     now: o.now,
-    onPause: (p) => o.metrics.gitlabPauses.inc({ kind: p.kind }),
+    onPause: (p) => o.metrics.forgePauses.inc({ forge: 'gitlab', kind: p.kind }),
   });
   const client = new GitLabClient({
     apiBase: o.location.apiBase,
     token: o.token,
     userAgent: o.userAgent,
     now: o.now,
-    observe: (operation, outcome) => o.metrics.gitlab.inc({ operation, status: String(outcome) }),
+    observe: (operation, outcome) => o.metrics.forgeRequests.inc({ forge: 'gitlab', operation, status: String(outcome) }),
   });
   let user: GitLabUser | undefined;
   const currentUser = async () => {
@@ -98,7 +98,7 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
     monitor,
     log: o.log,
     waitWords: 'GitLab asked to wait (Retry-After / RateLimit-Reset)',
-    notSent: () => o.metrics.gitlab.inc({ operation: 'any', status: 'paused' }),
+    notSent: () => o.metrics.forgeRequests.inc({ forge: 'gitlab', operation: 'any', status: 'paused' }),
     translate: (err) => (err instanceof GitLabError ? neutral(err) : err),
   });
 

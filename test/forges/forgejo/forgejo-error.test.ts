@@ -1,5 +1,6 @@
 import t from 'tap';
-import { GitHubError, isRetryable } from '../../../src/common/errors.js';
+import { isRetryable } from '../../../src/common/errors.js';
+import { GitHubError } from '../../../src/forges/github/github-error.js';
 import { ForgeError, forgeRefused, isForgeRetryable } from '../../../src/common/errors.js';
 import { retryAtOf } from '../../../src/forges/forgejo/forgejo-error.js';
 

@@ -27,7 +27,8 @@ async function setup(t: Test, token = TOKEN) {
     now: () => NOW,
   });
   t.teardown(() => side.monitor.stop());
-  const counted = async () => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('gdb_forgejo_'));
+  const counted = async () =>
+    (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('gdb_forge_') && l.includes('forge="forgejo"'));
   return { sim, side, counted };
 }
 
@@ -54,11 +55,11 @@ t.test('a good token: the check passes, statuses go out, requests are counted by
     ['GET /user 200', `POST /repos/acme/web/statuses/${SHA} 201`, `GET /repos/acme/web/statuses/${SHA} 200`],
   );
   t.same(
-    (await counted()).filter((l) => l.startsWith('gdb_forgejo_requests_total')),
+    (await counted()).filter((l) => l.startsWith('gdb_forge_requests_total')),
     [
-      'gdb_forgejo_requests_total{operation="credentialCheck",status="200"} 1',
-      'gdb_forgejo_requests_total{operation="createStatus",status="201"} 1',
-      'gdb_forgejo_requests_total{operation="listStatuses",status="200"} 1',
+      'gdb_forge_requests_total{forge="forgejo",operation="credentialCheck",status="200"} 1',
+      'gdb_forge_requests_total{forge="forgejo",operation="createStatus",status="201"} 1',
+      'gdb_forge_requests_total{forge="forgejo",operation="listStatuses",status="200"} 1',
     ],
   );
 });
@@ -74,8 +75,8 @@ t.test('a bad token: rejected, not ready, and nothing more is sent until a check
   t.ok(err.retryAt !== undefined && err.retryAt > NOW, 'retryAt: the next check');
   await failure(t, side.port.latestStatus(repo, SHA, body.context));
   t.equal(sim.requests.length, sent, 'no request reached Forgejo');
-  t.ok((await counted()).includes('gdb_forgejo_requests_total{operation="any",status="paused"} 2'));
-  t.ok((await counted()).includes('gdb_forgejo_pauses_total{kind="credentials"} 1'));
+  t.ok((await counted()).includes('gdb_forge_requests_total{forge="forgejo",operation="any",status="paused"} 2'));
+  t.ok((await counted()).includes('gdb_forge_pauses_total{forge="forgejo",kind="credentials"} 1'));
 });
 
 t.test('a 401 answered to a status pauses Forgejo work like a failed check', async (t) => {
@@ -107,7 +108,7 @@ t.test('a 429 with Retry-After pauses Forgejo work until then', async (t) => {
   const sent = sim.requests.length;
   t.match(await failure(t, side.port.createStatus(repo, SHA, body)), { notSent: true, retryAt: NOW + 30_000 });
   t.equal(sim.requests.length, sent, 'not sent');
-  t.ok((await counted()).includes('gdb_forgejo_pauses_total{kind="secondary"} 1'));
+  t.ok((await counted()).includes('gdb_forge_pauses_total{forge="forgejo",kind="secondary"} 1'));
   t.equal(side.health.outage(), undefined, 'a pause is not an outage');
 });
 
@@ -121,5 +122,5 @@ t.test('a 502 shows as an outage until a request succeeds; it does not pause', a
   await side.port.createStatus(repo, SHA, body);
   t.equal(side.health.outage(), undefined);
   t.equal(side.health.credentialState, 'ok', 'a success proves the token');
-  t.ok((await counted()).includes('gdb_forgejo_requests_total{operation="createStatus",status="502"} 1'));
+  t.ok((await counted()).includes('gdb_forge_requests_total{forge="forgejo",operation="createStatus",status="502"} 1'));
 });

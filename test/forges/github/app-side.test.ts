@@ -76,14 +76,14 @@ for (const prefix of ['', '/api/v3']) {
       const metrics = await rig.metrics.registry.metrics();
       t.match(
         metrics,
-        /gdb_github_requests_total\{endpoint="GET \/repos\/\{owner\}\/\{repo\}\/installation",status="200"\} 1/,
+        /gdb_forge_requests_total\{forge="github",operation="GET \/repos\/\{owner\}\/\{repo\}\/installation",status="200"\} 1/,
         'App calls are counted',
       );
       t.match(
         metrics,
-        /gdb_github_requests_total\{endpoint="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/,
+        /gdb_forge_requests_total\{forge="github",operation="POST \/app\/installations\/\{installation_id\}\/access_tokens",status="201"\} 1/,
       );
-      t.match(metrics, /gdb_github_requests_total\{endpoint="GET \/app",status="200"\} 1/);
+      t.match(metrics, /gdb_forge_requests_total\{forge="github",operation="GET \/app",status="200"\} 1/);
       t.ok(
         rig.side.health.snapshot().budgets.some((b) => b.scope === 'installation 501' && b.resource === 'core' && b.remaining < b.limit),
         "the installation's budget is tracked",

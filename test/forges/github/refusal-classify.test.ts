@@ -1,5 +1,5 @@
 import t from 'tap';
-import { GitHubError } from '../../../src/common/errors.js';
+import { GitHubError } from '../../../src/forges/github/github-error.js';
 import { GitHubCallError, type GitHubOperation } from '../../../src/forges/github/call-error.js';
 import { DeploymentDeleted, deletedOnGitHub, githubRefusalOf } from '../../../src/forges/github/refusal-classify.js';
 import { REFUSAL_RETRY_MS, refusalKeys } from '../../../src/lifecycle/refusal.js';
@@ -17,7 +17,7 @@ const call = (status: number | undefined, op: GitHubOperation | undefined, said 
   new GitHubCallError(`${status} ${said}`, status, said, op, retryAt === undefined ? {} : { retryAt });
 
 t.test('keys: the repository (case-insensitive) and the deployment identity', (t) => {
-  t.same(refusalKeys(target), { repo: 'repo:acme/shop', deployment: `deployment:acme|shop|staging|${target.sha}|shop` });
+  t.same(refusalKeys(target), { repo: 'repo:github:acme/shop', deployment: `deployment:github|acme|shop|staging|${target.sha}|shop` });
   t.end();
 });
 

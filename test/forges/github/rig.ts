@@ -16,7 +16,7 @@ import { GitHubPublisher, type GitHubPublishResult } from '../../../src/forges/g
 import { RefusedByForge } from '../../../src/forges/refusal-guard.js';
 import { openDatabase, type Db } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
-import { InstallationStore } from '../../../src/store/installation-store.js';
+import { InstallationStore } from '../../../src/forges/github/installation-store.js';
 import { RefusalStore } from '../../../src/store/refusal-store.js';
 import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions, type SimDeployment } from '../../harness/github-sim.js';
 

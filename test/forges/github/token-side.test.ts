@@ -2,7 +2,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { createGitHubSide } from '../../../src/forges/github/github-client.js';
 import { createMetrics } from '../../../src/common/metrics.js';
-import { InstallationStore } from '../../../src/store/installation-store.js';
+import { InstallationStore } from '../../../src/forges/github/installation-store.js';
 import { TOKEN, requestLog, sha, startRig, target } from './rig.js';
 
 t.test('a token on GitHub Enterprise Server: every call under /api/v3, the check included', async (t) => {

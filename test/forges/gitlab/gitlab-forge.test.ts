@@ -315,7 +315,7 @@ t.test('a retired workload that comes back: its status read from GitLab, no refu
   const row = deployments.get({ ...live, forge: 'gitlab' });
   if (row === undefined) throw new Error('no row');
   t.equal(await forge.retire(row, 'gone'), false, 'a finished deployment keeps its status: no write');
-  t.same(forge.describe(deployments.get(row) ?? row), { deploymentId: row.deploymentId, state: 'gone' }, '/state says gone');
+  t.match(forge.describe(deployments.get(row) ?? row), { deploymentId: row.deploymentId, forgeState: 'gone' }, '/state says gone');
   t.same((await forge.publish(live, origin, 'success', 'back')).sent, [], 'GitLab still says success: nothing to send');
 
   const rolling = target(SHA2, { environment: 'staging', productionEnvironment: false });

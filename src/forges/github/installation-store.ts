@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { Db } from '../../store/database.js';
 
 /** A repository owner's GitHub App installation, as last looked up. */
 export interface CachedInstallation {
