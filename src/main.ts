@@ -33,6 +33,8 @@ import { RefusalStore } from './store/refusal-store.js';
 import { SourceStore } from './store/source-store.js';
 import { controllerVersion } from './common/version.js';
 import { Worker } from './runtime/worker.js';
+import { Pruning } from './runtime/pruning.js';
+import { pruneStorage } from './store/retention.js';
 
 /** How long shutdown waits for in-flight reconciles (and their GitHub writes) to finish. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -65,7 +67,7 @@ async function main(config: Config): Promise<void> {
   const listings = createPassListings(kube.reader, { now, passIntervalMs: config.resyncIntervalMs });
   // Rollouts that Flux does not wait for end without an event: watches of what rolls out see it.
   const rollouts = buildRolloutTracking({ kube: kubeOptions, queue, notify: () => worker.notify(), log, now });
-  const imageCache = new ImageCache(db);
+  const imageCache = new ImageCache(db, now);
   const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
   const refusals = new RefusalStore(db);
   const userAgent = `github-deployment-bridge/${version}`;
@@ -103,6 +105,16 @@ async function main(config: Config): Promise<void> {
     onEnqueued: () => worker.notify(),
     onPassStart: () => listings.begin(),
     trackedSources: () => deployments.activeSources(),
+  });
+
+  // Rows with no purpose left (gone sources, registry answers no one reads, old history) go by age.
+  const pruning = new Pruning({
+    prune: () => pruneStorage(db, now()),
+    onPruned: (p) => {
+      for (const [table, n] of Object.entries(p)) if (n > 0) metrics.storagePruned.inc({ table }, n);
+    },
+    storage,
+    log,
   });
 
   const readiness = createReadiness({
@@ -146,6 +158,7 @@ async function main(config: Config): Promise<void> {
   await forges.start();
   worker.start();
   resync.start();
+  pruning.start();
   log.info(
     {
       address,
@@ -169,6 +182,7 @@ async function main(config: Config): Promise<void> {
     }, SHUTDOWN_GRACE_MS + SHUTDOWN_EXTRA_MS).unref();
     log.info({ signal }, 'shutting down: finishing in-flight work');
     await resync.stop();
+    pruning.stop();
     rollouts.stop();
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);

@@ -101,4 +101,10 @@ export const MIGRATIONS: readonly string[] = [
      state = CASE state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE state END,
      pending_state = CASE pending_state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE pending_state END
    WHERE state IN ('inactive', 'queued') OR pending_state IN ('inactive', 'queued');`,
+  // Retention (issue 22): when a digest's labels were last read (pruned once unused for a while, retention.ts), and
+  // indexes for the prune's scans (sources by age, deployments' history by lineage).
+  `ALTER TABLE image_labels ADD COLUMN used_at INTEGER;
+   UPDATE image_labels SET used_at = stored_at;
+   CREATE INDEX deployments_settled ON deployments (state, updated_at);
+   CREATE INDEX deployments_source ON deployments (source_kind, source_namespace, source_name);`,
 ];
