@@ -3,6 +3,7 @@ import pino from 'pino';
 import { logDestination } from './common/log-destination.js';
 import { secretValue } from './common/rotating-secret.js';
 import { buildApp } from './http/http-app.js';
+import { openWebhookKeyring } from './http/webhook-keys.js';
 import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
 import { parseCommand, usage } from './cli/usage.js';
 import { buildImageFacts } from './images/image-facts-wiring.js';
@@ -129,7 +130,7 @@ async function main(config: Config): Promise<void> {
 
   let shuttingDown = false;
   const app = await buildApp({
-    webhookKey: config.webhookKey,
+    webhookKeys: openWebhookKeyring(config.webhookKeys, { now, log }),
     watchNamespaces: config.watchNamespaces,
     ...(config.stateToken ? { stateToken: secretValue(config.stateToken) } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,

@@ -10,7 +10,7 @@ import { parseDockerConfigJson } from '../oci/docker-config.js';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform } from '../oci/platform.js';
 import { FORGE_REPORTING_SETTINGS, FORGE_SERVICE_SETTINGS } from '../forges/registry.js';
 import { boolean, duration, integer, list, oneOf, text, url } from '../common/setting-parsers.js';
-import { INVALID, secret, setting, type Parse } from '../common/settings-schema.js';
+import { INVALID, combine, secret, setting, type Parse } from '../common/settings-schema.js';
 
 /**
  * Smallest `RESYNC_INTERVAL`: refuses `1ms`-style slips that would re-list the cluster in a tight loop,
@@ -123,12 +123,28 @@ const SERVICE_SETTINGS = {
     doc: "port of every endpoint; not 8080, which Flux's `allow-scraping` NetworkPolicy opens to all namespaces in `flux-system`",
   }),
   host: setting('HOST', { parse: text, default: '0.0.0.0', doc: 'address to listen on' }),
-  webhookKey: secret('WEBHOOK_TOKEN', {
-    raw: true,
-    decode: (bytes) => bytes,
-    required: 'the HMAC key of the Flux generic-hmac Provider',
-    doc: 'the HMAC key of the Flux Provider, used byte for byte (a trailing newline in the file is part of the key, as in Flux)',
-  }),
+  webhookKeys: combine(
+    {
+      shared: secret('WEBHOOK_TOKEN', {
+        raw: true,
+        decode: (bytes) => bytes,
+        shown: 'required, or `WEBHOOK_TOKEN_DIR`',
+        doc: 'the HMAC key of the Flux Provider, used byte for byte (a trailing newline in the file is part of the key, as in Flux); verifies events of every namespace',
+      }),
+      dir: setting('WEBHOOK_TOKEN_DIR', {
+        parse: text,
+        doc: "a directory of HMAC keys, one file per namespace named by it (a mounted Secret; read again when it changes): an event verified by namespace N's key must be about an object in N, else `403` (docs/security.md)",
+      }),
+    },
+    ({ shared, dir }, source) => {
+      if (shared === INVALID || dir === INVALID) return INVALID;
+      if ((shared === undefined || shared.length === 0) && dir === undefined)
+        return source.problem(
+          'WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required (or WEBHOOK_TOKEN_DIR): the HMAC key of the Flux generic-hmac Provider',
+        );
+      return { ...(shared !== undefined && shared.length > 0 ? { shared } : {}), ...(dir !== undefined ? { dir } : {}) };
+    },
+  ),
   webhookRatePerMinute: setting('WEBHOOK_RATE_PER_MINUTE', {
     parse: integer(1, 1_000_000_000),
     shown: `\`${WEBHOOK_RATE_PER_MINUTE}\``,

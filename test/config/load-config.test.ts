@@ -37,7 +37,7 @@ t.test('minimal valid env and defaults', (t) => {
     registryInsecureHosts: [],
     reconcileConcurrency: 4,
   });
-  t.same(c.webhookKey, Buffer.from('s3cret'));
+  t.same(c.webhookKeys.shared, Buffer.from('s3cret'));
   t.same(c.watchNamespaces, []);
   t.same(c.registryInsecureHosts, []);
   for (const k of ['kubeconfig', 'environment', 'environmentUrl', 'logUrlTemplate']) t.notOk(k in c, `${k} absent`);
@@ -165,18 +165,22 @@ t.test('webhook key', (t) => {
   const file = join(dir, 'token');
   writeFileSync(file, 'from-a-secret\n');
   t.same(
-    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: file }).webhookKey,
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: file }).webhookKeys.shared,
     Buffer.from('from-a-secret\n'),
     'file read byte for byte, trailing newline kept',
   );
   const binary = join(dir, 'binary');
   writeFileSync(binary, Buffer.from([0, 1, 0xfe, 0xff, 0x0a]));
   t.same(
-    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: binary }).webhookKey,
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: binary }).webhookKeys.shared,
     Buffer.from([0, 1, 0xfe, 0xff, 0x0a]),
     'binary key',
   );
-  t.same(loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: ' spaced key\n' }).webhookKey, Buffer.from(' spaced key\n'), 'WEBHOOK_TOKEN not trimmed');
+  t.same(
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: ' spaced key\n' }).webhookKeys.shared,
+    Buffer.from(' spaced key\n'),
+    'WEBHOOK_TOKEN not trimmed',
+  );
 
   t.match(problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN_FILE: file }), [/^set only one of WEBHOOK_TOKEN and WEBHOOK_TOKEN_FILE/], 'both set');
   t.match(
@@ -192,6 +196,16 @@ t.test('webhook key', (t) => {
     'empty file',
   );
   t.match(problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN: '' }), [/^WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required/], 'empty token');
+  t.same(
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_DIR: '/etc/webhook-keys' }).webhookKeys,
+    { dir: '/etc/webhook-keys' },
+    'WEBHOOK_TOKEN_DIR alone: keys per namespace only',
+  );
+  t.same(
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN_DIR: '/etc/webhook-keys' }).webhookKeys,
+    { shared: Buffer.from(MINIMAL.WEBHOOK_TOKEN), dir: '/etc/webhook-keys' },
+    'both: the shared key for every namespace beside them',
+  );
 
   const seen: string[] = [];
   const c = loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: '/run/secrets/token' }, (p) => {
@@ -199,7 +213,7 @@ t.test('webhook key', (t) => {
     return Buffer.from('injected');
   });
   t.same(seen, ['/run/secrets/token'], 'reads through the injected reader');
-  t.same(c.webhookKey, Buffer.from('injected'));
+  t.same(c.webhookKeys.shared, Buffer.from('injected'));
   t.end();
 });
 

@@ -22,6 +22,7 @@ const RENDERED = [
   'manifests/optional/preview-routes',
   'manifests/optional/egress',
   'test/manifests/forgejo',
+  'test/manifests/namespace-keys',
   'test/manifests/github-app',
   'test/manifests/tenant',
   'test/manifests/own-image',
@@ -209,6 +210,32 @@ t.test('optional Forgejo component: URL, token file from a read-only Secret moun
   t.match(readYaml('manifests/optional/forgejo/secret.example.yaml'), [
     { kind: 'Secret', metadata: { name: 'github-deployment-bridge-forgejo', namespace: 'flux-system' }, stringData: { token: String } },
   ]);
+  t.end();
+});
+
+t.test('optional namespace-keys component: WEBHOOK_TOKEN_DIR on a read-only Secret mount, the shared key kept', (t) => {
+  const base = render('manifests');
+  const objs = render('test/manifests/namespace-keys');
+  t.same(inventory(objs), inventory(base), 'no Secret rendered');
+  const c = bridgeContainer(objs);
+  const env = new Map(c.env.map((e) => [e.name, e]));
+  const dir = env.get('WEBHOOK_TOKEN_DIR')?.value;
+  t.equal(dir, '/etc/github-deployment-bridge/namespace-keys');
+  t.match(
+    c.volumeMounts.find((m) => m.mountPath === dir),
+    { name: 'namespace-keys', readOnly: true },
+  );
+  t.notOk(
+    c.volumeMounts.some((m) => 'subPath' in m),
+    'no subPath: the kubelet updates the keys',
+  );
+  t.ok(env.has('WEBHOOK_TOKEN_FILE'), "flux-system's shared key kept");
+  const volumes = bridgeDeployment(objs).spec.template.spec.volumes;
+  t.same(volumes.find((v) => v.name === 'namespace-keys')?.secret, { secretName: 'github-deployment-bridge-namespace-keys' });
+  const [secret] = readYaml('manifests/optional/namespace-keys/secret.example.yaml');
+  t.match(secret, { kind: 'Secret', metadata: { name: 'github-deployment-bridge-namespace-keys', namespace: 'flux-system' } });
+  for (const ns of Object.keys((secret as unknown as { stringData: Record<string, string> }).stringData))
+    t.match(ns, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, `key ${ns} is a namespace name`);
   t.end();
 });
 
