@@ -71,8 +71,9 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
   );
 
   const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r ? [r.skip] : []))];
-  // Gone, with no deployment left to end: nothing to show or do (a signed event naming no object leaves no row).
-  if (obj === null && swept.length === 0 && deps.cleanup.deployments.activeForSource(ref).length === 0) sources.forget(ref);
+  // Gone and never reported (a signed event naming an object that does not exist): nothing to show or do, no row
+  // stays. A source that had deployments stays `deleted` in /state until the prune (retention.ts) takes it.
+  if (obj === null && swept.length === 0 && !deps.cleanup.deployments.knowsSource(ref)) sources.forget(ref);
   else
     for (const s of sources.replaceSkips(ref, skips, now())) {
       deps.metrics.skips.inc({ reason: s.code });
