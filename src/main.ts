@@ -10,13 +10,14 @@ import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
-import { buildForges } from './forges/registry.js';
+import { buildForges, forgeUrls } from './forges/registry.js';
 import { createKubeReader } from './kube/kube-client.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
 import { createPassListings } from './kube/pass-listings.js';
 import { buildRolloutTracking } from './runtime/rollout-watch-wiring.js';
-import { describePatterns } from './metadata/repository-trust.js';
+import { describePatterns, trustOf } from './metadata/repository-trust.js';
+import { startupNotices } from './config/startup-notices.js';
 import { createMetrics } from './common/metrics.js';
 import { installProxy } from './common/proxy.js';
 import { createReadiness } from './health/readiness.js';
@@ -135,6 +136,7 @@ async function main(config: Config): Promise<void> {
     ...(config.stateToken ? { stateToken: secretValue(config.stateToken) } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,
     dryRun: config.dryRun,
+    trust: trustOf(config),
     links: { githubHost: config.githubHost, ...(config.forgejoUrl ? { forgejoUrl: config.forgejoUrl.webUrl } : {}) },
     registryCache: () => imageCache.counts(),
     queue,
@@ -172,6 +174,8 @@ async function main(config: Config): Promise<void> {
     },
     'github-deployment-bridge started',
   );
+  // Open by default, never silently: no allow-list, /state without a token, plain-http forges.
+  for (const n of startupNotices({ ...config, forgeUrls: forgeUrls(config) })) log[n.level](n.fields, n.msg);
 
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;

@@ -3,12 +3,14 @@
  * configuration table is generated from them (`npm run docs:config`); adding a setting is one entry here.
  */
 import { rotatingSecret } from '../common/rotating-secret.js';
+import { MIN_SECRET_BYTES, weakSecret } from '../common/secret-strength.js';
 import { errorMessage } from '../common/errors.js';
 import { WEBHOOK_RATE_PER_MINUTE } from '../http/webhook.js';
 import { parseRepositoryPatterns, type RepositoryPattern } from '../metadata/repository-trust.js';
 import { parseDockerConfigJson } from '../oci/docker-config.js';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform } from '../oci/platform.js';
 import { FORGE_REPORTING_SETTINGS, FORGE_SERVICE_SETTINGS } from '../forges/registry.js';
+import { ALLOW_HTTP_SETTING } from '../forges/forge-url.js';
 import { boolean, duration, integer, list, oneOf, text, url } from '../common/setting-parsers.js';
 import { INVALID, combine, secret, setting, type Parse } from '../common/settings-schema.js';
 
@@ -108,6 +110,11 @@ export const REPORTING_SETTINGS = {
     default: formatPlatform(DEFAULT_PLATFORM),
     doc: '`os/arch[/variant]` picked from multi-arch images (`linux/arm64`, `linux/arm/v7`)',
   }),
+  allowHttpForgeUrls: setting(ALLOW_HTTP_SETTING, {
+    parse: boolean,
+    default: 'false',
+    doc: '`true` lets `GITHUB_API_URL`, `FORGEJO_URL` and `GITLAB_URL` be plain `http` (a simulator, a sidecar or mesh that encrypts; tokens cross the network in clear, warned at start); else they must be `https`',
+  }),
   logLevel: setting('LOG_LEVEL', {
     parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',
@@ -127,9 +134,12 @@ const SERVICE_SETTINGS = {
     {
       shared: secret('WEBHOOK_TOKEN', {
         raw: true,
-        decode: (bytes) => bytes,
+        decode: (bytes, check) => {
+          const why = bytes.length === 0 ? undefined : weakSecret(bytes);
+          return why === undefined ? bytes : check.problem(`${check.name} ${why}`);
+        },
         shown: 'required, or `WEBHOOK_TOKEN_DIR`',
-        doc: 'the HMAC key of the Flux Provider, used byte for byte (a trailing newline in the file is part of the key, as in Flux); verifies events of every namespace',
+        doc: `the HMAC key of the Flux Provider, used byte for byte (a trailing newline in the file is part of the key, as in Flux); verifies events of every namespace; at least ${MIN_SECRET_BYTES} bytes, not an example's placeholder`,
       }),
       dir: setting('WEBHOOK_TOKEN_DIR', {
         parse: text,
@@ -150,7 +160,14 @@ const SERVICE_SETTINGS = {
     shown: `\`${WEBHOOK_RATE_PER_MINUTE}\``,
     doc: 'webhook requests accepted per minute from one client address (`429` beyond), counted apart for verified events and for requests whose signature fails',
   }),
-  stateToken: rotatingSecret('STATE_TOKEN', { shown: '—', doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
+  stateToken: rotatingSecret(
+    'STATE_TOKEN',
+    {
+      shown: '—',
+      doc: `when set, \`/state\` requires \`Authorization: Bearer <token>\`; at least ${MIN_SECRET_BYTES} bytes, not an example's placeholder; unset, \`/state\` is open (said at start)`,
+    },
+    weakSecret,
+  ),
   ...FORGE_SERVICE_SETTINGS,
   databasePath: setting('DATABASE_PATH', {
     parse: text,

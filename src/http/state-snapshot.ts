@@ -6,6 +6,7 @@ import type { DeploymentStore } from '../store/deployment-store.js';
 import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
+import type { Trust } from '../metadata/repository-trust.js';
 
 /** Where rows link to: GitHub's web host (`github.com`, a GHES host) and Forgejo's web URL. */
 export interface ForgeLinks {
@@ -37,6 +38,8 @@ export interface StatusDeps {
   links?: ForgeLinks;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
   dryRun?: boolean;
+  /** The trust boundary (ALLOWED_REPOSITORIES): open, or an allow-list of so many patterns. */
+  trust?: Trust;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -48,6 +51,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
   const byName = new Map(forges.map((f) => [f.name, f]));
   return {
     dryRun: deps.dryRun ?? false,
+    ...(deps.trust ? { trust: deps.trust } : {}),
     deployments: deps.deployments
       .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
       .map((d) => ({

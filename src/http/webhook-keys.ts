@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
+import { weakSecret } from '../common/secret-strength.js';
 import { verifySignature } from './hmac.js';
 
 /** A file name that is a namespace (DNS-1123 label); others (Kubernetes' `..data` links, dotfiles, README) are not keys. */
@@ -120,16 +121,14 @@ function claimedNamespace(body: Buffer): string | undefined {
 }
 
 /** The keyring of the settings, with its start-up line; a directory that cannot be read stops the start with one line. */
-export function openWebhookKeyring(
-  keys: { shared?: Buffer; dir?: string },
-  o: { now: () => number; log: Logger; weak?: (key: Buffer) => string | undefined },
-): WebhookKeyring {
+export function openWebhookKeyring(keys: { shared?: Buffer; dir?: string }, o: { now: () => number; log: Logger }): WebhookKeyring {
   let ring: WebhookKeyring;
   try {
     ring = new WebhookKeyring({
       ...keys,
       now: o.now,
-      ...(o.weak ? { weak: o.weak } : {}),
+      // The same minimum as WEBHOOK_TOKEN's: a namespace's key signs that namespace's events.
+      weak: weakSecret,
       onIgnored: (namespace, reason) => o.log.error({ namespace, reason }, 'webhook key ignored: events of this namespace answer 401'),
     });
   } catch (err) {

@@ -93,6 +93,8 @@ export interface StateGitHub {
 export interface StateBody {
   /** `DRY_RUN`: forge writes logged, not sent. */
   dryRun: boolean;
+  /** The trust boundary: `open` (no ALLOWED_REPOSITORIES) or `allow-list` with its number of patterns. */
+  trust: { mode: 'open' | 'allow-list'; patterns: number; repositorySource: string };
   deployments: StateDeployment[];
   skipped: StateSkip[];
   sources: StateSource[];

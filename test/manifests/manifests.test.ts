@@ -94,6 +94,16 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
     { valueFrom: { secretKeyRef: { name: 'github-deployment-bridge-state', key: 'token', optional: true } } },
     '/state asks for a bearer token once its Secret exists',
   );
+  t.same(
+    c.env.find((e) => e.name === 'ALLOWED_REPOSITORIES'),
+    { name: 'ALLOWED_REPOSITORIES', value: '' },
+    'the trust boundary shipped as a setting to fill in (empty: open, warned at start)',
+  );
+  t.match(
+    readFileSync(join(REPO_ROOT, 'manifests/deployment.yaml'), 'utf8'),
+    /# The trust boundary \(README "Trust boundary"\)[^\n]*\n(\s*#[^\n]*\n)+\s*- \{ name: ALLOWED_REPOSITORIES/,
+    'with a comment saying what empty means',
+  );
   t.notOk(
     c.env.some((e) => e.name.startsWith('FORGEJO_') || e.name.startsWith('GITHUB_APP_')),
     'Forgejo and the GitHub App only with their components',
