@@ -100,7 +100,7 @@ export interface StateBody {
   sources: StateSource[];
   queue: { pending: number; active: number; running: number; items: StateQueueItem[] };
   readiness: Readiness;
-  storage: { path: string; writable: boolean; problem: Record<string, unknown> | null };
+  storage: { path: string; writable: boolean; damaged: string | null; problem: Record<string, unknown> | null };
   registryCache: { digests: number; tags: number };
   github: StateGitHub;
 }
