@@ -38,6 +38,8 @@ export interface StatusDeps {
   links?: ForgeLinks;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
   dryRun?: boolean;
+  /** Requests per client address per minute to /readyz, and to /state with `/`; default STATUS_RATE_PER_MINUTE. */
+  statusRatePerMinute?: number;
   /** The trust boundary (ALLOWED_REPOSITORIES): open, or an allow-list of so many patterns. */
   trust?: Trust;
 }
