@@ -23,6 +23,8 @@ const RENDERED = [
   'manifests/optional/egress',
   'test/manifests/forgejo',
   'test/manifests/namespace-keys',
+  'test/manifests/namespaced-rbac',
+  'test/manifests/tenant-rbac',
   'test/manifests/github-app',
   'test/manifests/tenant',
   'test/manifests/own-image',
@@ -249,10 +251,50 @@ t.test('optional namespace-keys component: WEBHOOK_TOKEN_DIR on a read-only Secr
   t.end();
 });
 
+t.test('namespaced permissions: the base reads per namespace, no cluster-wide grant but named namespaces; Secrets per namespace', (t) => {
+  const base = render('manifests');
+  const objs = render('test/manifests/namespaced-rbac');
+  t.notOk(
+    objs.some((o) => o.kind === 'ClusterRole' && o.metadata.name === 'github-deployment-bridge'),
+    "the base's ClusterRole is gone",
+  );
+  t.notOk(objs.some((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'github-deployment-bridge'));
+  const namespaces = find(objs, 'ClusterRole', 'github-deployment-bridge-namespaces') as ClusterRole & {
+    rules: Array<{ resourceNames?: string[] }>;
+  };
+  t.same(grants(namespaces), ['core/namespaces:get'], 'only get on namespaces, cluster-wide');
+  const env = new Map(bridgeContainer(objs).env.map((e) => [e.name, e.value]));
+  const watched = (env.get('WATCH_NAMESPACES') ?? '').split(',');
+  t.ok(watched.length > 0 && watched[0] !== '', 'WATCH_NAMESPACES is set (a Role cannot grant a cluster-wide list)');
+  t.same(namespaces.rules[0]?.resourceNames, watched, 'the namespaces named are the watched ones');
+
+  const tenant = render('test/manifests/tenant-rbac');
+  const reads = find(tenant, 'Role', 'github-deployment-bridge') as ClusterRole;
+  const clusterReads = find(base, 'ClusterRole', 'github-deployment-bridge') as ClusterRole;
+  t.same(
+    grants(reads),
+    grants(clusterReads).filter((g) => g !== 'core/namespaces:get,list,watch'),
+    "the base's reads, namespaced (namespaces themselves through the ClusterRole above)",
+  );
+  const secrets = find(tenant, 'Role', 'github-deployment-bridge-registry-secrets') as ClusterRole;
+  t.same(grants(secrets), ['core/secrets:get', 'core/serviceaccounts:get']);
+  for (const binding of tenant.filter((o) => o.kind === 'RoleBinding'))
+    t.match(binding, {
+      metadata: { namespace: 'apps' },
+      subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
+    });
+  t.notOk(
+    tenant.some((o) => o.kind.startsWith('Cluster')),
+    'nothing cluster-wide in a tenant',
+  );
+  t.end();
+});
+
 t.test('no write verbs anywhere: every rendered role only reads', (t) => {
   const roles = RENDERED.flatMap(render).filter((o): o is ClusterRole => o.kind === 'ClusterRole' || o.kind === 'Role');
   t.same([...new Set(roles.map((r) => r.metadata.name))].sort(), [
     'github-deployment-bridge',
+    'github-deployment-bridge-namespaces',
     'github-deployment-bridge-preview-routes',
     'github-deployment-bridge-registry-secrets',
   ]);
