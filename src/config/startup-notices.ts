@@ -24,7 +24,7 @@ export function startupNotices(s: NoticeSettings): Notice[] {
   if (s.allowedRepositories.length === 0)
     out.push({
       level: 'warn',
-      msg: 'ALLOWED_REPOSITORIES is not set: a workload or image label may name any repository the forge credentials can write (README "Trust boundary")',
+      msg: 'ALLOWED_REPOSITORIES is not set: a workload or image label may name any repository the forge credentials can write (docs/trust-boundary.md)',
       fields: { trust: 'open', repositorySource: s.repositorySource },
     });
   else out.push({ level: 'info', msg: 'trust boundary', fields: { allowedRepositories: describePatterns(s.allowedRepositories) } });

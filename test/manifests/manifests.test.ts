@@ -103,7 +103,7 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
   );
   t.match(
     readFileSync(join(REPO_ROOT, 'manifests/deployment.yaml'), 'utf8'),
-    /# The trust boundary \(README "Trust boundary"\)[^\n]*\n(\s*#[^\n]*\n)+\s*- \{ name: ALLOWED_REPOSITORIES/,
+    /# The trust boundary \(docs\/trust-boundary\.md\)[^\n]*\n(\s*#[^\n]*\n)+\s*- \{ name: ALLOWED_REPOSITORIES/,
     'with a comment saying what empty means',
   );
   t.notOk(
