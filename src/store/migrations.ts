@@ -102,11 +102,11 @@ export const MIGRATIONS: readonly string[] = [
      pending_state = CASE pending_state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE pending_state END
    WHERE state IN ('inactive', 'queued') OR pending_state IN ('inactive', 'queued');`,
   // Retention (issue 22): when a digest's labels were last read (pruned once unused for a while, retention.ts), and
-  // indexes for the prune's scans (sources by age, deployments' history by lineage). The queue: the backoff step an
-  // event last cut short (an event shortens each step at most once).
-  `ALTER TABLE queue ADD COLUMN event_cut_step INTEGER;
-   ALTER TABLE image_labels ADD COLUMN used_at INTEGER;
+  // indexes for the prune's scans (sources by age, deployments' history by lineage).
+  `ALTER TABLE image_labels ADD COLUMN used_at INTEGER;
    UPDATE image_labels SET used_at = stored_at;
    CREATE INDEX deployments_settled ON deployments (state, updated_at);
    CREATE INDEX deployments_source ON deployments (source_kind, source_namespace, source_name);`,
+  // The queue: the backoff step an event last cut short (not two steps in a row, queue-store.ts).
+  `ALTER TABLE queue ADD COLUMN event_cut_step INTEGER;`,
 ];
