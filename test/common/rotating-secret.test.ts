@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { secretValue } from '../../src/common/rotating-secret.js';
 import { startRig } from '../forges/github/rig.js';
+import { configProblems } from '../config/config-problems.js';
 
 /** A STATE_TOKEN long enough to be accepted. */
 const STATE = 'a-state-token-of-at-least-32-bytes';
@@ -19,15 +20,7 @@ function secrets(t: Test): (name: string, content: string) => string {
   };
 }
 
-function problemsOf(env: NodeJS.ProcessEnv): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problemsOf = configProblems;
 
 t.test('GITHUB_TOKEN_FILE: read again before each use, so a rotated file is picked up without a restart', async (t) => {
   const write = secrets(t);

@@ -7,12 +7,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { startupNotices } from '../../src/config/startup-notices.js';
 import { MIN_SECRET_BYTES, weakSecret } from '../../src/common/secret-strength.js';
 import { parseRepositoryPatterns, trustOf } from '../../src/metadata/repository-trust.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
 import { parseYaml } from '../manifests/render.js';
+import { configProblems } from './config-problems.js';
 
 const KEY = 'a-webhook-key-of-at-least-32-bytes';
 const BASE = { WEBHOOK_TOKEN: KEY, GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
@@ -23,15 +24,7 @@ const EXAMPLE_KEY = (
   }
 ).stringData.token;
 
-function problemsOf(env: NodeJS.ProcessEnv): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problemsOf = configProblems;
 
 function file(t: Test, content: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-weak-'));
