@@ -3,6 +3,10 @@
 #     --build-arg REVISION=$(git rev-parse HEAD) -t github-deployment-bridge:dev .
 # The exact Node.js release the tests run on: package.json's `node` devDependency is the same version, so `npm test`
 # (on any machine, whatever its own Node) runs on what ships (test/container/runtime-stage.test.ts checks both).
+# By tag here, not digest: the digest of node:24.21.0-bookworm-slim could not be looked up where this was written
+# (Docker Hub unreachable), and a digest is never written from memory. The release workflow resolves the tag to its
+# index digest and builds from `NODE_IMAGE=node:…@sha256:…` (its provenance records it); to pin here, set the default
+# to what `docker buildx imagetools inspect node:24.21.0-bookworm-slim` prints as Digest.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
@@ -39,8 +43,11 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
-# The only writable path: the database volume. The root filesystem can be read-only.
-RUN mkdir -p /data && chown 65532:65532 /data
+# The only writable path: the database volume. The root filesystem can be read-only. npm, npx and corepack are not
+# needed to run the bridge (node runs dist/src/main.js): removed, so the image carries no package manager to use.
+RUN mkdir -p /data && chown 65532:65532 /data \
+ && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
+           /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 VOLUME ["/data"]
 USER 65532:65532
 # PORT's default; not 8080, which Flux opens to every namespace in flux-system (docs/container.md).

@@ -3,19 +3,21 @@ import pino from 'pino';
 import { logDestination } from './common/log-destination.js';
 import { secretValue } from './common/rotating-secret.js';
 import { buildApp } from './http/http-app.js';
+import { openWebhookKeyring } from './http/webhook-keys.js';
 import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
 import { parseCommand, usage } from './cli/usage.js';
 import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
-import { buildForges } from './forges/registry.js';
+import { buildForges, forgeUrls } from './forges/registry.js';
 import { createKubeReader } from './kube/kube-client.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
 import { createPassListings } from './kube/pass-listings.js';
 import { buildRolloutTracking } from './runtime/rollout-watch-wiring.js';
-import { describePatterns } from './metadata/repository-trust.js';
+import { describePatterns, trustOf } from './metadata/repository-trust.js';
+import { startupNotices } from './config/startup-notices.js';
 import { createMetrics } from './common/metrics.js';
 import { installProxy } from './common/proxy.js';
 import { createReadiness } from './health/readiness.js';
@@ -33,6 +35,8 @@ import { RefusalStore } from './store/refusal-store.js';
 import { SourceStore } from './store/source-store.js';
 import { controllerVersion } from './common/version.js';
 import { Worker } from './runtime/worker.js';
+import { Pruning } from './runtime/pruning.js';
+import { pruneStorage } from './store/retention.js';
 
 /** How long shutdown waits for in-flight reconciles (and their forge writes) to finish. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -65,7 +69,7 @@ async function main(config: Config): Promise<void> {
   const listings = createPassListings(kube.reader, { now, passIntervalMs: config.resyncIntervalMs });
   // Rollouts that Flux does not wait for end without an event: watches of what rolls out see it.
   const rollouts = buildRolloutTracking({ kube: kubeOptions, queue, notify: () => worker.notify(), log, now });
-  const imageCache = new ImageCache(db);
+  const imageCache = new ImageCache(db, now);
   const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
   const refusals = new RefusalStore(db);
   const userAgent = `github-deployment-bridge/${version}`;
@@ -105,6 +109,16 @@ async function main(config: Config): Promise<void> {
     trackedSources: () => deployments.activeSources(),
   });
 
+  // Rows with no purpose left (gone sources, registry answers no one reads, old history) go by age.
+  const pruning = new Pruning({
+    prune: () => pruneStorage(db, now()),
+    onPruned: (p) => {
+      for (const [table, n] of Object.entries(p)) if (n > 0) metrics.storagePruned.inc({ table }, n);
+    },
+    storage,
+    log,
+  });
+
   const readiness = createReadiness({
     storage,
     db,
@@ -117,11 +131,12 @@ async function main(config: Config): Promise<void> {
 
   let shuttingDown = false;
   const app = await buildApp({
-    webhookKey: config.webhookKey,
+    webhookKeys: openWebhookKeyring(config.webhookKeys, { now, log }),
     watchNamespaces: config.watchNamespaces,
     ...(config.stateToken ? { stateToken: secretValue(config.stateToken) } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,
     dryRun: config.dryRun,
+    trust: trustOf(config),
     registryCache: () => imageCache.counts(),
     queue,
     deployments,
@@ -145,6 +160,7 @@ async function main(config: Config): Promise<void> {
   await forges.start();
   worker.start();
   resync.start();
+  pruning.start();
   log.info(
     {
       address,
@@ -157,6 +173,8 @@ async function main(config: Config): Promise<void> {
     },
     'github-deployment-bridge started',
   );
+  // Open by default, never silently: no allow-list, /state without a token, plain-http forges.
+  for (const n of startupNotices({ ...config, forgeUrls: forgeUrls(config) })) log[n.level](n.fields, n.msg);
 
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -168,6 +186,7 @@ async function main(config: Config): Promise<void> {
     }, SHUTDOWN_GRACE_MS + SHUTDOWN_EXTRA_MS).unref();
     log.info({ signal }, 'shutting down: finishing in-flight work');
     await resync.stop();
+    pruning.stop();
     rollouts.stop();
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);

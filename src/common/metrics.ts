@@ -156,6 +156,12 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
       labelNames: ['code'],
       registers,
     }),
+    storagePruned: new Counter({
+      name: 'gdb_storage_pruned_rows_total',
+      help: 'Database rows removed by the periodic prune (no purpose left: gone sources, unused registry answers, old history), by table',
+      labelNames: ['table'],
+      registers,
+    }),
     storageWritable: new Gauge({
       name: 'gdb_storage_writable',
       help: '1 while the database takes writes; 0 from a failed write until one goes through',

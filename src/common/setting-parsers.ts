@@ -14,6 +14,9 @@ export const list: Parse<string[]> = (value) =>
 const TRUE = ['true', '1', 'yes'];
 const FALSE = ['false', '0', 'no'];
 
+/** Whether a set value reads as true (as `boolean` reads it); an unset or unreadable one is not. */
+export const isTrue = (value: string | undefined): boolean => value !== undefined && TRUE.includes(value.toLowerCase());
+
 /** `true`/`false`, `1`/`0`, `yes`/`no`, any case. */
 export const boolean: Parse<boolean> = (value, check) => {
   const v = value.toLowerCase();

@@ -36,6 +36,8 @@ export interface Check {
   problem(message: string): Invalid;
   /** A file's bytes; an unreadable one is recorded as `<label> cannot be read (CODE)`. */
   read(path: string): Buffer | Invalid;
+  /** Another variable's value, trimmed (a rule that depends on it, e.g. ALLOW_HTTP_FORGE_URLS); undefined when unset. */
+  other(name: string): string | undefined;
 }
 
 /** Turns a set, trimmed value into the setting's type, or records why not. */
@@ -167,6 +169,7 @@ function checkFor(name: string, label: string, source: Source): Check {
     label,
     invalid: (phrase) => source.problem(`${label} ${phrase}`),
     problem: (message) => source.problem(message),
+    other: (other) => source.text(other),
     read(path) {
       try {
         return source.readFile(path);

@@ -3,14 +3,16 @@
  * configuration table is generated from them (`npm run docs:config`); adding a setting is one entry here.
  */
 import { rotatingSecret } from '../common/rotating-secret.js';
+import { MIN_SECRET_BYTES, weakSecret } from '../common/secret-strength.js';
 import { errorMessage } from '../common/errors.js';
 import { WEBHOOK_RATE_PER_MINUTE } from '../http/webhook.js';
 import { parseRepositoryPatterns, type RepositoryPattern } from '../metadata/repository-trust.js';
 import { parseDockerConfigJson } from '../oci/docker-config.js';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform } from '../oci/platform.js';
 import { FORGE_REPORTING_SETTINGS, FORGE_SERVICE_SETTINGS } from '../forges/registry.js';
+import { ALLOW_HTTP_SETTING } from '../forges/forge-url.js';
 import { boolean, duration, integer, list, oneOf, text, url } from '../common/setting-parsers.js';
-import { INVALID, secret, setting, type Parse } from '../common/settings-schema.js';
+import { INVALID, combine, secret, setting, type Parse } from '../common/settings-schema.js';
 
 /**
  * Smallest `RESYNC_INTERVAL`: refuses `1ms`-style slips that would re-list the cluster in a tight loop,
@@ -108,6 +110,11 @@ export const REPORTING_SETTINGS = {
     default: formatPlatform(DEFAULT_PLATFORM),
     doc: '`os/arch[/variant]` picked from multi-arch images (`linux/arm64`, `linux/arm/v7`)',
   }),
+  allowHttpForgeUrls: setting(ALLOW_HTTP_SETTING, {
+    parse: boolean,
+    default: 'false',
+    doc: '`true` lets `GITHUB_API_URL`, `FORGEJO_URL` and `GITLAB_URL` be plain `http` (a simulator, a sidecar or mesh that encrypts; tokens cross the network in clear, warned at start); else they must be `https`',
+  }),
   logLevel: setting('LOG_LEVEL', {
     parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',
@@ -123,18 +130,44 @@ const SERVICE_SETTINGS = {
     doc: "port of every endpoint; not 8080, which Flux's `allow-scraping` NetworkPolicy opens to all namespaces in `flux-system`",
   }),
   host: setting('HOST', { parse: text, default: '0.0.0.0', doc: 'address to listen on' }),
-  webhookKey: secret('WEBHOOK_TOKEN', {
-    raw: true,
-    decode: (bytes) => bytes,
-    required: 'the HMAC key of the Flux generic-hmac Provider',
-    doc: 'the HMAC key of the Flux Provider, used byte for byte (a trailing newline in the file is part of the key, as in Flux)',
-  }),
+  webhookKeys: combine(
+    {
+      shared: secret('WEBHOOK_TOKEN', {
+        raw: true,
+        decode: (bytes, check) => {
+          const why = bytes.length === 0 ? undefined : weakSecret(bytes);
+          return why === undefined ? bytes : check.problem(`${check.name} ${why}`);
+        },
+        shown: 'required, or `WEBHOOK_TOKEN_DIR`',
+        doc: `the HMAC key of the Flux Provider, used byte for byte (a trailing newline in the file is part of the key, as in Flux); verifies events of every namespace; at least ${MIN_SECRET_BYTES} bytes, not an example's placeholder`,
+      }),
+      dir: setting('WEBHOOK_TOKEN_DIR', {
+        parse: text,
+        doc: "a directory of HMAC keys, one file per namespace named by it (a mounted Secret; read again when it changes): an event verified by namespace N's key must be about an object in N, else `403` (docs/security.md)",
+      }),
+    },
+    ({ shared, dir }, source) => {
+      if (shared === INVALID || dir === INVALID) return INVALID;
+      if ((shared === undefined || shared.length === 0) && dir === undefined)
+        return source.problem(
+          'WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required (or WEBHOOK_TOKEN_DIR): the HMAC key of the Flux generic-hmac Provider',
+        );
+      return { ...(shared !== undefined && shared.length > 0 ? { shared } : {}), ...(dir !== undefined ? { dir } : {}) };
+    },
+  ),
   webhookRatePerMinute: setting('WEBHOOK_RATE_PER_MINUTE', {
     parse: integer(1, 1_000_000_000),
     shown: `\`${WEBHOOK_RATE_PER_MINUTE}\``,
     doc: 'webhook requests accepted per minute from one client address (`429` beyond), counted apart for verified events and for requests whose signature fails',
   }),
-  stateToken: rotatingSecret('STATE_TOKEN', { shown: '—', doc: 'when set, `/state` requires `Authorization: Bearer <token>`' }),
+  stateToken: rotatingSecret(
+    'STATE_TOKEN',
+    {
+      shown: '—',
+      doc: `when set, \`/state\` requires \`Authorization: Bearer <token>\`; at least ${MIN_SECRET_BYTES} bytes, not an example's placeholder; unset, \`/state\` is open (said at start)`,
+    },
+    weakSecret,
+  ),
   ...FORGE_SERVICE_SETTINGS,
   databasePath: setting('DATABASE_PATH', {
     parse: text,

@@ -1,4 +1,20 @@
 /** A forge's web base URL as a person configures it (`FORGEJO_URL`, `GITLAB_URL`), and its API root below it. */
+import { isTrue } from '../common/setting-parsers.js';
+import type { Check, Invalid } from '../common/settings-schema.js';
+
+/** The setting that lets a forge's URL be plain http (a simulator, a sidecar or mesh that encrypts); warned at start. */
+export const ALLOW_HTTP_SETTING = 'ALLOW_HTTP_FORGE_URLS';
+
+/**
+ * A forge URL carries the forge's token: plain http sends it in clear, so it is refused unless ALLOW_HTTP_SETTING is
+ * true. Undefined when the URL may be used; else the recorded problem.
+ */
+export function plainHttpRefused(value: string, check: Check): Invalid | undefined {
+  if (!/^http:/i.test(value.trim()) || isTrue(check.other(ALLOW_HTTP_SETTING))) return undefined;
+  return check.problem(
+    `${check.name} is plain http: the token would cross the network in clear; use https, or set ${ALLOW_HTTP_SETTING}=true (a simulator, or a sidecar or mesh that encrypts)`,
+  );
+}
 
 export interface ForgeLocation {
   /** The web base URL without a trailing slash, e.g. `https://example.com/forgejo`. */

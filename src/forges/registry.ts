@@ -90,3 +90,12 @@ export function explainForm(settings: ForgeReporting): (target: ReportTarget) =>
     return factory.explain(settings, t);
   };
 }
+
+/** Each forge URL the settings give, with its setting's name: the start-up line names the plain-http ones. */
+export function forgeUrls(s: ForgeSettings): Array<{ setting: string; url: string }> {
+  return [
+    ...(s.githubAuth ? [{ setting: 'GITHUB_API_URL', url: s.githubApiUrl }] : []),
+    ...(s.forgejoUrl ? [{ setting: 'FORGEJO_URL', url: s.forgejoUrl.webUrl }] : []),
+    ...(s.gitlabUrl ? [{ setting: 'GITLAB_URL', url: s.gitlabUrl.webUrl }] : []),
+  ];
+}

@@ -6,6 +6,7 @@ import type { DeploymentStore } from '../store/deployment-store.js';
 import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
+import type { Trust } from '../metadata/repository-trust.js';
 
 export interface StatusDeps {
   queue: QueueStore;
@@ -29,6 +30,10 @@ export interface StatusDeps {
   kubeHealth?: () => KubeHealth;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
   dryRun?: boolean;
+  /** Requests per client address per minute to /readyz, and to /state with `/`; default STATUS_RATE_PER_MINUTE. */
+  statusRatePerMinute?: number;
+  /** The trust boundary (ALLOWED_REPOSITORIES): open, or an allow-list of so many patterns. */
+  trust?: Trust;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -40,6 +45,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
   const byName = new Map(forges.map((f) => [f.name, f]));
   return {
     dryRun: deps.dryRun ?? false,
+    ...(deps.trust ? { trust: deps.trust } : {}),
     deployments: deps.deployments
       .list(500, { ...(repository ? { repository } : {}), ...(environment ? { environment } : {}) })
       .map((d) => ({

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { setScrapeGauges } from './scrape-gauges.js';
 import { stateSnapshot, type StatusDeps } from './state-snapshot.js';
 import { renderStatusPage } from './status-page.js';
@@ -19,25 +19,44 @@ const STATE_QUERY = {
   },
 } as const;
 
+/**
+ * Requests per client address per minute to `/readyz`, and to `/state` with the status page, before 429 (the same
+ * limiter as the webhook's). Each runs the storage probe or reads every table: a loop of them must not take the
+ * bridge's time. Probes ask every few seconds; people and scripts far less.
+ */
+export const STATUS_RATE_PER_MINUTE = 300;
+
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
 export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
   const forges = deps.forges ?? [];
+  const limited = (group: string) => ({
+    rateLimit: {
+      max: deps.statusRatePerMinute ?? STATUS_RATE_PER_MINUTE,
+      timeWindow: 60_000,
+      // `/state` and `/` share a budget; `/readyz` has its own, so a reader of /state never fails the probe.
+      keyGenerator: (req: FastifyRequest) => `${group} ${req.ip}`,
+    },
+  });
   app.get('/healthz', () => ({ status: 'ok' }));
 
-  app.get('/readyz', (_req, reply) => {
+  app.get('/readyz', { config: limited('readyz') }, (_req, reply) => {
     const r = deps.readiness();
     return reply.code(r.ready ? 200 : 503).send(r);
   });
 
-  app.get<{ Querystring: { repository?: string; environment?: string } }>('/state', { schema: STATE_QUERY }, async (req, reply) => {
-    if (!(await tokenAllows(deps, req.headers.authorization))) {
-      return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
-    }
-    return capState(stateSnapshot(deps, req.query));
-  });
+  app.get<{ Querystring: { repository?: string; environment?: string } }>(
+    '/state',
+    { schema: STATE_QUERY, config: limited('state') },
+    async (req, reply) => {
+      if (!(await tokenAllows(deps, req.headers.authorization))) {
+        return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
+      }
+      return capState(stateSnapshot(deps, req.query));
+    },
+  );
 
   // The same snapshot as HTML for a person, under the same token rule.
-  app.get('/', async (req, reply) => {
+  app.get('/', { config: limited('state') }, async (req, reply) => {
     if (!(await tokenAllows(deps, req.headers.authorization))) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }

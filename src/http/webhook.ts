@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { parseFluxEvent, reportableKind } from '../flux/flux-event.js';
 import type { Metrics } from '../common/metrics.js';
 import type { QueueStore } from '../store/queue-store.js';
-import { verifySignature } from './hmac.js';
+import { WebhookKeyring, type KeyCheck } from './webhook-keys.js';
 import { errorMessage } from '../common/errors.js';
 import { EnqueueBatcher } from '../store/enqueue-batch.js';
 import type { StorageWrites } from '../store/storage-health.js';
@@ -16,7 +16,10 @@ export const WEBHOOK_RATE_PER_MINUTE = 1_200;
 const REFUSED_BEFORE_HANDLER: Record<number, string> = { 413: 'too_large', 415: 'unsupported_media_type', 429: 'rate_limited' };
 
 export interface WebhookDeps {
-  webhookKey: Buffer;
+  /** WEBHOOK_TOKEN alone (tests, benchmarks); `webhookKeys` when there are per-namespace keys. */
+  webhookKey?: Buffer;
+  /** Every key: the shared one and WEBHOOK_TOKEN_DIR's per namespace. */
+  webhookKeys?: Pick<WebhookKeyring, 'verify'>;
   queue: QueueStore;
   metrics: Metrics;
   log: Logger;
@@ -57,11 +60,12 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): void {
   };
   // The signature is checked before the rate limit, so requests that fail it and verified events are
   // counted apart: a sender of bad requests from Flux's address cannot spend the budget of Flux's events.
-  const checks = new WeakMap<object, ReturnType<typeof verifySignature>>();
+  const checks = new WeakMap<object, KeyCheck>();
+  const keys = deps.webhookKeys ?? new WebhookKeyring({ ...(deps.webhookKey ? { shared: deps.webhookKey } : {}), now: deps.now });
   const verify: preValidationHookHandler = (req, _reply, done) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const sig = req.headers['x-signature'];
-    checks.set(req, verifySignature(deps.webhookKey, raw, Array.isArray(sig) ? sig[0] : sig));
+    checks.set(req, keys.verify(raw, Array.isArray(sig) ? sig[0] : sig));
     done();
   };
   const rateLimit = {
@@ -90,6 +94,14 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): void {
     const parsed = parseFluxEvent(value);
     if (!parsed.ok) return reject(400, 'unknown', 'invalid_event', `not a Flux event: ${parsed.error}`);
     const { involvedObject: io } = parsed.event;
+    // A namespace's key signs only its own namespace's events: a Secret readable in one namespace cannot speak for another.
+    if (check.namespace !== null && check.namespace !== io.namespace)
+      return reject(
+        403,
+        reportableKind(io.kind) ?? 'other',
+        'wrong_namespace',
+        `signed with the webhook key of namespace ${check.namespace}, but the event is about namespace ${io.namespace}`,
+      );
     const kind = reportableKind(io.kind);
     if (!kind) {
       deps.metrics.events.inc({ kind: 'other', result: 'ignored' });

@@ -88,3 +88,20 @@ export function pickRepository(
   if (label && source === 'any') return { value: label, from: 'label' };
   return undefined;
 }
+
+/** What the trust boundary is, for /state's `trust` field and the start-up line. */
+export interface Trust {
+  /** `open`: any repository the credentials can write; `allow-list`: only ALLOWED_REPOSITORIES' patterns. */
+  mode: 'open' | 'allow-list';
+  patterns: number;
+  repositorySource: string;
+}
+
+/** The boundary the settings draw. */
+export function trustOf(s: { allowedRepositories: readonly RepositoryPattern[]; repositorySource: string }): Trust {
+  return {
+    mode: s.allowedRepositories.length === 0 ? 'open' : 'allow-list',
+    patterns: s.allowedRepositories.length,
+    repositorySource: s.repositorySource,
+  };
+}

@@ -3,6 +3,7 @@
  * redirects followed by hand so `Authorization` never leaves the origin it was meant for, every hop
  * checked against the allowed hosts, and transport failures sorted into RegistryError kinds.
  */
+import { BodyTooLarge, readCapped } from '../common/capped-body.js';
 import { RegistryError } from '../common/errors.js';
 import { hostPatternMatches } from './host-pattern.js';
 
@@ -75,27 +76,17 @@ function transportError(err: unknown, url: URL, settings: HttpSettings, timeout:
 }
 
 async function readBody(res: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (res.body === null) return new Uint8Array(0);
-  if (declared > maxBytes) {
-    await res.body.cancel();
-    throw new RegistryError('invalid', `${url.host} sent ${declared} bytes for ${url.pathname}, more than the ${maxBytes} allowed`);
+  try {
+    return await readCapped(res, maxBytes);
+  } catch (err) {
+    if (!(err instanceof BodyTooLarge)) throw err;
+    throw new RegistryError(
+      'invalid',
+      err.declared === undefined
+        ? `${url.host} sent more than ${maxBytes} bytes for ${url.pathname}`
+        : `${url.host} sent ${err.declared} bytes for ${url.pathname}, more than the ${maxBytes} allowed`,
+    );
   }
-  // fetch bodies are byte streams; undici types them as ReadableStream<any>.
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new RegistryError('invalid', `${url.host} sent more than ${maxBytes} bytes for ${url.pathname}`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 function checkHost(url: URL, settings: HttpSettings): void {

@@ -13,7 +13,7 @@ export interface ReconcileDeps extends ResolveDeps {
   /** Each forge's publisher behind its refusal guard: every answer that retrying will not change arrives as RefusedByForge. */
   publisher: Pick<ForgeRouter, 'publish'>;
   cleanup: CleanupDeps;
-  sources: Pick<SourceStore, 'record' | 'replaceSkips'>;
+  sources: Pick<SourceStore, 'record' | 'replaceSkips' | 'forget'>;
   log: Logger;
   now: () => number;
 }
@@ -71,13 +71,17 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
   );
 
   const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r ? [r.skip] : []))];
-  for (const s of sources.replaceSkips(ref, skips, now())) {
-    deps.metrics.skips.inc({ reason: s.code });
-    log.warn(
-      { workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`, container: s.container, reason: s.reason },
-      'workload not reported',
-    );
-  }
+  // Gone and never reported (a signed event naming an object that does not exist): nothing to show or do, no row
+  // stays. A source that had deployments stays `deleted` in /state until the prune (retention.ts) takes it.
+  if (obj === null && swept.length === 0 && !deps.cleanup.deployments.knowsSource(ref)) sources.forget(ref);
+  else
+    for (const s of sources.replaceSkips(ref, skips, now())) {
+      deps.metrics.skips.inc({ reason: s.code });
+      log.warn(
+        { workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`, container: s.container, reason: s.reason },
+        'workload not reported',
+      );
+    }
   const retry = [...plan.retry, ...results.flatMap((r) => ('retry' in r ? [r.retry] : [])), ...swept];
   if (retry.length > 0)
     throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(retry[0])}`, { cause: retry[0] });

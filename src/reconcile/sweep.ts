@@ -6,7 +6,7 @@ import type { DeploymentStore } from '../store/deployment-store.js';
 
 export interface CleanupDeps {
   /** Read for the plan: the source's live deployments. */
-  deployments: Pick<DeploymentStore, 'activeForSource'>;
+  deployments: Pick<DeploymentStore, 'activeForSource' | 'knowsSource'>;
   absences: AbsenceStore;
   /** The publisher itself, not the refusal guard: see `sweep`. */
   publisher: Pick<Forge, 'retire'>;

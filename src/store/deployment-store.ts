@@ -195,6 +195,15 @@ export class DeploymentStore {
     ).map(toRow);
   }
 
+  /** Whether any deployment (live, ended or provisional) came from this Flux source. */
+  knowsSource(source: SourceRef): boolean {
+    return (
+      this.db
+        .prepare(`SELECT 1 FROM deployments WHERE source_kind = ? AND source_namespace = ? AND source_name = ? LIMIT 1`)
+        .get(source.kind, source.namespace, source.name) !== undefined
+    );
+  }
+
   /** Flux sources that still have live or unfinished deployments (the resync's orphan sweep). */
   activeSources(): SourceRef[] {
     return this.db

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { noteDamage, watchStatement } from './corruption-watch.js';
 
 /**
  * Makes a connection prepare each SQL text once and keep the statement for as long as the connection
@@ -15,7 +16,12 @@ export function keepStatements(db: Database.Database): void {
     value: (sql: string): Database.Statement => {
       let statement = kept.get(sql);
       if (statement === undefined) {
-        statement = prepare(sql);
+        // Damage found by any statement reaches readiness (corruption-watch.ts).
+        try {
+          statement = watchStatement(db, prepare(sql));
+        } catch (err) {
+          throw noteDamage(db, err);
+        }
         kept.set(sql, statement);
       }
       return statement;

@@ -110,4 +110,12 @@ export const MIGRATIONS: readonly string[] = [
      forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, since INTEGER NOT NULL,
      PRIMARY KEY (forge, owner, repo, environment)
    ) WITHOUT ROWID;`,
+  // Retention (issue 22): when a digest's labels were last read (pruned once unused for a while, retention.ts), and
+  // indexes for the prune's scans (sources by age, deployments' history by lineage).
+  `ALTER TABLE image_labels ADD COLUMN used_at INTEGER;
+   UPDATE image_labels SET used_at = stored_at;
+   CREATE INDEX deployments_settled ON deployments (state, updated_at);
+   CREATE INDEX deployments_source ON deployments (source_kind, source_namespace, source_name);`,
+  // The queue: the backoff step an event last cut short (not two steps in a row, queue-store.ts).
+  `ALTER TABLE queue ADD COLUMN event_cut_step INTEGER;`,
 ];

@@ -6,6 +6,7 @@ import type { Metrics } from '../common/metrics.js';
 import { SchemaTooNewError, durably, openDatabase, type Db } from './database.js';
 import { DatabaseCorruptError, DatabaseInUseError, checkIntegrity, isCorruption, lockDatabase } from './database-guard.js';
 import { StorageHealth } from './storage-health.js';
+import { onDamage } from './corruption-watch.js';
 import { runPragma } from './kept-statements.js';
 
 /**
@@ -105,7 +106,7 @@ export function closeStorage(db: Db): void {
 /** The bridge's storage tracker for an open database: probe, file-system diagnosis, metrics and logs wired. */
 export function storageHealthFor(db: Db, path: string, o: { metrics: Metrics; log: Logger; now: () => number }): StorageHealth {
   o.metrics.storageWritable.set(1);
-  return new StorageHealth({
+  const health = new StorageHealth({
     path,
     now: o.now,
     probe: () => probeWrite(db),
@@ -120,5 +121,12 @@ export function storageHealthFor(db: Db, path: string, o: { metrics: Metrics; lo
         );
       else o.log.info({ failures: previous?.failures }, 'database writes work again');
     },
+    onDamage: (reason) => {
+      o.metrics.storageWritable.set(0);
+      o.log.error({ reason }, 'database damaged: not ready until it is restored and the bridge restarted');
+    },
   });
+  // Any statement that finds the file damaged while running (corruption-watch.ts) makes it not ready.
+  onDamage(db, (err) => health.damaged(err));
+  return health;
 }

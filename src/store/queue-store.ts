@@ -27,6 +27,13 @@ interface Row {
 }
 
 /**
+ * An event may cut a failing source's backoff short (Flux says something happened, so the dependency may be back),
+ * but not two steps in a row: when the run an event started fails too, that backoff is waited in full. So a replayed
+ * event (or a stream of them) cannot end every backoff: the waits still double, every other step.
+ */
+const EVENT_MAY_CUT = `excluded.first_event_at IS NOT NULL AND (event_cut_step IS NULL OR event_cut_step < attempts - 1)`;
+
+/**
  * The durable work queue: one row per Flux source, so events coalesce. A source is `pending` or
  * `active`; an event for an active source marks it dirty and it runs once more after.
  */
@@ -40,8 +47,10 @@ export class QueueStore {
       VALUES (@kind, @namespace, @name, @now, @now, @eventAt, @viaResync)
       ON CONFLICT (kind, namespace, name) DO UPDATE SET
         dirty = CASE WHEN state = 'active' THEN 1 ELSE dirty END,
-        not_before = CASE WHEN state = 'pending' AND (excluded.first_event_at IS NOT NULL OR attempts = 0)
+        not_before = CASE WHEN state = 'pending' AND (attempts = 0 OR (${EVENT_MAY_CUT}))
           THEN MIN(not_before, excluded.not_before) ELSE not_before END,
+        event_cut_step = CASE WHEN state = 'pending' AND attempts > 0 AND (${EVENT_MAY_CUT}) AND excluded.not_before < not_before
+          THEN attempts ELSE event_cut_step END,
         via_resync = MIN(via_resync, excluded.via_resync),
         first_event_at = COALESCE(first_event_at, excluded.first_event_at)`);
     this.due = db.prepare(`SELECT kind, namespace, name, attempts, first_event_at, via_resync FROM queue
@@ -52,8 +61,8 @@ export class QueueStore {
 
   /**
    * Records a source durably, due now: a queued re-check is brought forward, a retry backoff is not.
-   * `eventAt` marks a webhook event (for the event-to-status latency; an event also ends a retry backoff:
-   * Flux says something happened, so the dependency may be back), `viaResync` a row that only the resync
+   * `eventAt` marks a webhook event (for the event-to-status latency; an event also ends a retry backoff, once per
+   * backoff step: Flux says something happened, so the dependency may be back), `viaResync` a row that only the resync
    * pass asked for (an event or re-check clears it).
    */
   enqueue(ref: SourceRef, now: number, eventAt: number | null = null, viaResync = false): void {
@@ -102,7 +111,7 @@ export class QueueStore {
       if (del.changes === 0) {
         this.db
           .prepare(
-            `UPDATE queue SET state = 'pending', dirty = 0, attempts = 0, not_before = ?, last_error = NULL
+            `UPDATE queue SET state = 'pending', dirty = 0, attempts = 0, event_cut_step = NULL, not_before = ?, last_error = NULL
           WHERE kind = ? AND namespace = ? AND name = ?`,
           )
           .run(now, ...key);

@@ -75,11 +75,24 @@ export class SourceStore {
     };
   }
 
+  /**
+   * Forgets a source whose Flux object is gone and that left nothing to clean up: a signed event naming an
+   * object that does not exist leaves no row behind (issue 22). Its skips go with it.
+   */
+  forget(ref: SourceRef): void {
+    const key = [ref.kind, ref.namespace, ref.name];
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM skips WHERE source_kind = ? AND source_namespace = ? AND source_name = ?`).run(...key);
+      this.db.prepare(`DELETE FROM sources WHERE kind = ? AND namespace = ? AND name = ?`).run(...key);
+    })();
+  }
+
+  /** Newest first (the last read), so a flood of other names never hides the sources just seen. */
   list(limit = 500): SourceStatus[] {
     return this.db
       .prepare(
         `SELECT kind, namespace, name, phase, reason, message, revision, last_seen AS lastSeen, last_error AS lastError
-      FROM sources ORDER BY kind, namespace, name LIMIT ?`,
+      FROM sources ORDER BY last_seen DESC, kind, namespace, name LIMIT ?`,
       )
       .all(limit) as SourceStatus[];
   }
@@ -129,9 +142,12 @@ export class SourceStore {
     return this.db.prepare(`SELECT code, COUNT(*) AS count FROM skips GROUP BY code`).all() as Array<{ code: string; count: number }>;
   }
 
+  /** Newest first. */
   listSkips(limit = 500): Array<Skip & { since: number }> {
     return (
-      this.db.prepare(`SELECT * FROM skips ORDER BY source_namespace, source_name, workload_name LIMIT ?`).all(limit) as SkipRaw[]
+      this.db
+        .prepare(`SELECT * FROM skips ORDER BY updated_at DESC, source_namespace, source_name, workload_name LIMIT ?`)
+        .all(limit) as SkipRaw[]
     ).map((r) => ({
       source: { kind: r.source_kind, namespace: r.source_namespace, name: r.source_name },
       workload: { kind: r.workload_kind, namespace: r.workload_namespace, name: r.workload_name },

@@ -52,6 +52,8 @@ export interface StorageHealthOptions {
   now: () => number;
   /** Each storage failure (metrics). */
   onFailure?: (code: string) => void;
+  /** The file was found damaged while running (logs, metrics), with the reason readiness gives. */
+  onDamage?: (reason: string) => void;
   /** Writable again after a failure, or failing after working (logs, metrics). */
   onChange?: (problem: StorageProblem | null, previous: StorageProblem | null) => void;
 }
@@ -62,8 +64,29 @@ export interface StorageHealthOptions {
  */
 export class StorageHealth implements StorageWrites {
   private current: StorageProblem | null = null;
+  /** Damage a statement found while running: it does not heal, so it holds until a restart checks the file again. */
+  private damage: { message: string; code: string; since: number } | null = null;
 
   constructor(private readonly o: StorageHealthOptions) {}
+
+  /**
+   * A statement found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB; corruption-watch.ts). Not ready from now
+   * until a restart, whose integrity check refuses the file (or passes a restored one). The first one is told.
+   */
+  damaged(err: unknown): void {
+    if (this.damage !== null) return;
+    const code = (err as { code?: unknown }).code;
+    this.damage = { message: errorMessage(err), code: typeof code === 'string' ? code : 'SQLITE_CORRUPT', since: this.o.now() };
+    this.o.onFailure?.(this.damage.code);
+    this.o.onDamage?.(this.damageReason());
+  }
+
+  private damageReason(): string {
+    const d = this.damage;
+    return d === null
+      ? ''
+      : `database ${this.o.path} is damaged (${d.message}, ${d.code}) since ${new Date(d.since).toISOString()}: restore it from a backup or move it aside, then restart (an empty cache is safe: the bridge finds its deployments on the forges again)`;
+  }
 
   /**
    * Records a failed write. Returns the reason (the caller answers 503 or retries later), or undefined
@@ -99,6 +122,7 @@ export class StorageHealth implements StorageWrites {
 
   /** For readiness: while failing, tries the probe write first; the reason it is still failing, or undefined. */
   check(): string | undefined {
+    if (this.damage !== null) return this.damageReason();
     if (this.current === null) return undefined;
     try {
       this.o.probe();
@@ -111,6 +135,7 @@ export class StorageHealth implements StorageWrites {
 
   /** One line: the file, what the file system says, SQLite's error and since when. */
   reason(): string | undefined {
+    if (this.damage !== null) return this.damageReason();
     return this.current === null ? undefined : this.describe(this.current);
   }
 
@@ -122,12 +147,15 @@ export class StorageHealth implements StorageWrites {
   snapshot(): {
     path: string;
     writable: boolean;
+    /** Why the file is damaged (found while running), or null. */
+    damaged: string | null;
     problem: (Omit<StorageProblem, 'since' | 'lastAt'> & { since: string; lastAt: string; reason: string }) | null;
   } {
     const p = this.current;
     return {
       path: this.o.path,
       writable: p === null,
+      damaged: this.damage === null ? null : this.damageReason(),
       problem:
         p === null
           ? null

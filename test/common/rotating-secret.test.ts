@@ -2,11 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { secretValue } from '../../src/common/rotating-secret.js';
 import { startRig } from '../forges/github/rig.js';
+import { configProblems } from '../config/config-problems.js';
 
-const BASE = { WEBHOOK_TOKEN: 's3cret', CLUSTER_NAME: 'prod-eu-1' };
+/** A STATE_TOKEN long enough to be accepted. */
+const STATE = 'a-state-token-of-at-least-32-bytes';
+const BASE = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', CLUSTER_NAME: 'prod-eu-1' };
 
 function secrets(t: Test): (name: string, content: string) => string {
   const dir = mkdtempSync(join(tmpdir(), 'rotating-secret-'));
@@ -17,15 +20,7 @@ function secrets(t: Test): (name: string, content: string) => string {
   };
 }
 
-function problemsOf(env: NodeJS.ProcessEnv): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problemsOf = configProblems;
 
 t.test('GITHUB_TOKEN_FILE: read again before each use, so a rotated file is picked up without a restart', async (t) => {
   const write = secrets(t);
@@ -40,17 +35,17 @@ t.test('GITHUB_TOKEN_FILE: read again before each use, so a rotated file is pick
 
 t.test('GITHUB_TOKEN_FILE and STATE_TOKEN_FILE: never with their inline form; an empty or missing file is a problem', (t) => {
   const write = secrets(t);
-  const path = write('token', 'x');
+  const path = write('token', STATE);
   const empty = write('empty', ' \n');
   t.same(problemsOf({ ...BASE, GITHUB_TOKEN: 'a', GITHUB_TOKEN_FILE: path }), ['set only one of GITHUB_TOKEN and GITHUB_TOKEN_FILE']);
   t.match(problemsOf({ ...BASE, GITHUB_TOKEN_FILE: empty }), [/^GITHUB_TOKEN_FILE=".*empty" is empty/]);
   t.match(problemsOf({ ...BASE, GITHUB_TOKEN_FILE: join(path, 'nope') }), [/^GITHUB_TOKEN_FILE=".*nope" cannot be read \(ENOTDIR\)/]);
   t.match(problemsOf({ ...BASE, GITHUB_TOKEN_FILE: path, GITHUB_APP_ID: '1' }), [/^set either GITHUB_TOKEN or a GitHub App/]);
   const github = { ...BASE, GITHUB_TOKEN: 'ghp_x' };
-  t.same(problemsOf({ ...github, STATE_TOKEN: 'a', STATE_TOKEN_FILE: path }), ['set only one of STATE_TOKEN and STATE_TOKEN_FILE']);
+  t.same(problemsOf({ ...github, STATE_TOKEN: STATE, STATE_TOKEN_FILE: path }), ['set only one of STATE_TOKEN and STATE_TOKEN_FILE']);
   t.match(problemsOf({ ...github, STATE_TOKEN_FILE: empty }), [/^STATE_TOKEN_FILE=".*empty" is empty/]);
   t.same(loadConfig({ ...github, STATE_TOKEN_FILE: path }).stateToken, { kind: 'file', path });
-  t.same(loadConfig({ ...github, STATE_TOKEN: 'st' }).stateToken, { kind: 'inline', value: 'st' });
+  t.same(loadConfig({ ...github, STATE_TOKEN: STATE }).stateToken, { kind: 'inline', value: STATE });
   t.equal(loadConfig(github).stateToken, undefined);
   for (const p of [problemsOf({ ...BASE, GITHUB_TOKEN: 'secret-value', GITHUB_TOKEN_FILE: path })])
     t.notMatch(p.join('\n'), /secret-value/, 'a problem never echoes the token');

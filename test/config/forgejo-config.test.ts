@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 import { DEFAULT_CONTEXT_TEMPLATE, statusContext } from '../../src/forges/forgejo/status-context.js';
 
-const NO_GITHUB = { WEBHOOK_TOKEN: 's3cret', CLUSTER_NAME: 'prod-eu-1' };
+const NO_GITHUB = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', CLUSTER_NAME: 'prod-eu-1' };
 const BASE = { ...NO_GITHUB, GITHUB_TOKEN: 'ghp_test' };
 const FORGEJO = { FORGEJO_URL: 'https://git.example.com/forgejo/', FORGEJO_TOKEN: 'fj_token' };
 

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 
-const BASE = { WEBHOOK_TOKEN: 's3cret', CLUSTER_NAME: 'prod-eu-1' };
+const BASE = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', CLUSTER_NAME: 'prod-eu-1' };
 const PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
 const files: Record<string, string> = { '/run/secrets/app.pem': PEM, '/run/secrets/garbage.pem': 'not a key' };
 const readFile = (p: string): Buffer => {

@@ -1,7 +1,12 @@
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 
-const GITLAB = { WEBHOOK_TOKEN: 's3cret', CLUSTER_NAME: 'prod-eu-1', GITLAB_URL: 'https://gitlab.example.com', GITLAB_TOKEN: 'glpat-x' };
+const GITLAB = {
+  WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes-long',
+  CLUSTER_NAME: 'prod-eu-1',
+  GITLAB_URL: 'https://gitlab.example.com',
+  GITLAB_TOKEN: 'glpat-x',
+};
 
 t.test('GITLAB_AGENT_ID: optional, a positive whole number', (t) => {
   t.equal(loadConfig(GITLAB).gitlabAgentId, undefined, 'unset: no agent link');

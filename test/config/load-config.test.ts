@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, loadReportingConfig } from '../../src/config/l
 import { parseDuration } from '../../src/common/setting-parsers.js';
 import { MIN_RESYNC_INTERVAL_MS } from '../../src/config/settings.js';
 
-const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
+const MINIMAL = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 
 /** Runs loadConfig and returns the ConfigError's problems (fails the test when nothing is thrown). */
 function problemsOf(t: Test, env: NodeJS.ProcessEnv, readFile?: (p: string) => Buffer): string[] {
@@ -37,7 +37,7 @@ t.test('minimal valid env and defaults', (t) => {
     registryInsecureHosts: [],
     reconcileConcurrency: 4,
   });
-  t.same(c.webhookKey, Buffer.from('s3cret'));
+  t.same(c.webhookKeys.shared, Buffer.from('a-webhook-key-of-at-least-32-bytes'));
   t.same(c.watchNamespaces, []);
   t.same(c.registryInsecureHosts, []);
   for (const k of ['kubeconfig', 'environment', 'environmentUrl', 'logUrlTemplate']) t.notOk(k in c, `${k} absent`);
@@ -80,9 +80,9 @@ t.test('every variable set', (t) => {
   t.same(c.watchNamespaces, ['apps', 'flux-system', 'team-a']);
   t.same(c.registryInsecureHosts, ['registry.local:5000', '127.0.0.1:5001']);
   t.equal(
-    loadConfig({ ...MINIMAL, GITHUB_API_URL: 'http://127.0.0.1:40123' }).githubApiUrl,
+    loadConfig({ ...MINIMAL, GITHUB_API_URL: 'http://127.0.0.1:40123', ALLOW_HTTP_FORGE_URLS: 'true' }).githubApiUrl,
     'http://127.0.0.1:40123',
-    'http allowed for the API (simulator, proxies)',
+    'http allowed for the API with ALLOW_HTTP_FORGE_URLS (simulator, a mesh that encrypts)',
   );
   t.equal(
     loadConfig({ ...MINIMAL, GITHUB_API_URL: 'https://api.ghe.example.com', GITHUB_SERVER_URL: 'https://ghe.example.com/' }).githubHost,
@@ -163,20 +163,24 @@ t.test('webhook key', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-config-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'token');
-  writeFileSync(file, 'from-a-secret\n');
+  writeFileSync(file, 'from-a-secret-of-thirty-two-bytes-or-more\n');
   t.same(
-    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: file }).webhookKey,
-    Buffer.from('from-a-secret\n'),
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: file }).webhookKeys.shared,
+    Buffer.from('from-a-secret-of-thirty-two-bytes-or-more\n'),
     'file read byte for byte, trailing newline kept',
   );
   const binary = join(dir, 'binary');
-  writeFileSync(binary, Buffer.from([0, 1, 0xfe, 0xff, 0x0a]));
+  writeFileSync(binary, Buffer.from([0, 1, 0xfe, 0xff, ...Array<number>(32).fill(0x2a), 0x0a]));
   t.same(
-    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: binary }).webhookKey,
-    Buffer.from([0, 1, 0xfe, 0xff, 0x0a]),
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: binary }).webhookKeys.shared,
+    Buffer.from([0, 1, 0xfe, 0xff, ...Array<number>(32).fill(0x2a), 0x0a]),
     'binary key',
   );
-  t.same(loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: ' spaced key\n' }).webhookKey, Buffer.from(' spaced key\n'), 'WEBHOOK_TOKEN not trimmed');
+  t.same(
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: ' spaced key of thirty-two bytes or more\n' }).webhookKeys.shared,
+    Buffer.from(' spaced key of thirty-two bytes or more\n'),
+    'WEBHOOK_TOKEN not trimmed',
+  );
 
   t.match(problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN_FILE: file }), [/^set only one of WEBHOOK_TOKEN and WEBHOOK_TOKEN_FILE/], 'both set');
   t.match(
@@ -192,14 +196,24 @@ t.test('webhook key', (t) => {
     'empty file',
   );
   t.match(problemsOf(t, { ...MINIMAL, WEBHOOK_TOKEN: '' }), [/^WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required/], 'empty token');
+  t.same(
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_DIR: '/etc/webhook-keys' }).webhookKeys,
+    { dir: '/etc/webhook-keys' },
+    'WEBHOOK_TOKEN_DIR alone: keys per namespace only',
+  );
+  t.same(
+    loadConfig({ ...MINIMAL, WEBHOOK_TOKEN_DIR: '/etc/webhook-keys' }).webhookKeys,
+    { shared: Buffer.from(MINIMAL.WEBHOOK_TOKEN), dir: '/etc/webhook-keys' },
+    'both: the shared key for every namespace beside them',
+  );
 
   const seen: string[] = [];
   const c = loadConfig({ ...MINIMAL, WEBHOOK_TOKEN: undefined, WEBHOOK_TOKEN_FILE: '/run/secrets/token' }, (p) => {
     seen.push(p);
-    return Buffer.from('injected');
+    return Buffer.from('injected-key-of-thirty-two-bytes-or-more');
   });
   t.same(seen, ['/run/secrets/token'], 'reads through the injected reader');
-  t.same(c.webhookKey, Buffer.from('injected'));
+  t.same(c.webhookKeys.shared, Buffer.from('injected-key-of-thirty-two-bytes-or-more'));
   t.end();
 });
 

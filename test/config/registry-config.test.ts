@@ -2,7 +2,7 @@
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 
-const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
+const MINIMAL = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 const files: Record<string, string> = {
   '/etc/auth/config.json': JSON.stringify({ auths: { 'ghcr.io': { auth: Buffer.from('u:p').toString('base64') } } }),
   '/etc/auth/broken.json': '{"auths": {"ghcr.io": {"auth": "dTpw"',

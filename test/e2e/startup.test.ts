@@ -33,7 +33,13 @@ t.test('bad configuration: every problem reported at once, exit status 2', async
 t.test('no kubeconfig and no cluster: one line that says what to do, exit status 1', async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'no-kubeconfig-'));
   t.teardown(() => rmSync(home, { recursive: true, force: true }));
-  const env = { PATH: process.env.PATH ?? '', HOME: home, WEBHOOK_TOKEN: 'k', GITHUB_TOKEN: 't', CLUSTER_NAME: 'c' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes',
+    GITHUB_TOKEN: 't',
+    CLUSTER_NAME: 'c',
+  };
   const child = spawn(process.execPath, [MAIN_JS], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => {
@@ -105,3 +111,30 @@ t.test('DRY_RUN: everything but GitHub writes, which are logged', async (t) => {
   t.match(state.deployments, [{ repo: 'web', state: 'success' }]);
   t.ok(state.deployments[0]!.deploymentId! < 0, 'a dry-run deployment id can never be taken for a real one');
 });
+
+t.test(
+  'open defaults said at start: no ALLOWED_REPOSITORIES, /state without a token, plain-http forges; /state names the trust',
+  async (t) => {
+    const world = await startWorld();
+    t.teardown(() => world.close());
+    const open = await world.bridge();
+    const warnings = () => open.logs.filter((l) => l.level === 40).map((l) => String(l.msg).split(':')[0]);
+    await open.waitFor('the start-up notices', () => warnings().includes('/state is open'));
+    t.same(warnings(), ['ALLOWED_REPOSITORIES is not set', '/state is open', 'ALLOW_HTTP_FORGE_URLS=true']);
+    t.match(
+      open.logs.find((l) => String(l.msg).startsWith('ALLOW_HTTP_FORGE_URLS')),
+      { plainHttp: ['GITHUB_API_URL'] },
+    );
+    t.same((await open.state()).trust, { mode: 'open', patterns: 0, repositorySource: 'any' });
+    await open.kill();
+
+    const token = 'a-state-token-of-at-least-32-bytes';
+    const closed = await world.bridge({ ALLOWED_REPOSITORIES: 'acme/*,partner/shop', STATE_TOKEN: token });
+    const res = await fetch(`${closed.url}/state`, { headers: { authorization: `Bearer ${token}` } });
+    t.same(((await res.json()) as { trust: unknown }).trust, { mode: 'allow-list', patterns: 2, repositorySource: 'any' });
+    t.notOk(
+      closed.logs.some((l) => /^(ALLOWED_REPOSITORIES is not set|\/state is open)/.test(String(l.msg))),
+      'nothing to warn about',
+    );
+  },
+);

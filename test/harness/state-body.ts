@@ -97,12 +97,14 @@ export interface StateGitHub {
 export interface StateBody {
   /** `DRY_RUN`: forge writes logged, not sent. */
   dryRun: boolean;
+  /** The trust boundary: `open` (no ALLOWED_REPOSITORIES) or `allow-list` with its number of patterns. */
+  trust: { mode: 'open' | 'allow-list'; patterns: number; repositorySource: string };
   deployments: StateDeployment[];
   skipped: StateSkip[];
   sources: StateSource[];
   queue: { pending: number; active: number; running: number; items: StateQueueItem[] };
   readiness: Readiness;
-  storage: { path: string; writable: boolean; problem: Record<string, unknown> | null };
+  storage: { path: string; writable: boolean; damaged: string | null; problem: Record<string, unknown> | null };
   registryCache: { digests: number; tags: number };
   github: StateGitHub;
 }

@@ -13,7 +13,8 @@ import { startGitLabSimulator, type GitLabSimulator, type GitLabSimulatorOptions
 import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions } from './github-sim.js';
 import { startRegistry, type RunningRegistry } from './registry.js';
 
-export const WEBHOOK_KEY = 'flux-hmac-key\n';
+/** Long enough to be accepted (src/common/secret-strength.ts); the trailing newline is part of it, as a Secret file's would be. */
+export const WEBHOOK_KEY = 'flux-hmac-key-of-the-simulated-cluster\n';
 export const KUBE_TOKEN = 'bridge-service-account-token';
 export const GITHUB_TOKEN = 'ghs_simulatedtoken0000000000000000000';
 export const APP_ID = 4242;
@@ -91,6 +92,8 @@ export async function startWorld(o: WorldOptions = {}): Promise<World> {
     ENVIRONMENT: 'staging',
     DATABASE_PATH: join(dir, 'bridge.db'),
     RESYNC_INTERVAL: '1h',
+    // The simulators answer plain http.
+    ALLOW_HTTP_FORGE_URLS: 'true',
     ...(registry ? { REGISTRY_INSECURE_HOSTS: registry.host } : {}),
     ...extra,
   });

@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { createMetrics } from '../../src/common/metrics.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { capState, MAX_STATE_BYTES } from '../../src/http/state-cap.js';
+import { STATUS_RATE_PER_MINUTE } from '../../src/http/status-routes.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
@@ -14,7 +15,7 @@ import { SourceStore } from '../../src/store/source-store.js';
 
 const NOW = Date.UTC(2026, 11, 2);
 
-async function bridge(t: Test, stateToken?: string) {
+async function bridge(t: Test, stateToken?: string, statusRatePerMinute?: number) {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-state-'));
   const db = openDatabase(join(dir, 'bridge.db'));
   const sources = new SourceStore(db);
@@ -31,6 +32,7 @@ async function bridge(t: Test, stateToken?: string) {
     readiness: () => ({ ready: true, reasons: [] }),
     activeReconciles: () => 0,
     ...(stateToken ? { stateToken } : {}),
+    ...(statusRatePerMinute ? { statusRatePerMinute } : {}),
   });
   t.teardown(async () => {
     await app.close();
@@ -110,4 +112,18 @@ t.test('STATE_TOKEN is compared as digests: a token of another length takes the 
   const { app } = await bridge(t, 'the-state-token');
   t.equal((await app.inject({ url: '/state', headers: { authorization: 'Bearer x' } })).statusCode, 401);
   t.equal((await app.inject({ url: '/state', headers: { authorization: 'Bearer the-state-token' } })).statusCode, 200);
+});
+
+t.test('/state and /readyz are rate-limited per client address, each with its own budget (issue 22, item 10)', async (t) => {
+  t.equal(STATUS_RATE_PER_MINUTE, 300, 'the default: far above probes every few seconds');
+  const { app } = await bridge(t, undefined, 5);
+  const codes = async (url: string, n: number) => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push((await app.inject({ url, remoteAddress: '10.0.0.7' })).statusCode);
+    return out;
+  };
+  t.same(await codes('/state', 6), [200, 200, 200, 200, 200, 429], 'a loop of /state reads is cut off');
+  t.same(await codes('/readyz', 6), [200, 200, 200, 200, 200, 429], '/readyz has its own budget');
+  t.equal((await app.inject({ url: '/state', remoteAddress: '10.0.0.8' })).statusCode, 200, 'another address is not limited');
+  t.equal((await app.inject({ url: '/healthz', remoteAddress: '10.0.0.7' })).statusCode, 200, 'liveness is never limited');
 });

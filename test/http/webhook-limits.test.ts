@@ -29,7 +29,7 @@ const FLUX_EVENT = JSON.stringify({
   reason: 'ReconciliationSucceeded',
   reportingController: 'kustomize-controller',
 });
-const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
+const MINIMAL = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 
 async function setup(t: Test, webhookRatePerMinute?: number, extra: { stateToken?: string | (() => Promise<string>) } = {}) {
   const db = openDatabase(':memory:');

@@ -19,7 +19,7 @@ function envOf(c: Container): Record<string, string> {
   const env: Record<string, string> = {};
   for (const e of c.env) {
     if (e.value !== undefined) env[e.name] = e.value;
-    else if (e.valueFrom?.secretKeyRef) env[e.name] = `secret-${e.valueFrom.secretKeyRef.key}`;
+    else if (e.valueFrom?.secretKeyRef) env[e.name] = `secret-${e.valueFrom.secretKeyRef.key}-of-at-least-32-bytes`;
   }
   return env;
 }
@@ -27,7 +27,7 @@ function envOf(c: Container): Record<string, string> {
 /** The problems the bridge would stop with (none: it starts). Mounted files all hold a key. */
 function problemsOf(objs: Obj[]): string[] {
   try {
-    loadConfig(envOf(bridgeContainer(objs)), () => Buffer.from('mounted-key'));
+    loadConfig(envOf(bridgeContainer(objs)), () => Buffer.from('a-mounted-key-of-at-least-32-bytes-long'));
     return [];
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;

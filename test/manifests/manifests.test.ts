@@ -23,6 +23,9 @@ const RENDERED = [
   'manifests/optional/egress',
   'test/manifests/forgejo',
   'test/manifests/gitlab',
+  'test/manifests/namespace-keys',
+  'test/manifests/namespaced-rbac',
+  'test/manifests/tenant-rbac',
   'test/manifests/github-app',
   'test/manifests/tenant',
   'test/manifests/own-image',
@@ -93,6 +96,16 @@ t.test('base manifests: least privilege, one replica, hardened pod', (t) => {
     c.env.find((e) => e.name === 'STATE_TOKEN'),
     { valueFrom: { secretKeyRef: { name: 'github-deployment-bridge-state', key: 'token', optional: true } } },
     '/state asks for a bearer token once its Secret exists',
+  );
+  t.same(
+    c.env.find((e) => e.name === 'ALLOWED_REPOSITORIES'),
+    { name: 'ALLOWED_REPOSITORIES', value: '' },
+    'the trust boundary shipped as a setting to fill in (empty: open, warned at start)',
+  );
+  t.match(
+    readFileSync(join(REPO_ROOT, 'manifests/deployment.yaml'), 'utf8'),
+    /# The trust boundary \(docs\/trust-boundary\.md\)[^\n]*\n(\s*#[^\n]*\n)+\s*- \{ name: ALLOWED_REPOSITORIES/,
+    'with a comment saying what empty means',
   );
   t.notOk(
     c.env.some((e) => e.name.startsWith('FORGEJO_') || e.name.startsWith('GITHUB_APP_')),
@@ -230,10 +243,76 @@ for (const { forge, url, token, extra } of TOKEN_FORGES)
     t.end();
   });
 
+t.test('optional namespace-keys component: WEBHOOK_TOKEN_DIR on a read-only Secret mount, the shared key kept', (t) => {
+  const base = render('manifests');
+  const objs = render('test/manifests/namespace-keys');
+  t.same(inventory(objs), inventory(base), 'no Secret rendered');
+  const c = bridgeContainer(objs);
+  const env = new Map(c.env.map((e) => [e.name, e]));
+  const dir = env.get('WEBHOOK_TOKEN_DIR')?.value;
+  t.equal(dir, '/etc/github-deployment-bridge/namespace-keys');
+  t.match(
+    c.volumeMounts.find((m) => m.mountPath === dir),
+    { name: 'namespace-keys', readOnly: true },
+  );
+  t.notOk(
+    c.volumeMounts.some((m) => 'subPath' in m),
+    'no subPath: the kubelet updates the keys',
+  );
+  t.ok(env.has('WEBHOOK_TOKEN_FILE'), "flux-system's shared key kept");
+  const volumes = bridgeDeployment(objs).spec.template.spec.volumes;
+  t.same(volumes.find((v) => v.name === 'namespace-keys')?.secret, { secretName: 'github-deployment-bridge-namespace-keys' });
+  const [secret] = readYaml('manifests/optional/namespace-keys/secret.example.yaml');
+  t.match(secret, { kind: 'Secret', metadata: { name: 'github-deployment-bridge-namespace-keys', namespace: 'flux-system' } });
+  for (const ns of Object.keys((secret as unknown as { stringData: Record<string, string> }).stringData))
+    t.match(ns, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, `key ${ns} is a namespace name`);
+  t.end();
+});
+
+t.test('namespaced permissions: the base reads per namespace, no cluster-wide grant but named namespaces; Secrets per namespace', (t) => {
+  const base = render('manifests');
+  const objs = render('test/manifests/namespaced-rbac');
+  t.notOk(
+    objs.some((o) => o.kind === 'ClusterRole' && o.metadata.name === 'github-deployment-bridge'),
+    "the base's ClusterRole is gone",
+  );
+  t.notOk(objs.some((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'github-deployment-bridge'));
+  const namespaces = find(objs, 'ClusterRole', 'github-deployment-bridge-namespaces') as ClusterRole & {
+    rules: Array<{ resourceNames?: string[] }>;
+  };
+  t.same(grants(namespaces), ['core/namespaces:get'], 'only get on namespaces, cluster-wide');
+  const env = new Map(bridgeContainer(objs).env.map((e) => [e.name, e.value]));
+  const watched = (env.get('WATCH_NAMESPACES') ?? '').split(',');
+  t.ok(watched.length > 0 && watched[0] !== '', 'WATCH_NAMESPACES is set (a Role cannot grant a cluster-wide list)');
+  t.same(namespaces.rules[0]?.resourceNames, watched, 'the namespaces named are the watched ones');
+
+  const tenant = render('test/manifests/tenant-rbac');
+  const reads = find(tenant, 'Role', 'github-deployment-bridge') as ClusterRole;
+  const clusterReads = find(base, 'ClusterRole', 'github-deployment-bridge') as ClusterRole;
+  t.same(
+    grants(reads),
+    grants(clusterReads).filter((g) => g !== 'core/namespaces:get,list,watch'),
+    "the base's reads, namespaced (namespaces themselves through the ClusterRole above)",
+  );
+  const secrets = find(tenant, 'Role', 'github-deployment-bridge-registry-secrets') as ClusterRole;
+  t.same(grants(secrets), ['core/secrets:get', 'core/serviceaccounts:get']);
+  for (const binding of tenant.filter((o) => o.kind === 'RoleBinding'))
+    t.match(binding, {
+      metadata: { namespace: 'apps' },
+      subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
+    });
+  t.notOk(
+    tenant.some((o) => o.kind.startsWith('Cluster')),
+    'nothing cluster-wide in a tenant',
+  );
+  t.end();
+});
+
 t.test('no write verbs anywhere: every rendered role only reads', (t) => {
   const roles = RENDERED.flatMap(render).filter((o): o is ClusterRole => o.kind === 'ClusterRole' || o.kind === 'Role');
   t.same([...new Set(roles.map((r) => r.metadata.name))].sort(), [
     'github-deployment-bridge',
+    'github-deployment-bridge-namespaces',
     'github-deployment-bridge-preview-routes',
     'github-deployment-bridge-registry-secrets',
   ]);

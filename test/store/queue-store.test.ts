@@ -123,6 +123,36 @@ t.test('fail sets backoff, attempts and the error', (t) => {
   t.end();
 });
 
+t.test('a replayed event cannot end every backoff: a run an event started that fails again waits in full', (t) => {
+  const { queue } = fixture(t).open();
+  const event = (at: number) => queue.enqueue(apps, at, at);
+  const failAt = (at: number, retryAt: number) => {
+    t.equal(queue.claim(at, 1).length, 1, `runs at ${at}`);
+    queue.fail(apps, retryAt, 'GitHub 502');
+  };
+  queue.enqueue(apps, 0);
+  failAt(0, 1000);
+  event(10);
+  t.match(row(queue, apps), { attempts: 1, notBefore: 10 }, 'the first event cuts the backoff short');
+  failAt(10, 3000);
+  event(20);
+  event(30);
+  t.match(row(queue, apps), { attempts: 2, notBefore: 3000 }, 'the run it started failed: the replays wait the full backoff');
+  failAt(3000, 7000);
+  event(3010);
+  t.match(row(queue, apps), { attempts: 3, notBefore: 3010 }, 'a step later an event may cut again');
+  failAt(3010, 15000);
+  event(3020);
+  t.match(row(queue, apps), { attempts: 4, notBefore: 15000 }, 'and then not');
+  t.equal(queue.claim(15000, 1).length, 1);
+  queue.complete(apps, 15000);
+  queue.enqueue(apps, 16000);
+  failAt(16000, 17000);
+  event(16010);
+  t.match(row(queue, apps), { attempts: 1, notBefore: 16010 }, 'a success starts over');
+  t.end();
+});
+
 t.test('a failure while dirty still waits for the backoff', (t) => {
   const { queue } = fixture(t).open();
   queue.enqueue(apps, 100);

@@ -48,7 +48,13 @@ t.test('an older bridge refuses a newer database and leaves it as it was', (t) =
 
 t.test('the process: one line naming the file and what to do, exit 1', async (t) => {
   const path = newerDatabase(t);
-  const env = { PATH: process.env.PATH ?? '', WEBHOOK_TOKEN: 'k', GITHUB_TOKEN: 'ghp_x', CLUSTER_NAME: 'c', DATABASE_PATH: path };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes',
+    GITHUB_TOKEN: 'ghp_x',
+    CLUSTER_NAME: 'c',
+    DATABASE_PATH: path,
+  };
   const exit = await promisify(execFile)(process.execPath, [MAIN_JS], { env }).then(
     () => ({ code: 0, stderr: '' }),
     (err: unknown) => err as { code: number; stderr: string },

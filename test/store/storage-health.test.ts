@@ -43,7 +43,7 @@ function tracker(probe: () => void = () => undefined) {
 t.test("a failed write: one reason naming the file, the cause, SQLite's error and since when; one change per transition", (t) => {
   const { health, clock, changes, failures } = tracker();
   t.equal(health.reason(), undefined);
-  t.same(health.snapshot(), { path: '/data/bridge.db', writable: true, problem: null });
+  t.same(health.snapshot(), { path: '/data/bridge.db', writable: true, damaged: null, problem: null });
   const reason = health.failed('record a webhook event', sqlite('SQLITE_IOERR_WRITE', 'disk I/O error'));
   t.equal(
     reason,

@@ -1,3 +1,4 @@
+import { BodyTooLarge, MAX_FORGE_ANSWER_BYTES, readCapped } from '../../common/capped-body.js';
 import { ForgeError } from '../../common/errors.js';
 import { retryAtOf, type ForgejoOperation } from './forgejo-error.js';
 import type { CommitStatusPort, CreateStatusBody, ForgejoStatus, RepoRef } from './forgejo-types.js';
@@ -24,6 +25,8 @@ export interface ForgejoClientOptions {
   token: string | (() => Promise<string>);
   userAgent: string;
   timeoutMs?: number;
+  /** Largest answer read (default MAX_FORGE_ANSWER_BYTES); a larger one fails the request, its outcome unknown. */
+  maxAnswerBytes?: number;
   now?: () => number;
   /** Told of every request's outcome: the HTTP status, `timeout` or `network`, for metrics and the credential check. */
   observe?: (operation: ForgejoOperation, outcome: number | 'timeout' | 'network') => void;
@@ -118,8 +121,13 @@ export class ForgejoClient implements CommitStatusPort {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.o.timeoutMs ?? FORGEJO_TIMEOUT_MS),
       });
-      text = await res.text();
+      text = (await readCapped(res, this.o.maxAnswerBytes ?? MAX_FORGE_ANSWER_BYTES)).toString('utf8');
     } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        this.o.observe?.(op, 'network');
+        // Status unknown on purpose, as for an unreadable answer: a write may have gone through.
+        throw new ForgeError(`${what}: the answer was too large (${err.message})`, undefined, { cause: err, operation: op });
+      }
       const timeout = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
       this.o.observe?.(op, timeout ? 'timeout' : 'network');
       throw new ForgeError(`${what}: ${timeout ? 'timed out' : `network error: ${networkDetail(err)}`}`, undefined, {

@@ -1,11 +1,12 @@
 import { parseContextTemplate, type ContextTemplate } from './status-context.js';
 import { parseForgejoUrl, type ForgejoLocation } from './forgejo-url.js';
+import { plainHttpRefused } from '../forge-url.js';
 import { rotatingSecret, type RotatingSecret } from '../../common/rotating-secret.js';
 import { combine, setting, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 const forgejoUrl: Parse<ForgejoLocation> = (value, check) => {
   const r = parseForgejoUrl(value, check.name);
-  return 'problem' in r ? check.problem(r.problem) : r;
+  return 'problem' in r ? check.problem(r.problem) : (plainHttpRefused(value, check) ?? r);
 };
 
 const contextTemplate: Parse<ContextTemplate> = (value, check) => {

@@ -3,6 +3,7 @@ import { parseAppPrivateKey } from './app-jwt.js';
 import type { GitHubAuth } from './github-client.js';
 import { duration, integer, url } from '../../common/setting-parsers.js';
 import { rotatingSecret, secretValue } from '../../common/rotating-secret.js';
+import { plainHttpRefused } from '../forge-url.js';
 import { INVALID, combine, secret, setting, type Check, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 /** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
@@ -83,7 +84,10 @@ const githubAuth = combine(
 /** What routing to GitHub needs (`explain` reads these too). */
 export const GITHUB_REPORTING = {
   githubApiUrl: setting('GITHUB_API_URL', {
-    parse: url(WEB, { stripSlashes: true }),
+    parse: (value, check) => {
+      const api = url(WEB, { stripSlashes: true })(value, check);
+      return api === INVALID ? api : (plainHttpRefused(api, check) ?? api);
+    },
     default: GITHUB_API,
     doc: 'API base, for token and App; GitHub Enterprise Server: `https://<host>/api/v3`',
   }),

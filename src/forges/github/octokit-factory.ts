@@ -5,6 +5,7 @@ import type { Metrics } from '../../common/metrics.js';
 import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
 import { ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';
 import { rateLimitOf } from './rate-limit.js';
+import { MAX_FORGE_ANSWER_BYTES, cappedFetch } from '../../common/capped-body.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment, GhStatus, RepoRef } from './github-types.js';
 import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
 
@@ -34,6 +35,8 @@ export interface GitHubClientOptions {
    * pauses this scope's requests only; /state shows budgets and pauses by it.
    */
   scope: string;
+  /** Largest answer read (default MAX_FORGE_ANSWER_BYTES); a larger one fails as a network failure would. */
+  maxAnswerBytes?: number;
   /** false: sent even while GitHub work is paused (the credential check itself). Default true. */
   gated?: boolean;
   /** Space writes (default true; fault-matrix tests turn it off). */
@@ -88,6 +91,8 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     authStrategy: gatedAuth(o.credentials, gate),
     baseUrl: o.baseUrl,
     userAgent: o.userAgent,
+    // Every answer read with a bound (capped-body.ts): a larger one fails like a network failure, outcome unknown.
+    request: { fetch: cappedFetch(o.maxAnswerBytes ?? MAX_FORGE_ANSWER_BYTES) },
     // A retried POST whose first attempt succeeded would duplicate a deployment: the queue retries instead.
     retry: { enabled: false },
     throttle: { enabled: false },

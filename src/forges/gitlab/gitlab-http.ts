@@ -5,13 +5,14 @@
  * registry client does), no retries (the queue retries), every failure a `GitLabError`. The token is
  * read before each request (a rotated `GITLAB_TOKEN_FILE` is picked up) and never appears in an error.
  */
+import { BodyTooLarge, MAX_FORGE_ANSWER_BYTES, readCapped } from '../../common/capped-body.js';
 import { readFile } from 'node:fs/promises';
 import { GitLabError, gitlabMessageOf, pauseUntilOf, type GitLabOperation } from './gitlab-error.js';
 
 /** Every GitLab request is abandoned after this long (the body read included). */
 export const GITLAB_TIMEOUT_MS = 15_000;
 /** The most of an answer read: 100 deployments with their users and environments stay far below. */
-export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+export const MAX_ANSWER_BYTES = MAX_FORGE_ANSWER_BYTES;
 
 /** The token inline, or a function that reads it before each request. */
 export type GitLabToken = string | (() => Promise<string>);
@@ -104,28 +105,13 @@ export async function gitlabRequest(o: GitLabHttpOptions, r: GitLabRequest): Pro
 
 /** The body as text, refused past `maxBytes` (declared or read); the status stays unknown, as for an unreadable answer. */
 async function boundedText(res: Response, maxBytes: number, r: GitLabRequest): Promise<string> {
-  const refuse = (n: string) =>
-    new GitLabError(`${r.what}: answered ${res.status} with more than ${maxBytes} bytes (${n})`, undefined, { operation: r.op });
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (res.body === null) return '';
-  if (declared > maxBytes) {
-    await res.body.cancel();
-    throw refuse(`${declared} declared`);
+  try {
+    return (await readCapped(res, maxBytes)).toString('utf8');
+  } catch (err) {
+    if (!(err instanceof BodyTooLarge)) throw err;
+    const n = err.declared === undefined ? 'read' : `${err.declared} declared`;
+    throw new GitLabError(`${r.what}: answered ${res.status} with more than ${maxBytes} bytes (${n})`, undefined, { operation: r.op });
   }
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw refuse('read');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The innermost useful cause of a fetch failure (`fetch failed` alone names nothing), with its code. */

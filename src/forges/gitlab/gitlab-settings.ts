@@ -1,11 +1,12 @@
 import { parseGitLabUrl, type GitLabLocation } from './gitlab-url.js';
+import { plainHttpRefused } from '../forge-url.js';
 import { rotatingSecret, type RotatingSecret } from '../../common/rotating-secret.js';
 import { integer } from '../../common/setting-parsers.js';
 import { combine, setting, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 const gitlabUrl: Parse<GitLabLocation> = (value, check) => {
   const r = parseGitLabUrl(value, check.name);
-  return 'problem' in r ? check.problem(r.problem) : r;
+  return 'problem' in r ? check.problem(r.problem) : (plainHttpRefused(value, check) ?? r);
 };
 
 /** Where GitLab is: reporting needs it (`explain` too) to route projects. */

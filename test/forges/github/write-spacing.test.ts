@@ -9,7 +9,7 @@ import { createOctokit, staticToken } from '../../../src/forges/github/octokit-f
 import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from '../../../src/forges/github/write-spacing.js';
 import { createMetrics } from '../../../src/common/metrics.js';
 
-const MINIMAL = { WEBHOOK_TOKEN: 's3cret', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
+const MINIMAL = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
 
 t.test('GITHUB_WRITE_INTERVAL: default 1 s, 0 allowed, at most 5 s', (t) => {
   t.equal(loadConfig(MINIMAL).githubWriteIntervalMs, DEFAULT_WRITE_INTERVAL_MS);
