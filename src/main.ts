@@ -135,6 +135,7 @@ async function main(config: Config): Promise<void> {
     watchNamespaces: config.watchNamespaces,
     ...(config.stateToken ? { stateToken: secretValue(config.stateToken) } : {}),
     webhookRatePerMinute: config.webhookRatePerMinute,
+    statusRatePerMinute: config.statusRatePerMinute,
     dryRun: config.dryRun,
     trust: trustOf(config),
     registryCache: () => imageCache.counts(),

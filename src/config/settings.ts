@@ -6,6 +6,7 @@ import { rotatingSecret } from '../common/rotating-secret.js';
 import { MIN_SECRET_BYTES, weakSecret } from '../common/secret-strength.js';
 import { errorMessage } from '../common/errors.js';
 import { WEBHOOK_RATE_PER_MINUTE } from '../http/webhook.js';
+import { STATUS_RATE_PER_MINUTE } from '../http/status-routes.js';
 import { parseRepositoryPatterns, type RepositoryPattern } from '../metadata/repository-trust.js';
 import { parseDockerConfigJson } from '../oci/docker-config.js';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform } from '../oci/platform.js';
@@ -159,6 +160,11 @@ const SERVICE_SETTINGS = {
     parse: integer(1, 1_000_000_000),
     shown: `\`${WEBHOOK_RATE_PER_MINUTE}\``,
     doc: 'webhook requests accepted per minute from one client address (`429` beyond), counted apart for verified events and for requests whose signature fails',
+  }),
+  statusRatePerMinute: setting('STATUS_RATE_PER_MINUTE', {
+    parse: integer(1, 1_000_000_000),
+    shown: `\`${STATUS_RATE_PER_MINUTE}\``,
+    doc: 'requests per minute from one client address to `/readyz`, and to `/state` with the status page (`429` beyond; each has its own budget, so a reader of `/state` never fails the probe)',
   }),
   stateToken: rotatingSecret(
     'STATE_TOKEN',

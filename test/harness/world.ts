@@ -82,6 +82,8 @@ export async function startWorld(o: WorldOptions = {}): Promise<World> {
     PORT: '0',
     HOST: '127.0.0.1',
     WEBHOOK_TOKEN: WEBHOOK_KEY,
+    // Tests poll /state far faster than a person; the limit itself is tested in test/http/state-limits.test.ts.
+    STATUS_RATE_PER_MINUTE: '1000000',
     ...(o.githubOff ? {} : githubAuth),
     ...(forgejo ? { FORGEJO_URL: forgejo.url, FORGEJO_TOKEN } : {}),
     ...(gitlab ? { GITLAB_URL: gitlab.url, GITLAB_TOKEN } : {}),

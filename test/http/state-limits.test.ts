@@ -8,6 +8,7 @@ import { createMetrics } from '../../src/common/metrics.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { capState, MAX_STATE_BYTES } from '../../src/http/state-cap.js';
 import { STATUS_RATE_PER_MINUTE } from '../../src/http/status-routes.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
@@ -126,4 +127,13 @@ t.test('/state and /readyz are rate-limited per client address, each with its ow
   t.same(await codes('/readyz', 6), [200, 200, 200, 200, 200, 429], '/readyz has its own budget');
   t.equal((await app.inject({ url: '/state', remoteAddress: '10.0.0.8' })).statusCode, 200, 'another address is not limited');
   t.equal((await app.inject({ url: '/healthz', remoteAddress: '10.0.0.7' })).statusCode, 200, 'liveness is never limited');
+});
+
+t.test('STATUS_RATE_PER_MINUTE: unset keeps the default; a whole number from 1 sets it; anything else is refused', (t) => {
+  const minimal = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', GITHUB_TOKEN: 'ghp_test', CLUSTER_NAME: 'prod-eu-1' };
+  t.notOk('statusRatePerMinute' in loadConfig(minimal), 'unset: absent, the route uses STATUS_RATE_PER_MINUTE');
+  t.equal(loadConfig({ ...minimal, STATUS_RATE_PER_MINUTE: '1200' }).statusRatePerMinute, 1_200);
+  for (const bad of ['0', '-5', '1.5', 'many'])
+    t.throws(() => loadConfig({ ...minimal, STATUS_RATE_PER_MINUTE: bad }), /STATUS_RATE_PER_MINUTE/, bad);
+  t.end();
 });
