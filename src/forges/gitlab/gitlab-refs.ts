@@ -22,7 +22,8 @@ export class GitLabRefs {
   constructor(private readonly port: Pick<GitLabPort, 'branchesContaining' | 'project'>) {}
 
   async of(path: string, target: Pick<ReportTarget, 'ref' | 'sha'>): Promise<{ ref: string; tag: boolean }> {
-    if (target.ref !== undefined) return { ref: target.ref.ref, tag: target.ref.tag };
+    const own = chooseRef({ target: target.ref }); // the target's own ref, else `lookup`: ask GitLab
+    if ('ref' in own) return { ref: own.ref, tag: own.tag };
     const key = `${path}@${target.sha}`;
     const cached = this.looked.get(key);
     if (cached !== undefined) return cached;
