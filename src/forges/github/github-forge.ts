@@ -5,6 +5,7 @@
  */
 import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf } from '../forge.js';
+import type { BudgetWindow } from '../write-budget.js';
 import { budgetState, forgeHealthState } from '../forge-state.js';
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
 import { InstallationStore } from '../../store/installation-store.js';
@@ -26,6 +27,8 @@ export interface GitHubSettings extends GitHubReporting {
   githubAuth?: GitHubAuth | undefined;
   githubApiUrl: string;
   githubWriteIntervalMs: number;
+  /** `GITHUB_WRITE_BUDGET`: the sliding windows of writes per credential scope. */
+  githubWriteBudget: BudgetWindow[];
 }
 
 /** GitHub's publisher behind its refusal guard: GitHub's classifier for the auth kind; a deployment deleted by a person is published again. */
