@@ -73,6 +73,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       now,
       installations: new InstallationStore(d.db),
       writeIntervalMs: s.githubWriteIntervalMs,
+      writeBudget: s.githubWriteBudget,
     });
     const plain = new GitHubPublisher({ github: d.dryRun ? dryRunPort(side.port, log) : side.port, deployments, log, now });
     const guarded = guardGitHub({ publisher: plain, refusals, deployments, auth: auth.kind, log, now });
