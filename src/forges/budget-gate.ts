@@ -74,6 +74,11 @@ export class BudgetGate {
   private readonly rules: TurnRules;
   private untagged = 0;
 
+  /** The configured windows (without the floor). */
+  get budget(): readonly BudgetWindow[] {
+    return this.o.windows;
+  }
+
   constructor(private readonly o: BudgetGateOptions) {
     const floor = o.floorMs ?? 0;
     this.windows = floor > 0 ? [{ count: 1, ms: floor }, ...o.windows] : o.windows;

@@ -6,7 +6,7 @@
 import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf } from '../forge.js';
 import type { BudgetWindow } from '../write-budget.js';
-import { budgetState, forgeHealthState } from '../forge-state.js';
+import { backlogState, budgetState, forgeHealthState, scrapeBacklog } from '../forge-state.js';
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
 import { InstallationStore } from '../../store/installation-store.js';
 import { dryRunPort } from './dry-run-port.js';
@@ -85,7 +85,12 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       ...githubLane(guarded, plain),
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
-      state: () => ({ auth: auth.kind, ...forgeHealthState(health, refusals, 'github', now()), budgets: budgetState(health) }),
+      state: () => ({
+        auth: auth.kind,
+        ...forgeHealthState(health, refusals, 'github', now()),
+        budgets: budgetState(health),
+        writeBudget: backlogState(side.budget, now()),
+      }),
       // Its state in GitHub's words, as GitHub shows it (`inactive`).
       describe: (row) => ({ deploymentId: row.deploymentId, state: row.state === null ? 'provisional' : toGitHubState(row.state) }),
       scrape() {
@@ -97,6 +102,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
         m.githubCredentialsOk.set(h.credentials.state === 'rejected' ? 0 : 1);
         m.githubRemaining.reset();
         for (const b of h.budgets) m.githubRemaining.set({ scope: b.scope, resource: b.resource }, b.remaining);
+        scrapeBacklog(m, 'github', side.budget, now());
       },
       summary: { api: s.githubApiUrl, auth: auth.kind },
     };
