@@ -12,6 +12,7 @@ const ALL = [
   'write-economy',
   'forgejo-economy',
   'rollout',
+  'base-image-bump',
   'latency',
   'rollout-latency',
   'resync-cost',

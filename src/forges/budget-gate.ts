@@ -52,7 +52,7 @@ export interface BudgetGateOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** A follow-up write of an identity (its status after its create) keeps the wait of the first for this long. */
+/** A final status of an identity after its create keeps the create's wait for this long. */
 const INHERIT_MS = 120_000;
 /** A waiting write that has not come back this long after its turn is forgotten (its workload may be gone). */
 const FORGET_MS = 10 * 60_000;
@@ -94,7 +94,9 @@ export class BudgetGate {
     const book = this.book(scope, now);
     const t = turn ?? { key: `untagged:${++this.untagged}`, class: 'production' as const, final: true };
     const known = book.waiting.get(t.key);
-    const since = known?.since ?? book.served.get(t.key)?.since ?? now;
+    // A final status keeps the wait of its identity's create; an `in_progress` after it queues afresh, so under
+    // backlog its moment has often passed (the rollout finished) by its turn, and the final status goes instead.
+    const since = known?.since ?? (t.final ? book.served.get(t.key)?.since : undefined) ?? now;
     const me: Waiting = { ...t, since, due: now };
     const decision = decideTurn(this.windows, book.sent, [...book.waiting.values()], me, now, this.rules);
     if ('retryAt' in decision) {

@@ -71,6 +71,8 @@ export interface GitHubSimulator {
   readonly app: SimApp | undefined;
   /** Writes answered with a secondary rate limit (by `writesPerMinute` or `secondaryLimits`). */
   secondaryRefusals(): number;
+  /** Switches the per-account secondary limits (`secondaryLimits`' windows) on or off; their counts start afresh. */
+  enforceSecondaryLimits(on: boolean): void;
   /** Arms a fault for the next matching request(s). */
   inject(fault: Fault): void;
   /** Arms a hook run when the next matching request(s) arrive or are applied (e.g. to kill the client there). */
@@ -114,7 +116,9 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
   private readonly spec: SpecValidators;
   private readonly primary: PrimaryLimit;
   private readonly window: WriteWindows | undefined;
-  private readonly perAccount: WriteWindows | undefined;
+  private readonly perAccount: WriteWindows;
+  /** Whether `perAccount` refuses writes now (`secondaryLimits`, switched by `enforceSecondaryLimits`). */
+  private enforcing: boolean;
   private readonly creator: SimUser;
 
   constructor(private readonly options: GitHubSimulatorOptions) {
@@ -124,13 +128,9 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.app = options.app === undefined ? undefined : new SimApp(options.app);
     this.primary = new PrimaryLimit(options.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR);
     this.window = options.writesPerMinute === undefined ? undefined : new WriteWindows([{ count: options.writesPerMinute, ms: 60_000 }]);
-    const secondary = options.secondaryLimits;
-    this.perAccount =
-      secondary === undefined || secondary === false
-        ? undefined
-        : secondary === true
-          ? new WriteWindows(GITHUB_SECONDARY_WINDOWS)
-          : new WriteWindows(secondary.windows ?? GITHUB_SECONDARY_WINDOWS, secondary.scale);
+    const secondary = typeof options.secondaryLimits === 'object' ? options.secondaryLimits : {};
+    this.perAccount = new WriteWindows(secondary.windows ?? GITHUB_SECONDARY_WINDOWS, secondary.scale);
+    this.enforcing = Boolean(options.secondaryLimits);
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
     this.latencyMs = options.latencyMs;
     this.creator = {
@@ -147,7 +147,12 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
   }
 
   secondaryRefusals(): number {
-    return (this.window?.refused ?? 0) + (this.perAccount?.refused ?? 0);
+    return (this.window?.refused ?? 0) + this.perAccount.refused;
+  }
+
+  enforceSecondaryLimits(on: boolean): void {
+    this.enforcing = on;
+    this.perAccount.reset();
   }
 
   deployments(owner: string, repo: string): SimDeployment[] {
@@ -160,7 +165,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.state.clear();
     this.primary.reset();
     this.window?.reset();
-    this.perAccount?.reset();
+    this.perAccount.reset();
   }
 
   apiPath(pathname: string): string | undefined {
@@ -232,7 +237,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
       // writesPerMinute counts every account's writes together; secondaryLimits each account's own.
       for (const [limit, key] of [
         [this.window, ''],
-        [this.perAccount, account],
+        [this.enforcing ? this.perAccount : undefined, account],
       ] as const) {
         const slot = limit?.take(key) ?? { ok: true };
         if (!slot.ok) return this.faults.secondaryRateLimit(slot.retryAfterSeconds);

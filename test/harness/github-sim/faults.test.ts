@@ -209,4 +209,8 @@ t.test('secondaryLimits: true is 80 per minute per account; another token has it
   const other = new Octokit({ auth: 'other-token', baseUrl: sim.url, retry: { enabled: false }, throttle: { enabled: false }, log: quiet });
   t.equal((await createDeployment(other)).status, 201, 'another account is not limited by the first');
   t.equal(sim.secondaryRefusals(), 1);
+  sim.enforceSecondaryLimits(false);
+  t.equal((await createDeployment(gh)).status, 201, 'switched off');
+  sim.enforceSecondaryLimits(true);
+  t.equal((await createDeployment(gh)).status, 201, 'switched on again: the windows start afresh');
 });
