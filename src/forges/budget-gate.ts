@@ -18,6 +18,7 @@ import {
   type Turn,
   type TurnRules,
   type Waiting,
+  withMargin,
 } from './write-budget.js';
 
 /** Thrown instead of sending a request whose turn has not come: it never left; retry at `retryAt`. */
@@ -81,7 +82,8 @@ export class BudgetGate {
 
   constructor(private readonly o: BudgetGateOptions) {
     const floor = o.floorMs ?? 0;
-    this.windows = floor > 0 ? [{ count: 1, ms: floor }, ...o.windows] : o.windows;
+    const kept = o.windows.map(withMargin);
+    this.windows = floor > 0 ? [{ count: 1, ms: floor }, ...kept] : kept;
     this.rules = o.rules ?? DEFAULT_TURN_RULES;
   }
 

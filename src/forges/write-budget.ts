@@ -32,6 +32,15 @@ export function parseBudget(text: string): BudgetWindow[] | { problem: string } 
   return out.sort((a, b) => a.ms - b.ms);
 }
 
+/**
+ * A window as the bridge keeps it: a little longer than configured (5 %, from 50 ms to 1 s), so writes that
+ * arrive later than they were sent (a slow hop, a loaded machine) still fit the forge's own count.
+ */
+export const withMargin = (w: BudgetWindow): BudgetWindow => ({
+  count: w.count,
+  ms: w.ms + Math.min(1_000, Math.max(50, Math.round(w.ms * 0.05))),
+});
+
 /** The windows as configured text (`80/1m,500/1h`), for /state. */
 export function budgetText(windows: readonly BudgetWindow[]): string {
   const unit = (ms: number) =>
@@ -79,6 +88,19 @@ export interface Turn {
   class: TurnClass;
   /** A final status (success, failure): before the `in_progress` and creates of its class. */
   final: boolean;
+  /**
+   * A write worth the least under pressure (`in_progress`, `inactive`): it uses only the first OPTIONAL_SHARE of
+   * every window until it has waited `agingMs`; the rest is kept for creates and final statuses.
+   */
+  optional?: boolean;
+}
+
+/** The share of every window an optional write may use before it has aged. */
+export const OPTIONAL_SHARE = 0.25;
+
+/** The windows an optional write that has not aged may use: OPTIONAL_SHARE of each count (at least 1). */
+export function optionalWindows(windows: readonly BudgetWindow[]): BudgetWindow[] {
+  return windows.map((w) => (w.count <= 1 ? w : { count: Math.max(1, Math.floor(w.count * OPTIONAL_SHARE)), ms: w.ms }));
 }
 
 /** A write waiting for its turn: since when its identity has waited, and when it was told to come back. */
@@ -128,7 +150,8 @@ export function decideTurn(
   rules: TurnRules = DEFAULT_TURN_RULES,
 ): TurnDecision {
   const ahead = others.filter((w) => w.key !== me.key && now <= w.due + rules.graceMs && goesBefore(w, me, now, rules.agingMs)).length;
-  const at = nextSlots(windows, sent, now, ahead + 1)[ahead] ?? now;
+  const held = me.optional === true && now - me.since < rules.agingMs;
+  const at = nextSlots(held ? optionalWindows(windows) : windows, sent, now, ahead + 1)[ahead] ?? now;
   return at <= now + rules.holdMs ? { sendAt: at } : { retryAt: at };
 }
 

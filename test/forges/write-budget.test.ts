@@ -10,6 +10,7 @@ import {
   prune,
   type BudgetWindow,
   type Waiting,
+  withMargin,
 } from '../../src/forges/write-budget.js';
 import { BudgetDeferred, BudgetGate } from '../../src/forges/budget-gate.js';
 
@@ -111,6 +112,20 @@ t.test('decideTurn: a write takes the slot after the writes before it; late ones
     ['lower ones do not count', [], [{ ...me, key: 'x', class: 'inactive' }], 100, { sendAt: 100 }],
   ];
   for (const [name, sent, others, now, want] of rows) t.same(decideTurn(windows, sent, others, { ...me, due: now }, now), want, name);
+  // An optional write (in_progress, inactive) uses a quarter of each window until it has waited agingMs.
+  const hour: BudgetWindow[] = [{ count: 8, ms: H }];
+  const optional: Waiting = { ...me, final: false, optional: true };
+  const aged = DEFAULT_TURN_RULES.agingMs;
+  const optionalRows: Array<[string, number[], number, Waiting, object]> = [
+    ['optional, window a quarter used: goes', [1], 10, optional, { sendAt: 10 }],
+    ['optional, window half used: waits for a quarter to leave', [1, 2, 3, 4], 10, optional, { retryAt: 3 + H }],
+    ['a create at half: goes', [1, 2, 3, 4], 10, { ...optional, optional: false }, { sendAt: 10 }],
+    ['optional, aged: the whole window', [1, 2, 3, 4], aged + 100, optional, { sendAt: aged + 100 }],
+  ];
+  for (const [name, sent, now, w, want] of optionalRows) t.same(decideTurn(hour, sent, [], { ...w, due: now }, now), want, name);
+  t.same(withMargin({ count: 80, ms: M }), { count: 80, ms: M + 1000 }, 'margin: at most 1 s');
+  t.same(withMargin({ count: 1, ms: 500 }), { count: 1, ms: 550 }, 'margin: at least 50 ms');
+  t.same(withMargin({ count: 5, ms: 4000 }), { count: 5, ms: 4200 }, 'margin: 5 %');
   t.end();
 });
 
@@ -153,12 +168,12 @@ t.test('BudgetGate: never more than the windows allow; the rest told when to com
   t.same(slept, [1000, 1000], 'the floor spaces them');
   const err = await gate.write('token', turn('d')).catch((e: unknown) => e);
   t.ok(err instanceof BudgetDeferred, 'the fourth in the minute is deferred');
-  t.equal((err as BudgetDeferred).retryAt, 1_000_000 + M);
+  t.equal((err as BudgetDeferred).retryAt, 1_000_000 + M + 1000, 'the window with its margin (5 %, at most 1 s)');
   t.equal((err as BudgetDeferred).notSent, true);
-  t.match(gate.backlog(), [{ scope: 'token', waiting: 1, oldestSince: 1_002_000, freesAt: 1_000_000 + M }]);
+  t.match(gate.backlog(), [{ scope: 'token', waiting: 1, oldestSince: 1_002_000, freesAt: 1_000_000 + M + 1000 }]);
   const other = await gate.write('installation 7', turn('x')).then(() => 'sent');
   t.equal(other, 'sent', 'another scope has a budget of its own');
-  clock = 1_000_000 + M;
+  clock = 1_000_000 + M + 1000;
   await gate.write('token', turn('d'));
   t.match(gate.backlog()[0], { waiting: 0, oldestSince: null });
 });

@@ -56,10 +56,12 @@ const classOf = (t: Pick<ReportTarget, 'productionEnvironment' | 'transientEnvir
   t.transientEnvironment ? 'preview' : t.productionEnvironment ? 'production' : 'environment';
 
 /** A write's turn: `inactive` for endings, else its target's class; final for success and failure. */
-const turnOf = (id: Identity, cls: TurnClass, state: DeliveryState | DesiredState): Turn => ({
+const turnOf = (id: Identity, cls: TurnClass, state: DeliveryState | DesiredState, status = true): Turn => ({
   key: identityKey(id),
   class: state === 'gone' ? 'inactive' : cls,
   final: state === 'success' || state === 'failure' || state === 'error',
+  // An `in_progress` or `inactive` status can wait under pressure; a create cannot (every status needs it).
+  optional: status && (state === 'in_progress' || state === 'gone'),
 });
 
 /** How long a find that found nothing stands for a create the budget deferred (never sent): then it is read again. */
@@ -86,7 +88,7 @@ export class GitHubPublisher {
     const id: Identity = { ...identityOf(target), forge: 'github' };
     const cached = deployments.get(id) ?? deployments.insertProvisional(id, origin, now());
     const cls = classOf(target);
-    const created = cached.deploymentId === null && (await this.findOrCreate(target, cached, turnOf(id, cls, desired)));
+    const created = cached.deploymentId === null && (await this.findOrCreate(target, cached, turnOf(id, cls, desired, false)));
     const row = await this.settled(published(deployments.get(id), id), turnOf(id, cls, desired));
     const { deploymentId } = row;
     const sent: DeliveryState[] = [];
