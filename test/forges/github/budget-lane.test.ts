@@ -93,3 +93,32 @@ t.test('a superseded deployment waits for its inactive behind every live status'
   t.same(rig.trail(), [['success', 'inactive'], ['success']]);
   t.same(rig.trail('acme/o1'), [['success']]);
 });
+
+t.test('reads too: a cold start spends the primary budget by priority and degrades to later, never to a pause', async (t) => {
+  const rig = await startRig(t, { sim: { requestsPerHour: 40 }, writeBudget: [{ count: 1000, ms: MINUTE }] });
+  const deferred: number[] = [];
+  let previews = 0;
+  for (let i = 0; i < 20; i++) {
+    const p = target(sha(`cold-${i}`), `acme/cold-${i}`);
+    p.target = { ...p.target, transientEnvironment: true };
+    const r = await rig.attempt(p, 'success');
+    const at = deferredUntil(r);
+    if (at !== undefined) deferred.push(at);
+    else if ('ok' in r) previews++;
+  }
+  const budget = rig.side.health.budgetOf('token');
+  t.ok(
+    budget !== undefined && budget.remaining > 1 && budget.remaining <= 8,
+    `previews stopped with a reserve left (${budget?.remaining})`,
+  );
+  t.ok(previews >= 8 && deferred.length >= 8, `${previews} previews reported, ${deferred.length} wait`);
+  t.ok(
+    deferred.every((at) => at === (budget?.resetAt ?? 0) + 1000),
+    'the rest wait for the reset',
+  );
+  const prod = target(sha('cold-prod'), 'acme/cold-prod');
+  prod.target = { ...prod.target, productionEnvironment: true };
+  t.match(await rig.attempt(prod, 'success'), { ok: { sent: ['success'] } }, 'production still goes');
+  t.equal(rig.side.health.pausedUntil('token'), null, 'the scope was never paused');
+  t.equal(rig.sim.requests.filter((r) => r.status === 403).length, 0, 'no request refused by GitHub');
+});
