@@ -117,7 +117,19 @@ async function main(): Promise<void> {
     const finalAt = Date.now();
     const atFinal = world.github.requests.slice(from).filter(isWrite);
     const state = await bridge.state();
-    await bridge.waitFor('every A inactive', () => count(world, 'a', 'inactive') === WORKLOADS, 3_600_000);
+    say(`  … ${secs(finalAt - t0)}: every workload final; the inactive backlog follows`);
+    await bridge.waitFor(
+      'every A inactive',
+      () => {
+        const n = count(world, 'a', 'inactive');
+        if (Date.now() - lastReport > 20_000) {
+          lastReport = Date.now();
+          say(`  … ${secs(Date.now() - t0)}: ${n}/${WORKLOADS} inactive; ${load()}`);
+        }
+        return n === WORKLOADS;
+      },
+      3_600_000,
+    );
     const inactiveAt = Date.now();
     await settled(bridge);
     const all = world.github.requests.slice(from);
