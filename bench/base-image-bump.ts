@@ -5,6 +5,9 @@
  * minute, 500 an hour: 403 "secondary rate limit" with retry-after) and the bridge runs at its defaults
  * (GITHUB_WRITE_BUDGET 80/1m,500/1h, GITHUB_WRITE_INTERVAL 1s), all of it with time compressed by SCALE
  * (default 1/60: a minute lasts 1 s, an hour 60 s), so the ratios below are what a real hour would show.
+ * The primary budget is compressed the same way; the bridge's own pace (reconciles, the 5 s a write may wait
+ * in place, the 5 minutes that lift a waiting write one class) is not, so the first compressed seconds let
+ * more `in_progress` through than a real minute would, and the `inactive` backlog waits longer.
  * Rollouts take ROLLOUT_S (scaled) seconds. Measured: writes until every workload shows B's `success` (goal:
  * at most 2 a workload: a create and the final status), the `inactive` backlog after it, secondary-limit
  * answers (goal 0), and the time until every workload's final status against the theoretical minimum for the
@@ -71,7 +74,8 @@ async function apply(world: World, bridge: BridgeProcess, c: 'a' | 'b', generati
 async function main(): Promise<void> {
   const parsed = parseBudget(DEFAULT_BUDGET);
   if ('problem' in parsed) throw new Error(parsed.problem);
-  const world = await startWorld({ github: { secondaryLimits: { scale: SCALE } } });
+  // The primary budget (5,000 requests an hour for a token) compressed too: the simulator's hour is a real one.
+  const world = await startWorld({ github: { secondaryLimits: { scale: SCALE }, requestsPerHour: Math.round(5000 / SCALE) } });
   try {
     // Commit A goes live everywhere with the limits off and no budget: the starting point, not measured.
     world.github.enforceSecondaryLimits(false);
