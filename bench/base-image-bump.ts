@@ -104,36 +104,28 @@ async function main(): Promise<void> {
     for (let i = 0; i < WORKLOADS; i++) finishRollout(world, `w-${i}`);
 
     let lastReport = Date.now();
-    await bridge.waitFor(
-      'every workload shows B success',
-      () => {
-        const n = count(world, 'b', 'success');
-        if (Date.now() - lastReport > 20_000) {
-          lastReport = Date.now();
-          say(
-            `  … ${secs(Date.now() - t0)}: ${n}/${WORKLOADS} final, ${world.github.requests.slice(from).filter(isWrite).length} writes; ${load()}`,
-          );
-        }
-        return n === WORKLOADS;
-      },
-      3_600_000,
-    );
+    /** Waits until every workload's `c` deployment shows `state`, saying how far it got every 20 s. */
+    const until = (what: string, c: 'a' | 'b', state: string) =>
+      bridge.waitFor(
+        what,
+        () => {
+          const n = count(world, c, state);
+          if (Date.now() - lastReport > 20_000) {
+            lastReport = Date.now();
+            say(
+              `  … ${secs(Date.now() - t0)}: ${n}/${WORKLOADS} ${state}, ${world.github.requests.slice(from).filter(isWrite).length} writes; ${load()}`,
+            );
+          }
+          return n === WORKLOADS;
+        },
+        3_600_000,
+      );
+    await until('every workload shows B success', 'b', 'success');
     const finalAt = Date.now();
     const atFinal = world.github.requests.slice(from).filter(isWrite);
     const state = await bridge.state();
     say(`  … ${secs(finalAt - t0)}: every workload final; the inactive backlog follows`);
-    await bridge.waitFor(
-      'every A inactive',
-      () => {
-        const n = count(world, 'a', 'inactive');
-        if (Date.now() - lastReport > 20_000) {
-          lastReport = Date.now();
-          say(`  … ${secs(Date.now() - t0)}: ${n}/${WORKLOADS} inactive; ${load()}`);
-        }
-        return n === WORKLOADS;
-      },
-      3_600_000,
-    );
+    await until('every A inactive', 'a', 'inactive');
     const inactiveAt = Date.now();
     await settled(bridge);
     const all = world.github.requests.slice(from);
