@@ -126,10 +126,24 @@ export function load(): string {
 }
 
 /**
+ * The bridge's write budget for a benchmark that measures something else than the budget: `GITHUB_WRITE_BUDGET`
+ * from the benchmark's environment, else one nothing reaches ("writes plentiful"). base-image-bump.ts measures
+ * the budget itself, at its default.
+ */
+export function plentifulBudget(): Record<string, string> {
+  return { GITHUB_WRITE_BUDGET: process.env.GITHUB_WRITE_BUDGET?.trim() || '1000000/1m' };
+}
+
+/**
  * The bridge's GitHub write spacing for a benchmark run: `GITHUB_WRITE_INTERVAL` from the benchmark's own
  * environment, passed on to the bridge; unset means the bridge's default (1 s, octokit's throttler).
  */
 export function writeInterval(): { env: Record<string, string>; label: string } {
   const v = process.env.GITHUB_WRITE_INTERVAL?.trim();
-  return v ? { env: { GITHUB_WRITE_INTERVAL: v }, label: `GITHUB_WRITE_INTERVAL=${v}` } : { env: {}, label: 'write spacing default (1 s)' };
+  return v
+    ? {
+        env: { GITHUB_WRITE_INTERVAL: v, ...plentifulBudget() },
+        label: `GITHUB_WRITE_INTERVAL=${v}, ${plentifulBudget().GITHUB_WRITE_BUDGET}`,
+      }
+    : { env: {}, label: 'write spacing and budget default (1 s, 80/1m,500/1h)' };
 }

@@ -16,7 +16,7 @@ import { fluxEvent } from '../test/harness/bridge-process.js';
 import { startWorld } from '../test/harness/world.js';
 import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
 import { parseDuration } from '../src/common/setting-parsers.js';
-import { load, putAnnotatedDeployment, say, settled, writeInterval } from './common.js';
+import { load, plentifulBudget, putAnnotatedDeployment, say, settled, writeInterval } from './common.js';
 import { median, percentile } from './stats.js';
 
 const N = Number(process.env.COUNT ?? process.env.N ?? 1000);
@@ -51,7 +51,7 @@ async function run(latencyMs: number): Promise<RunResult> {
   const world = await startWorld({ github: { latencyMs } });
   try {
     // The startup resync pass sees an empty cluster; each source appears just before its event.
-    const bridge = await world.bridge({ ...spacing.env });
+    const bridge = await world.bridge({ ...spacing.env, ...plentifulBudget() });
     await settled(bridge);
     const out: number[] = [];
     const pid = bridge.child.pid ?? 0;

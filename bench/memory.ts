@@ -15,7 +15,7 @@ import { signBody } from '../src/http/hmac.js';
 import { fluxEvent, type BridgeProcess } from '../test/harness/bridge-process.js';
 import { WEBHOOK_KEY, startWorld } from '../test/harness/world.js';
 import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { load, putAnnotatedDeployment, rssMiB, say, settled, tally } from './common.js';
+import { load, plentifulBudget, putAnnotatedDeployment, rssMiB, say, settled, tally } from './common.js';
 
 const TRACKED = Number(process.env.TRACKED ?? 10_000);
 const EVENTS = Number(process.env.EVENTS ?? 100_000);
@@ -94,7 +94,7 @@ const answers = (codes: number[]) =>
 async function main(): Promise<void> {
   const world = await startWorld({ github: { requestsPerHour: 100_000_000 } });
   try {
-    const env: Record<string, string> = DRY ? { DRY_RUN: 'true' } : { GITHUB_WRITE_INTERVAL: '0s' };
+    const env: Record<string, string> = DRY ? { DRY_RUN: 'true' } : { GITHUB_WRITE_INTERVAL: '0s', ...plentifulBudget() };
     const bridge = await world.bridge(env);
     const dbPath = world.env().DATABASE_PATH!;
     const pid = bridge.child.pid!;

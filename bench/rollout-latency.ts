@@ -8,7 +8,8 @@
  * and what it cost: Kubernetes requests by verb (lists, watches, gets) and the most watches open at once.
  * Each rollout is one Deployment in its own Kustomization, repository and commit annotated (no registry).
  * GITHUB_WRITE_INTERVAL is passed to the bridge; unset here means 0 s (spacing off): at GitHub's 1 s between
- * writes, 200 successes need 200 s whatever the bridge does, which is not what this measures.
+ * writes, 200 successes need 200 s whatever the bridge does, which is not what this measures. For the same
+ * reason GITHUB_WRITE_BUDGET is one nothing reaches unless set (writes plentiful; see bench/base-image-bump.ts).
  *   node dist/bench/rollout-latency.js                          (needs `npx tsc -p .` first)
  *   COUNT=50 IN_FLIGHT=200 SPREAD_S=20 node dist/bench/rollout-latency.js
  *   SPREAD_S=1 RECONCILE_CONCURRENCY=16 node dist/bench/rollout-latency.js   (200 ending at once; RECONCILE_CONCURRENCY passed on)
@@ -18,7 +19,7 @@ import { deployment } from '../test/harness/flux-objects.js';
 import { finishRollout } from '../test/harness/rollouts.js';
 import { startWorld, type World } from '../test/harness/world.js';
 import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { annotated, formatTally, kubeEndpoint, load, say, settled, tally } from './common.js';
+import { annotated, formatTally, kubeEndpoint, load, plentifulBudget, say, settled, tally } from './common.js';
 import { median, percentile } from './stats.js';
 
 const COUNT = Number(process.env.COUNT ?? 30);
@@ -178,13 +179,14 @@ async function main(): Promise<void> {
       : {};
     const bridge = await world.bridge({
       GITHUB_WRITE_INTERVAL: WRITE_INTERVAL,
+      ...plentifulBudget(),
       WEBHOOK_RATE_PER_MINUTE: '100000',
       LOG_LEVEL: 'debug',
       ...concurrency,
     });
     await settled(bridge);
     say(
-      `rollout-latency: GITHUB_WRITE_INTERVAL=${WRITE_INTERVAL}, RECONCILE_CONCURRENCY=${process.env.RECONCILE_CONCURRENCY ?? 'default'}, ` +
+      `rollout-latency: GITHUB_WRITE_INTERVAL=${WRITE_INTERVAL}, GITHUB_WRITE_BUDGET=${plentifulBudget().GITHUB_WRITE_BUDGET}, RECONCILE_CONCURRENCY=${process.env.RECONCILE_CONCURRENCY ?? 'default'}, ` +
         `RESYNC_INTERVAL=1h, no Flux event after the apply; ${load()}`,
     );
     const post = (body: string) => bridge.post(body);

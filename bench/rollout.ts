@@ -53,7 +53,8 @@ async function main(): Promise<void> {
   const sources = Math.ceil(WORKLOADS / PER_SOURCE);
   const world = await startWorld({ github: { writesPerMinute: WRITES_PER_MINUTE } });
   try {
-    const bridge = await world.bridge({ ...spacing.env });
+    // The budget the simulator enforces (its minute window only), as GHES administrators would set it.
+    const bridge = await world.bridge({ ...spacing.env, GITHUB_WRITE_BUDGET: `${WRITES_PER_MINUTE}/1m` });
     await settled(bridge); // the startup resync sees an empty cluster
     const from = world.github.requests.length;
     say(

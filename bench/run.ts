@@ -13,6 +13,7 @@ const ALL = [
   'forgejo-economy',
   'gitlab-economy',
   'rollout',
+  'base-image-bump',
   'latency',
   'rollout-latency',
   'resync-cost',

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { fluxEvent } from '../test/harness/bridge-process.js';
 import { startWorld } from '../test/harness/world.js';
 import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
-import { putAnnotatedDeployment, say } from './common.js';
+import { plentifulBudget, putAnnotatedDeployment, say } from './common.js';
 import { median, percentile } from './stats.js';
 
 const STOPS = Number(process.env.STOPS ?? 200);
@@ -43,7 +43,7 @@ async function startStops(): Promise<number> {
   let lastLineWritten = 0;
   try {
     for (let i = 0; i < STOPS; i++) {
-      const bridge = await world.bridge({ GITHUB_WRITE_INTERVAL: '0s' });
+      const bridge = await world.bridge({ GITHUB_WRITE_INTERVAL: '0s', ...plentifulBudget() });
       if (i % EVENT_EVERY === 0) {
         const name = `web-${i}`;
         putAnnotatedDeployment(world, name, 'web', sha(`soundness-${i}`));

@@ -24,6 +24,9 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
   collectDefaultMetrics({ register: registry });
   for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
   const registers = [registry];
+  /** A gauge of the write budget, by forge and credential scope. */
+  const scopeGauge = (name: string, help: string) =>
+    new Gauge({ name, help: `${help}, by forge and credential scope`, labelNames: ['forge', 'scope'], registers });
   new Gauge({
     name: 'gdb_build_info',
     help: 'Always 1; the labels name the running build (version, git commit, Node.js version)',
@@ -81,6 +84,19 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
       labelNames: ['forge', 'code'],
       registers,
     }),
+    forgeWriteBacklog: scopeGauge('gdb_forge_write_backlog', 'Writes waiting for their turn in the write budget'),
+    forgeWriteBacklogOldest: scopeGauge(
+      'gdb_forge_write_backlog_oldest_seconds',
+      'How long the longest-waiting write of the backlog has waited (0: none waiting)',
+    ),
+    forgeWriteBacklogDrain: scopeGauge(
+      'gdb_forge_write_backlog_drain_seconds',
+      "Time until the writes waiting now would all have gone at the budget's pace",
+    ),
+    forgeBudgetFreesAt: scopeGauge(
+      'gdb_forge_budget_frees_at_timestamp_seconds',
+      'When the write budget next has room (Unix time; now while it has)',
+    ),
     registryRequests: new Counter({
       name: 'gdb_registry_lookups_total',
       help: 'Image metadata look-ups by outcome',

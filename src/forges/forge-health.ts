@@ -124,6 +124,11 @@ export class ForgeHealth {
     if (spent !== undefined) this.rateLimited(spent, scope);
   }
 
+  /** The scope's budget of `resource` as last reported, or undefined. */
+  budgetOf(scope: string, resource = 'core'): Budget | undefined {
+    return this.budgets.get(`${scope}|${resource}`);
+  }
+
   /** A request of the scope succeeded: credentials work and the scope's secondary-limit streak ends. */
   succeeded(scope: string = TOKEN_SCOPE): void {
     this.secondaryStreaks.delete(scope);

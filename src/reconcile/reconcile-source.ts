@@ -83,10 +83,20 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
       );
     }
   const retry = [...plan.retry, ...results.flatMap((r) => ('retry' in r ? [r.retry] : [])), ...swept];
-  if (retry.length > 0)
-    throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(retry[0])}`, { cause: retry[0] });
+  if (retry.length > 0) {
+    // An outage backs off; otherwise the source comes back at the earliest time a step asked for (a pause's end,
+    // a write's turn in its forge's budget), so no step's turn passes unused.
+    const first = retry.find((e) => retryAtOf(e) === Infinity) ?? retry.reduce((a, b) => (retryAtOf(b) < retryAtOf(a) ? b : a));
+    throw new RetryLater(`${retry.length} step(s) failed and will be retried: ${errorMessage(first)}`, { cause: first });
+  }
   const statusesSent = results.reduce((n, r) => n + ('sent' in r ? r.sent : 0), 0);
   return { phase, published: plan.publish.length, statusesSent, skipped: skips.length, recheck: plan.recheck };
+}
+
+/** The time a failure asks to be retried at (a forge's Retry-After, a write budget's turn), else Infinity. */
+function retryAtOf(err: unknown): number {
+  const at = (err as { retryAt?: unknown } | null)?.retryAt;
+  return typeof at === 'number' ? at : Infinity;
 }
 
 /** Publishes one target through the guard; a refusal becomes a skip, an outage a retry. */

@@ -17,6 +17,12 @@ import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore, type DeploymentRow } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 
+/** GitHub's secondary limits, the default GITHUB_WRITE_BUDGET. */
+const GITHUB_LIMITS = [
+  { count: 80, ms: 60_000 },
+  { count: 500, ms: 3_600_000 },
+];
+
 const SHA = 'a'.repeat(40);
 const db = openDatabase(':memory:');
 t.teardown(() => db.close());
@@ -67,6 +73,7 @@ const github = built(
       githubAuth: { kind: 'token', token: 't' },
       githubApiUrl: 'https://ghe.example.com/api/v3',
       githubWriteIntervalMs: 0,
+      githubWriteBudget: GITHUB_LIMITS,
     },
     deps,
   ),

@@ -26,6 +26,12 @@ import { startForgejoSimulator } from '../harness/forgejo-sim.js';
 import { startGitHubSimulator } from '../harness/github-sim.js';
 import { startGitLabSimulator } from '../harness/gitlab-sim.js';
 
+/** GitHub's secondary limits, the default GITHUB_WRITE_BUDGET. */
+const GITHUB_LIMITS = [
+  { count: 80, ms: 60_000 },
+  { count: 500, ms: 3_600_000 },
+];
+
 const TOKEN = 'statuses-sent-token';
 const SHA_A = 'a'.repeat(40);
 const SHA_B = 'b'.repeat(40);
@@ -74,7 +80,13 @@ const RIGS: Record<string, Build> = {
     const sim = await startGitHubSimulator({ tokens: [TOKEN], repos: ['acme/web'] });
     t.teardown(() => sim.close());
     const forge = githubForge.build(
-      { githubHost: 'github.example.com', githubAuth: { kind: 'token', token: TOKEN }, githubApiUrl: sim.url, githubWriteIntervalMs: 0 },
+      {
+        githubHost: 'github.example.com',
+        githubAuth: { kind: 'token', token: TOKEN },
+        githubApiUrl: sim.url,
+        githubWriteIntervalMs: 0,
+        githubWriteBudget: GITHUB_LIMITS,
+      },
       { ...d, log, now: Date.now, userAgent: 'gdb-test', dryRun: false },
     )!;
     const onForge = () =>

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { SimApp, type SimAppOptions } from './github-sim/app.js';
 import { faultBuilders, type Fault, type FaultBuilders } from './github-sim/faults.js';
 import type { RequestHook } from './github-sim/hooks.js';
-import { PrimaryLimit, WriteWindow } from './github-sim/limits.js';
+import { GITHUB_SECONDARY_WINDOWS, PrimaryLimit, WriteWindows, type LimitWindow } from './github-sim/limits.js';
 import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from './github-sim/routes.js';
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
 import { SimState, repoKey } from './github-sim/state.js';
@@ -29,8 +29,14 @@ export interface GitHubSimulatorOptions extends RepoFacts {
   repos?: string[];
   /** Serve under a path prefix, e.g. "/api/v3" like GitHub Enterprise Server. */
   pathPrefix?: string;
-  /** Secondary rate limit: at most this many POST/DELETE per sliding minute, then 403 + retry-after. */
+  /** Secondary rate limit: at most this many POST/DELETE per sliding minute (all accounts together), then 403 + retry-after. */
   writesPerMinute?: number;
+  /**
+   * GitHub's secondary limits on content-generating requests per account (a token, an installation): `true` for
+   * GitHub's documented 80 per minute and 500 per hour, or other windows; `scale` compresses their time
+   * (benchmarks). Off when unset, so tests about other things need not pace their writes.
+   */
+  secondaryLimits?: boolean | { windows?: readonly LimitWindow[]; scale?: number };
   /** Delay every answer by this many milliseconds. */
   latencyMs?: number;
   /** Primary rate limit: requests per hour (default 5000), then 403 with x-ratelimit-remaining 0. */
@@ -63,6 +69,10 @@ export interface GitHubSimulator {
   readonly faults: FaultBuilders;
   /** The App side (issued installation tokens, revocation), when the `app` option is set. */
   readonly app: SimApp | undefined;
+  /** Writes answered with a secondary rate limit (by `writesPerMinute` or `secondaryLimits`). */
+  secondaryRefusals(): number;
+  /** Switches the per-account secondary limits (`secondaryLimits`' windows) on or off; their counts start afresh. */
+  enforceSecondaryLimits(on: boolean): void;
   /** Arms a fault for the next matching request(s). */
   inject(fault: Fault): void;
   /** Arms a hook run when the next matching request(s) arrive or are applied (e.g. to kill the client there). */
@@ -84,6 +94,8 @@ const BAD_CREDENTIALS: Reply = {
   status: 401,
   body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' },
 };
+/** GitHub's content-generating methods: what its secondary limits count. */
+const CONTENT_GENERATING = ['POST', 'PATCH', 'PUT', 'DELETE'];
 /** The primary budget when `requestsPerHour` is not set: GitHub's for a token. */
 const DEFAULT_REQUESTS_PER_HOUR = 5000;
 
@@ -103,7 +115,10 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
   private readonly state = new SimState(() => this.url);
   private readonly spec: SpecValidators;
   private readonly primary: PrimaryLimit;
-  private readonly window: WriteWindow | undefined;
+  private readonly window: WriteWindows | undefined;
+  private readonly perAccount: WriteWindows;
+  /** Whether `perAccount` refuses writes now (`secondaryLimits`, switched by `enforceSecondaryLimits`). */
+  private enforcing: boolean;
   private readonly creator: SimUser;
 
   constructor(private readonly options: GitHubSimulatorOptions) {
@@ -112,7 +127,10 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.faults = faultBuilders(this.spec.fixture);
     this.app = options.app === undefined ? undefined : new SimApp(options.app);
     this.primary = new PrimaryLimit(options.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR);
-    this.window = options.writesPerMinute === undefined ? undefined : new WriteWindow(options.writesPerMinute);
+    this.window = options.writesPerMinute === undefined ? undefined : new WriteWindows([{ count: options.writesPerMinute, ms: 60_000 }]);
+    const secondary = typeof options.secondaryLimits === 'object' ? options.secondaryLimits : {};
+    this.perAccount = new WriteWindows(secondary.windows ?? GITHUB_SECONDARY_WINDOWS, secondary.scale);
+    this.enforcing = Boolean(options.secondaryLimits);
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
     this.latencyMs = options.latencyMs;
     this.creator = {
@@ -128,6 +146,15 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     return this.server.requests.filter((r) => r.didWork && (r.method === 'POST' || r.method === 'DELETE'));
   }
 
+  secondaryRefusals(): number {
+    return (this.window?.refused ?? 0) + this.perAccount.refused;
+  }
+
+  enforceSecondaryLimits(on: boolean): void {
+    this.enforcing = on;
+    this.perAccount.reset();
+  }
+
   deployments(owner: string, repo: string): SimDeployment[] {
     return this.state.snapshot(owner, repo);
   }
@@ -138,6 +165,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.state.clear();
     this.primary.reset();
     this.window?.reset();
+    this.perAccount.reset();
   }
 
   apiPath(pathname: string): string | undefined {
@@ -204,9 +232,16 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     const route = matchRoute(rec.method, rec.path);
     if (route === undefined || !exists(route.owner, route.repo)) return notFound();
     if (presented.kind === 'installation' && !this.app!.canAccess(presented.installation, route.owner, route.repo)) return notFound();
-    if (this.window !== undefined && (rec.method === 'POST' || rec.method === 'DELETE')) {
-      const slot = this.window.take();
-      if (!slot.ok) return this.faults.secondaryRateLimit(slot.retryAfterSeconds);
+    if (CONTENT_GENERATING.includes(rec.method)) {
+      const account = presented.kind === 'installation' ? `installation ${presented.installation.id}` : `token ${credential ?? ''}`;
+      // writesPerMinute counts every account's writes together; secondaryLimits each account's own.
+      for (const [limit, key] of [
+        [this.window, ''],
+        [this.enforcing ? this.perAccount : undefined, account],
+      ] as const) {
+        const slot = limit?.take(key) ?? { ok: true };
+        if (!slot.ok) return this.faults.secondaryRateLimit(slot.retryAfterSeconds);
+      }
     }
     return route.handler(
       {

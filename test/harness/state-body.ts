@@ -91,6 +91,18 @@ export interface StateGitHub {
     observedAt: string | null;
   }>;
   refusals: Array<Record<string, unknown>>;
+  /** `GITHUB_WRITE_BUDGET` and the backlog per credential scope. */
+  writeBudget: {
+    budget: string;
+    scopes: Array<{
+      scope: string;
+      waiting: number;
+      oldestWaitingSince: string | null;
+      oldestWaitingSeconds: number;
+      budgetFreesAt: string;
+      drainsInSeconds: number;
+    }>;
+  } | null;
 }
 
 /** The whole answer of the bridge process, which always has its storage, registry cache and GitHub sections. */

@@ -33,6 +33,8 @@ const REQUIRED: Record<string, string> = {
   GdbStorageNotWritable: 'gdb_storage_writable',
   GdbKubernetesUnreachable: 'gdb_kube_last_success_timestamp_seconds',
   GdbWebhookSignatureFailures: 'gdb_events_total{result="bad_signature"}',
+  // Issue 24: a write backlog that will take longer than an hour to drain.
+  GdbForgeWriteBacklog: 'gdb_forge_write_backlog_drain_seconds',
 };
 /** Annotations that are the same on every firing of an alert (no template): the cases need not repeat them. */
 const FIXED_ANNOTATIONS = ['summary', 'runbook'];

@@ -113,10 +113,10 @@ export function createAppSide(o: AppSideOptions): AppSide {
 
   return {
     port: {
-      listDeployments: async (r, q) => (await via(r)).listDeployments(r, q),
-      createDeployment: async (r, body) => (await via(r)).createDeployment(r, body),
-      listStatuses: async (r, id) => (await via(r)).listStatuses(r, id),
-      createStatus: async (r, id, body) => (await via(r)).createStatus(r, id, body),
+      listDeployments: async (r, q, turn) => (await via(r)).listDeployments(r, q, turn),
+      createDeployment: async (r, body, turn) => (await via(r)).createDeployment(r, body, turn),
+      listStatuses: async (r, id, turn) => (await via(r)).listStatuses(r, id, turn),
+      createStatus: async (r, id, body, turn) => (await via(r)).createStatus(r, id, body, turn),
     },
     async check() {
       const app = await callGitHub<{ slug?: string; permissions?: Record<string, string> }>(

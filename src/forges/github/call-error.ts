@@ -1,4 +1,5 @@
 import { GitHubError } from './github-error.js';
+import { ForgeError } from '../../common/errors.js';
 import { ForgePaused } from '../forge-health.js';
 
 /** The GitHub calls the bridge makes, named so a refusal can say what was refused. */
@@ -34,6 +35,7 @@ export const githubUnauthorized = (err: unknown): string | undefined =>
 
 /** True when GitHub definitely did not apply the request: never sent (paused), or a 4xx answer (not a timeout or 5xx). */
 export function definitelyRefused(err: unknown): boolean {
-  if (err instanceof ForgePaused) return true;
+  // Paused, or its turn in the write budget had not come (BudgetDeferred): never sent.
+  if (err instanceof ForgePaused || (err instanceof ForgeError && err.notSent)) return true;
   return err instanceof GitHubError && err.status !== undefined && err.status >= 400 && err.status < 500;
 }

@@ -8,8 +8,8 @@ import type { DeploymentsPort } from './github-types.js';
 export function dryRunPort(inner: DeploymentsPort, log: Logger): DeploymentsPort {
   let nextId = 0;
   return {
-    listDeployments: (repo, q) => inner.listDeployments(repo, q),
-    listStatuses: (repo, id) => (id < 0 ? Promise.resolve([]) : inner.listStatuses(repo, id)),
+    listDeployments: (repo, q, turn) => inner.listDeployments(repo, q, turn),
+    listStatuses: (repo, id, turn) => (id < 0 ? Promise.resolve([]) : inner.listStatuses(repo, id, turn)),
     createDeployment(repo, body) {
       const id = --nextId;
       // The only line about the create: the publisher stays quiet about negative ids; the pretend id ties it to the status lines.

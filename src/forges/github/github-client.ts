@@ -9,7 +9,9 @@ import { ForgeHealth } from '../forge-health.js';
 import type { InstallationCache } from './installation-lookup.js';
 import { callGitHub, createDeploymentsPort, createOctokit, staticToken } from './octokit-factory.js';
 import type { DeploymentsPort } from './github-types.js';
-import { WriteSpacing } from './write-spacing.js';
+import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
+import { BudgetGate } from '../budget-gate.js';
+import type { BudgetWindow } from '../write-budget.js';
 
 /** How the bridge authenticates to GitHub: a token (or a reader of its file, called before each request), or a GitHub App (PEM private key). */
 export type GitHubAuth =
@@ -31,6 +33,11 @@ export interface GitHubSideOptions {
   writeIntervalMs?: number;
   /** Per-request timeout of the deployments port (default GITHUB_TIMEOUT_MS). */
   timeoutMs?: number;
+  /**
+   * Writes allowed per credential scope (`GITHUB_WRITE_BUDGET`), with the write spacing as a floor; none: no
+   * budget (tests of other things).
+   */
+  writeBudget?: readonly BudgetWindow[];
 }
 
 /** The GitHub side as the rest of the bridge sees it. */
@@ -39,6 +46,8 @@ export interface GitHubSide {
   health: ForgeHealth;
   /** Checks the credentials at start and after a 401; `start()` once the process runs. */
   monitor: CredentialMonitor;
+  /** The write budget of every credential scope, when one is set. */
+  budget: BudgetGate | undefined;
 }
 
 /** Builds the GitHub clients for token or App auth, the health tracker that pauses them, and the credential check. */
@@ -51,6 +60,8 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     onPause: (p) => o.metrics.forgePauses.inc({ forge: 'github', kind: p.kind }),
   });
   const monitor: { current?: CredentialMonitor } = {};
+  const floorMs = o.spaceWrites === false ? 0 : (o.writeIntervalMs ?? DEFAULT_WRITE_INTERVAL_MS);
+  const budget = o.writeBudget && new BudgetGate({ forge: 'GitHub', windows: o.writeBudget, floorMs, now: o.now });
   const client = {
     baseUrl: o.baseUrl,
     userAgent: o.userAgent,
@@ -60,6 +71,7 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     now: o.now,
     ...(o.spaceWrites === undefined ? {} : { spaceWrites: o.spaceWrites }),
     ...(o.writeIntervalMs === undefined ? {} : { writeSpacing: new WriteSpacing(o.writeIntervalMs) }),
+    ...(budget === undefined ? {} : { budget }),
   };
   const onUnauthorized = (reason: string) => monitor.current?.rejected(reason);
   let port: DeploymentsPort;
@@ -94,5 +106,5 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     check = () => app.check();
   }
   monitor.current = new CredentialMonitor({ check, health, unauthorized: githubUnauthorized, log: o.log, now: o.now });
-  return { port, health, monitor: monitor.current };
+  return { port, health, monitor: monitor.current, budget };
 }

@@ -6,7 +6,8 @@
 import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf, repoWebPath } from '../forge.js';
 import { forgeGauges, statusCounter } from '../forge-metrics.js';
-import { budgetState, forgeHealthState } from '../forge-state.js';
+import type { BudgetWindow } from '../write-budget.js';
+import { backlogState, budgetState, forgeHealthState, scrapeBacklog } from '../forge-state.js';
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
 import { InstallationStore } from './installation-store.js';
 import { dryRunPort } from './dry-run-port.js';
@@ -27,6 +28,8 @@ export interface GitHubSettings extends GitHubReporting {
   githubAuth?: GitHubAuth | undefined;
   githubApiUrl: string;
   githubWriteIntervalMs: number;
+  /** `GITHUB_WRITE_BUDGET`: the sliding windows of writes per credential scope. */
+  githubWriteBudget: BudgetWindow[];
 }
 
 /** GitHub's publisher behind its refusal guard: GitHub's classifier for the auth kind; a deployment deleted by a person is published again. */
@@ -72,6 +75,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       now,
       installations: new InstallationStore(d.db),
       writeIntervalMs: s.githubWriteIntervalMs,
+      writeBudget: s.githubWriteBudget,
     });
     const plain = new GitHubPublisher({
       github: d.dryRun ? dryRunPort(side.port, log) : side.port,
@@ -82,6 +86,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
     });
     const guarded = guardGitHub({ publisher: plain, refusals, deployments, auth: auth.kind, log, now });
     const health = side.health;
+    const gauges = forgeGauges(d.metrics, 'github', health);
     return {
       name: 'github',
       title: 'GitHub',
@@ -89,14 +94,22 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       ...githubLane(guarded, plain),
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
-      state: () => ({ auth: auth.kind, ...forgeHealthState(health, refusals, 'github', now()), budgets: budgetState(health) }),
+      state: () => ({
+        auth: auth.kind,
+        ...forgeHealthState(health, refusals, 'github', now()),
+        budgets: budgetState(health),
+        writeBudget: backlogState(side.budget, now()),
+      }),
       // Its state in GitHub's words, as GitHub shows it (`inactive`); its link: the environment's deployments.
       describe: (row) => ({
         deploymentId: row.deploymentId,
         forgeState: row.state === null ? 'provisional' : toGitHubState(row.state),
         url: `https://${s.githubHost}/${repoWebPath(row)}/deployments/${encodeURIComponent(row.environment)}`,
       }),
-      scrape: forgeGauges(d.metrics, 'github', health),
+      scrape() {
+        gauges();
+        scrapeBacklog(d.metrics, 'github', side.budget, now());
+      },
       summary: { api: s.githubApiUrl, auth: auth.kind },
     };
   },

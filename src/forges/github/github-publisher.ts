@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
+import { ForgeError } from '../../common/errors.js';
 import { definitelyRefused } from './call-error.js';
 import { DeploymentDeleted, deletedOnGitHub } from './refusal-classify.js';
-import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort } from './github-types.js';
+import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment } from './github-types.js';
 import { fromGitHubState, toGitHubState } from './github-states.js';
 import { identityKey, identityOf, type Identity } from '../../lifecycle/identity.js';
 import { payloadMatches } from './deployment-payload.js';
@@ -15,6 +16,7 @@ import {
 } from '../../lifecycle/status-plan.js';
 import type { ReportTarget } from '../../metadata/resolve-target.js';
 import type { DeploymentRow, DeploymentStore, Origin } from '../../store/deployment-store.js';
+import type { Turn, TurnClass } from '../write-budget.js';
 
 /** What a publish did, for logs, metrics and tests. */
 export interface GitHubPublishResult {
@@ -52,6 +54,22 @@ const latestState = (states: ReadonlyArray<{ state: string }>): DeliveryState | 
 /** A status to send: its state in neutral words, and the rest of GitHub's body. */
 type StatusToSend = Omit<CreateStatusBody, 'state'> & { state: DeliveryState };
 
+/** What a target's writes are worth under backlog: production, another environment, or a preview. */
+const classOf = (t: Pick<ReportTarget, 'productionEnvironment' | 'transientEnvironment'>): TurnClass =>
+  t.transientEnvironment ? 'preview' : t.productionEnvironment ? 'production' : 'environment';
+
+/** A write's turn: `inactive` for endings, else its target's class; final for success and failure. */
+const turnOf = (id: Identity, cls: TurnClass, state: DeliveryState | DesiredState, status = true): Turn => ({
+  key: identityKey(id),
+  class: state === 'gone' ? 'inactive' : cls,
+  final: state === 'success' || state === 'failure' || state === 'error',
+  // An `in_progress` or `inactive` status can wait under pressure; a create cannot (every status needs it).
+  optional: status && (state === 'in_progress' || state === 'gone'),
+});
+
+/** How long a find that found nothing stands for a create the budget deferred (never sent): then it is read again. */
+const FOUND_NOTHING_MS = 10 * 60_000;
+
 /**
  * Brings GitHub to the desired state for one target, crash-safely:
  * provisional row → find (one list call) or create → persist id → statuses (each marked pending
@@ -60,20 +78,27 @@ type StatusToSend = Omit<CreateStatusBody, 'state'> & { state: DeliveryState };
  * creates a second deployment nor repeats a status.
  */
 export class GitHubPublisher {
+  /**
+   * Provisional rows whose find found nothing and whose create was never sent (deferred or paused): the next
+   * try creates without reading again. In memory only: after a restart the crash-safe find runs as before.
+   */
+  private readonly foundNothing = new Map<string, number>();
+
   constructor(private readonly deps: GitHubPublisherDeps) {}
 
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<GitHubPublishResult> {
     const { deployments, now } = this.deps;
     const id: Identity = { ...identityOf(target), forge: 'github' };
     const cached = deployments.get(id) ?? deployments.insertProvisional(id, origin, now());
-    const created = cached.deploymentId === null && (await this.findOrCreate(target, cached));
-    const row = await this.settled(published(deployments.get(id), id));
+    const cls = classOf(target);
+    const created = cached.deploymentId === null && (await this.findOrCreate(target, cached, turnOf(id, cls, desired, false)));
+    const row = await this.settled(published(deployments.get(id), id), turnOf(id, cls, desired));
     const { deploymentId } = row;
     const sent: DeliveryState[] = [];
     const text = statusDescription(description);
     const plan = restateInProgress(row.state, row.description, desired, text) ? ['in_progress' as const] : planStatuses(row.state, desired);
     for (const state of plan) {
-      await this.sendStatus(id, deploymentId, {
+      await this.sendStatus(id, deploymentId, turnOf(id, cls, state), {
         state,
         description: text,
         ...(target.environmentUrl ? { environment_url: target.environmentUrl } : {}),
@@ -88,17 +113,23 @@ export class GitHubPublisher {
     return { deploymentId, sent, superseded, created };
   }
 
-  private async findOrCreate(target: ReportTarget, row: DeploymentRow): Promise<boolean> {
+  private async findOrCreate(target: ReportTarget, row: DeploymentRow, turn: Turn): Promise<boolean> {
     const { github, deployments, now, log } = this.deps;
     const repo = { owner: target.owner, repo: target.repo };
-    const existing = await github.listDeployments(repo, {
-      sha: target.sha,
-      environment: target.environment,
-      ...(target.task ? { task: target.task } : {}),
-    });
+    const key = identityKey(row);
+    const known = this.foundNothing.get(key);
+    const listed = known !== undefined && known + FOUND_NOTHING_MS > now() ? known : undefined;
+    const existing =
+      listed !== undefined
+        ? []
+        : await github.listDeployments(
+            repo,
+            { sha: target.sha, environment: target.environment, ...(target.task ? { task: target.task } : {}) },
+            turn,
+          );
     const match = existing.find((d) => payloadMatches(d.payload, target));
     if (match) {
-      const statuses = await github.listStatuses(repo, match.id);
+      const statuses = await github.listStatuses(repo, match.id, turn);
       deployments.setDeploymentId(row, match.id, latestState(statuses), now());
       log.info({ deploymentId: match.id }, 'adopted existing GitHub deployment');
       return false;
@@ -114,17 +145,25 @@ export class GitHubPublisher {
       transient_environment: target.transientEnvironment,
       ...(target.task ? { task: target.task } : {}),
     };
-    const d = await github.createDeployment(repo, body);
+    let d: GhDeployment;
+    try {
+      d = await github.createDeployment(repo, body, turn);
+    } catch (err) {
+      // Never sent (its turn had not come, or the scope is paused): the find stands for the next try.
+      if (err instanceof ForgeError && err.notSent) this.foundNothing.set(key, listed ?? now());
+      throw err;
+    }
+    this.foundNothing.delete(key);
     deployments.setDeploymentId(row, d.id, null, now());
     if (d.id > 0) log.info({ deploymentId: d.id }, 'created GitHub deployment'); // DRY_RUN ids are negative: 'would create' was logged
     return true;
   }
 
   /** The row with nothing pending: after a crash between marking a status and recording it, GitHub says whether it arrived. */
-  private async settled(row: Published): Promise<Published> {
+  private async settled(row: Published, turn: Turn): Promise<Published> {
     if (row.pendingState === null) return row;
     const statuses = await this.held(row, row.deploymentId, () =>
-      this.deps.github.listStatuses({ owner: row.owner, repo: row.repo }, row.deploymentId),
+      this.deps.github.listStatuses({ owner: row.owner, repo: row.repo }, row.deploymentId, turn),
     );
     const latest = latestState(statuses);
     if (latest === row.pendingState) this.deps.deployments.setState(row, latest, row.description, this.deps.now());
@@ -132,12 +171,12 @@ export class GitHubPublisher {
     return published(this.deps.deployments.get(row), row);
   }
 
-  private async sendStatus(id: Identity, deploymentId: number, body: StatusToSend): Promise<void> {
+  private async sendStatus(id: Identity, deploymentId: number, turn: Turn, body: StatusToSend): Promise<void> {
     const { github, deployments, now, log } = this.deps;
     deployments.setPending(id, body.state, now());
     try {
       await this.held(id, deploymentId, () =>
-        github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, { ...body, state: toGitHubState(body.state) }),
+        github.createStatus({ owner: id.owner, repo: id.repo }, deploymentId, { ...body, state: toGitHubState(body.state) }, turn),
       );
     } catch (err) {
       // Never sent (paused) or answered with a 4xx: GitHub has no such status, so nothing is left to settle.
@@ -177,9 +216,10 @@ export class GitHubPublisher {
   /** Ends one live or unfinished deployment whose workload is gone (cleanup), crash-safely; one deleted on GitHub is done. */
   async retire(row: DeploymentRow, description: string): Promise<boolean> {
     try {
-      const current = await this.settled(published(row, row));
+      const turn = turnOf(row, 'inactive', 'gone');
+      const current = await this.settled(published(row, row), turn);
       if (!isSupersedable(current.state)) return false;
-      await this.sendStatus(current, current.deploymentId, { state: 'gone', description: statusDescription(description) });
+      await this.sendStatus(current, current.deploymentId, turn, { state: 'gone', description: statusDescription(description) });
       return true;
     } catch (err) {
       if (!(err instanceof DeploymentDeleted)) throw err;
@@ -206,9 +246,10 @@ export class GitHubPublisher {
       r.origin.workload.namespace === origin.workload.namespace &&
       r.origin.workload.name === origin.workload.name;
     for (const row of this.deps.deployments.lineage(id).filter(sameWorkload)) {
-      const older = await this.settled(published(row, row));
+      const turn = turnOf(row, 'inactive', 'gone');
+      const older = await this.settled(published(row, row), turn);
       if (!isSupersedable(older.state)) continue;
-      await this.sendStatus(older, older.deploymentId, {
+      await this.sendStatus(older, older.deploymentId, turn, {
         state: 'gone',
         description: statusDescription(`Superseded by ${id.sha.slice(0, 7)}`),
       });

@@ -4,6 +4,7 @@ import type { GitHubAuth } from './github-client.js';
 import { duration, integer, url } from '../../common/setting-parsers.js';
 import { rotatingSecret, secretValue } from '../../common/rotating-secret.js';
 import { plainHttpRefused } from '../forge-url.js';
+import { parseBudget, type BudgetWindow } from '../write-budget.js';
 import { INVALID, combine, secret, setting, type Check, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 /** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
@@ -16,6 +17,14 @@ export function webHostOf(apiUrl: string): string {
   const host = new URL(apiUrl).hostname;
   return host === 'api.github.com' ? 'github.com' : host;
 }
+
+/** GitHub's secondary limits for content-creating requests, per account (REST API rate-limit page). */
+export const DEFAULT_WRITE_BUDGET = '80/1m,500/1h';
+
+const budget: Parse<BudgetWindow[]> = (value, check) => {
+  const parsed = parseBudget(value);
+  return 'problem' in parsed ? check.invalid(parsed.problem) : parsed;
+};
 
 const webHost: Parse<string> = (value, check) => {
   const checked = url(WEB)(value, check);
@@ -113,5 +122,10 @@ export const GITHUB_SERVICE = {
     }),
     default: '1s',
     doc: 'minimum time between GitHub writes (GitHub asks for ≥ 1 s between content-creating requests), `0s` to `5s`; `0s` only against a simulator',
+  }),
+  githubWriteBudget: setting('GITHUB_WRITE_BUDGET', {
+    parse: budget,
+    default: DEFAULT_WRITE_BUDGET,
+    doc: "writes allowed per credential scope (token, App, installation), a comma list of `<count>/<duration>` sliding windows; the default is GitHub's secondary limits, set it to a GitHub Enterprise Server administrator's limits; see [docs/write-budget.md](docs/write-budget.md)",
   }),
 };

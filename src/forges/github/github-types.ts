@@ -1,3 +1,5 @@
+import type { Turn } from '../write-budget.js';
+
 /** The subset of a GitHub deployment the bridge reads back. */
 export interface GhDeployment {
   id: number;
@@ -42,10 +44,13 @@ export interface RepoRef {
   repo: string;
 }
 
-/** The GitHub deployment endpoints the bridge uses; octokit behind it in production, the simulator in tests. */
+/**
+ * The GitHub deployment endpoints the bridge uses; octokit behind it in production, the simulator in tests.
+ * `turn`: whose request it is and what it is worth, for the write budget (see forges/write-budget.ts).
+ */
 export interface DeploymentsPort {
-  listDeployments(repo: RepoRef, query: { sha: string; environment: string; task?: string }): Promise<GhDeployment[]>;
-  createDeployment(repo: RepoRef, body: CreateDeploymentBody): Promise<GhDeployment>;
-  listStatuses(repo: RepoRef, deploymentId: number): Promise<GhStatus[]>;
-  createStatus(repo: RepoRef, deploymentId: number, body: CreateStatusBody): Promise<void>;
+  listDeployments(repo: RepoRef, query: { sha: string; environment: string; task?: string }, turn?: Turn): Promise<GhDeployment[]>;
+  createDeployment(repo: RepoRef, body: CreateDeploymentBody, turn?: Turn): Promise<GhDeployment>;
+  listStatuses(repo: RepoRef, deploymentId: number, turn?: Turn): Promise<GhStatus[]>;
+  createStatus(repo: RepoRef, deploymentId: number, body: CreateStatusBody, turn?: Turn): Promise<void>;
 }

@@ -1,9 +1,12 @@
 import { Octokit, RequestError } from 'octokit';
 import type { Logger } from 'pino';
 import { GitHubError } from './github-error.js';
+import { ForgeError } from '../../common/errors.js';
 import type { Metrics } from '../../common/metrics.js';
 import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
 import { ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';
+import { BudgetDeferred, type BudgetGate } from '../budget-gate.js';
+import type { Turn } from '../write-budget.js';
 import { rateLimitOf } from './rate-limit.js';
 import { MAX_FORGE_ANSWER_BYTES, cappedFetch } from '../../common/capped-body.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment, GhStatus, RepoRef } from './github-types.js';
@@ -43,6 +46,11 @@ export interface GitHubClientOptions {
   spaceWrites?: boolean;
   /** Paces the writes (`GITHUB_WRITE_INTERVAL`), shared by every client; default DEFAULT_SPACING. */
   writeSpacing?: WriteSpacing;
+  /**
+   * The write budget of every scope (`GITHUB_WRITE_BUDGET`): writes wait for their turn or are deferred, and
+   * requests with a turn spend the primary budget within their class's share. None: unbudgeted (tests).
+   */
+  budget?: BudgetGate;
   /** GitHub answered 401 (after `credentials.invalidate()`). */
   onUnauthorized?: (reason: string) => void;
   now?: () => number;
@@ -101,10 +109,16 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
   octokit.hook.wrap('request', async (request, options) => {
     const endpoint = `${options.method} ${options.url}`;
     const count = (status: string) => o.metrics.forgeRequests.inc({ forge: 'github', operation: endpoint, status });
+    const budget = gated ? o.budget : undefined;
+    const turn = (options.request as { turn?: Turn } | undefined)?.turn;
+    let release: (() => void) | undefined;
     try {
       gate();
+      const write = isWrite(options.method, options.url);
+      release = budget && turn ? budget.spend(o.scope, turn, o.health.budgetOf(o.scope)) : undefined;
+      if (budget && write) await budget.write(o.scope, turn);
       const send = () => request(options);
-      const res = await (spacing && isWrite(options.method, options.url) ? spacing.schedule(options, send) : send());
+      const res = await (spacing && write ? spacing.schedule(options, send) : send());
       count(String(res.status));
       o.health.observe(o.scope, res.headers);
       // The credential check's own answer is judged by the monitor (an App may answer 200 yet lack a permission).
@@ -116,6 +130,8 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
       if (typed instanceof GitHubCallError && (typed.status === undefined || typed.status >= 500))
         o.health.unreachable(`${endpoint}: ${typed.message}`);
       throw typed;
+    } finally {
+      release?.();
     }
   });
   return octokit;
@@ -125,6 +141,10 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
 function settle(o: GitHubClientOptions, err: unknown, count: (status: string) => void): unknown {
   if (err instanceof ForgePaused) {
     count('paused');
+    return err;
+  }
+  if (err instanceof BudgetDeferred) {
+    count('deferred');
     return err;
   }
   if (err instanceof RequestError && err.response !== undefined) {
@@ -182,7 +202,8 @@ export async function callGitHub<T>(
     return (await fn(AbortSignal.timeout(timeoutMs))).data as T;
   } catch (err) {
     if (err instanceof GitHubCallError) throw inOperation(err, op, what);
-    if (err instanceof GitHubError || err instanceof ForgePaused) throw err;
+    // Typed already, or never sent (paused, deferred by the write budget).
+    if (err instanceof GitHubError || err instanceof ForgeError) throw err;
     throw new GitHubCallError(`${what}: ${err instanceof Error ? err.message : String(err)}`, undefined, undefined, op, { cause: err });
   }
 }
@@ -192,25 +213,25 @@ export function createDeploymentsPort(octokit: Octokit, timeoutMs = GITHUB_TIMEO
   const call = <T>(op: GitHubOperation, what: string, fn: (signal: AbortSignal) => Promise<{ data: unknown }>) =>
     callGitHub<T>(op, what, fn, timeoutMs);
   return {
-    listDeployments: (r: RepoRef, q) =>
+    listDeployments: (r: RepoRef, q, turn) =>
       call<GhDeployment[]>('listDeployments', `list deployments of ${r.owner}/${r.repo}`, (signal) =>
-        octokit.rest.repos.listDeployments({ ...r, ...q, per_page: 100, request: { signal } }),
+        octokit.rest.repos.listDeployments({ ...r, ...q, per_page: 100, request: { signal, turn } }),
       ),
-    createDeployment: (r: RepoRef, body: CreateDeploymentBody) =>
+    createDeployment: (r: RepoRef, body: CreateDeploymentBody, turn) =>
       call<GhDeployment>('createDeployment', `create deployment in ${r.owner}/${r.repo}`, async (signal) => {
-        const res = await octokit.rest.repos.createDeployment({ ...r, ...body, request: { signal } });
+        const res = await octokit.rest.repos.createDeployment({ ...r, ...body, request: { signal, turn } });
         // 202 means GitHub merged the default branch instead of creating: never expected with auto_merge false.
         if (res.status !== 201)
           throw new GitHubCallError(`GitHub answered ${res.status} instead of creating a deployment`, 422, undefined, 'createDeployment');
         return res;
       }),
-    listStatuses: (r: RepoRef, deploymentId: number) =>
+    listStatuses: (r: RepoRef, deploymentId: number, turn) =>
       call<GhStatus[]>('listStatuses', `list statuses of deployment ${deploymentId}`, (signal) =>
-        octokit.rest.repos.listDeploymentStatuses({ ...r, deployment_id: deploymentId, per_page: 100, request: { signal } }),
+        octokit.rest.repos.listDeploymentStatuses({ ...r, deployment_id: deploymentId, per_page: 100, request: { signal, turn } }),
       ),
-    createStatus: async (r: RepoRef, deploymentId: number, body: CreateStatusBody) => {
+    createStatus: async (r: RepoRef, deploymentId: number, body: CreateStatusBody, turn) => {
       await call('createStatus', `create ${body.state} status on deployment ${deploymentId}`, (signal) =>
-        octokit.rest.repos.createDeploymentStatus({ ...r, deployment_id: deploymentId, ...body, request: { signal } }),
+        octokit.rest.repos.createDeploymentStatus({ ...r, deployment_id: deploymentId, ...body, request: { signal, turn } }),
       );
     },
   };

@@ -10,6 +10,12 @@ import { faults, startGitHubSimulator, type GitHubSimulatorOptions } from '../..
 import { forgeConformance } from '../conformance.js';
 import { OWNER, REPO, type ConformanceDriver } from '../conformance-rig.js';
 
+/** GitHub's secondary limits, the default GITHUB_WRITE_BUDGET. */
+const GITHUB_LIMITS = [
+  { count: 80, ms: 60_000 },
+  { count: 500, ms: 3_600_000 },
+];
+
 const TOKEN = 'ghs_conformance';
 const APP_ID = 4242;
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -24,7 +30,13 @@ function githubDriver(auth: GitHubAuth, sim: GitHubSimulatorOptions): Conformanc
       const s = await startGitHubSimulator({ ...sim, repos: [`${OWNER}/${REPO}`] });
       return {
         sim: s,
-        settings: { githubHost: 'github.com', githubAuth: auth, githubApiUrl: s.url, githubWriteIntervalMs: 0 },
+        settings: {
+          githubHost: 'github.com',
+          githubAuth: auth,
+          githubApiUrl: s.url,
+          githubWriteIntervalMs: 0,
+          githubWriteBudget: GITHUB_LIMITS,
+        },
         // A deployment or a status; not an installation token.
         asksToWrite: (r) => r.method === 'POST' && r.path.startsWith('/repos/'),
         wordOf: (w) => (w.path.endsWith('/statuses') ? `status ${neutral((w.body as { state: string }).state)}` : 'create'),

@@ -6,6 +6,7 @@ import { guardGitHub } from '../../../src/forges/github/github-forge.js';
  * in production.
  */
 import { createHash } from 'node:crypto';
+import type { BudgetWindow } from '../../../src/forges/write-budget.js';
 import type { Test } from 'tap';
 import { pino } from 'pino';
 import { createGitHubSide, type GitHubAuth, type GitHubSide } from '../../../src/forges/github/github-client.js';
@@ -65,7 +66,10 @@ export interface Rig {
   trail(repo?: string): string[][];
 }
 
-export async function startRig(t: Test, o: { sim?: GitHubSimulatorOptions; auth?: GitHubAuth; timeoutMs?: number } = {}): Promise<Rig> {
+export async function startRig(
+  t: Test,
+  o: { sim?: GitHubSimulatorOptions; auth?: GitHubAuth; timeoutMs?: number; writeBudget?: BudgetWindow[] } = {},
+): Promise<Rig> {
   const sim = await startGitHubSimulator({ tokens: [TOKEN], ...o.sim });
   const db = openDatabase(':memory:');
   t.teardown(async () => {
@@ -88,6 +92,7 @@ export async function startRig(t: Test, o: { sim?: GitHubSimulatorOptions; auth?
     installations: new InstallationStore(db),
     spaceWrites: false,
     ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+    ...(o.writeBudget === undefined ? {} : { writeBudget: o.writeBudget }),
   });
   const deployments = new DeploymentStore(db);
   const refusals = new RefusalStore(db);

@@ -35,6 +35,22 @@ t.test('GITHUB_WRITE_INTERVAL: default 1 s, 0 allowed, at most 5 s', (t) => {
   t.end();
 });
 
+t.test("GITHUB_WRITE_BUDGET: GitHub's secondary limits by default, any windows for GHES, a clear problem otherwise", (t) => {
+  t.same(loadConfig(MINIMAL).githubWriteBudget, [
+    { count: 80, ms: 60_000 },
+    { count: 500, ms: 3_600_000 },
+  ]);
+  t.same(loadConfig({ ...MINIMAL, GITHUB_WRITE_BUDGET: '1000/1h' }).githubWriteBudget, [{ count: 1000, ms: 3_600_000 }]);
+  let problems: string[] = [];
+  try {
+    loadConfig({ ...MINIMAL, GITHUB_WRITE_BUDGET: '80/1m,lots' });
+  } catch (err) {
+    problems = (err as ConfigError).problems;
+  }
+  t.match(problems, [/^GITHUB_WRITE_BUDGET="80\/1m,lots" has "lots": each window must be <count>\/<duration>/]);
+  t.end();
+});
+
 t.test('WriteSpacing releases writes intervalMs apart, in arrival order; 0 never waits', async (t) => {
   let clock = 10_000;
   const slept: number[] = [];

@@ -168,3 +168,49 @@ t.test('reset() drops armed faults', async (t) => {
   sim.reset();
   t.equal((await gh.rest.repos.listDeployments(repo)).status, 200);
 });
+
+t.test("secondaryLimits: GitHub's two windows per account, a 403 with GitHub's message and retry-after", async (t) => {
+  // Scaled: a minute lasts 3 s and an hour 180 s; windows of 2 per minute and 3 per hour.
+  const { sim, gh } = await setup(t, {
+    secondaryLimits: {
+      windows: [
+        { count: 2, ms: 60_000 },
+        { count: 3, ms: 3_600_000 },
+      ],
+      scale: 0.05,
+    },
+  });
+  await createDeployment(gh);
+  await createDeployment(gh);
+  const minute = await failure(createDeployment(gh));
+  t.match(minute, {
+    status: 403,
+    response: {
+      data: { message: /^You have exceeded a secondary rate limit/ },
+      headers: { 'retry-after': /^[1-3]$/, 'x-ratelimit-limit': /^\d+$/ },
+    },
+  });
+  await new Promise((r) => setTimeout(r, 3_100));
+  await createDeployment(gh);
+  const hour = await failure(createDeployment(gh));
+  const after = Number((hour as { response: { headers: Record<string, string> } }).response.headers['retry-after']);
+  t.ok(after > 3 && after <= 180, `the hour's window says when it has room (${after} s)`);
+  t.equal(sim.secondaryRefusals(), 2);
+  t.equal((await gh.rest.repos.listDeployments(repo)).data.length, 3, 'reads are not limited; refused writes did nothing');
+  sim.reset();
+  await createDeployment(gh);
+  t.equal(sim.secondaryRefusals(), 0, 'reset forgets the windows');
+});
+
+t.test('secondaryLimits: true is 80 per minute per account; another token has its own', async (t) => {
+  const { sim, gh } = await setup(t, { secondaryLimits: true, tokens: [TOKEN, 'other-token'] });
+  for (let i = 0; i < 80; i++) await createDeployment(gh);
+  t.match(await failure(createDeployment(gh)), { status: 403 });
+  const other = new Octokit({ auth: 'other-token', baseUrl: sim.url, retry: { enabled: false }, throttle: { enabled: false }, log: quiet });
+  t.equal((await createDeployment(other)).status, 201, 'another account is not limited by the first');
+  t.equal(sim.secondaryRefusals(), 1);
+  sim.enforceSecondaryLimits(false);
+  t.equal((await createDeployment(gh)).status, 201, 'switched off');
+  sim.enforceSecondaryLimits(true);
+  t.equal((await createDeployment(gh)).status, 201, 'switched on again: the windows start afresh');
+});

@@ -57,25 +57,56 @@ export class PrimaryLimit {
   }
 }
 
-/** At most `perMinute` writes in any 60 s window. */
-export class WriteWindow {
-  private stamps: number[] = [];
+/** No more than `count` content-generating requests in any `ms`. */
+export interface LimitWindow {
+  count: number;
+  ms: number;
+}
 
-  constructor(private readonly perMinute: number) {}
+/**
+ * GitHub's secondary limits on content-generating requests (POST, PATCH, PUT, DELETE), as its REST rate-limit
+ * page documents them: "no more than 80 content-generating requests per minute and no more than 500
+ * content-generating requests per hour", per account. `scale` compresses time (0.01: a minute lasts 0.6 s,
+ * an hour 36 s) for benchmarks; retry-after is in the scaled seconds' real time.
+ */
+export const GITHUB_SECONDARY_WINDOWS: readonly LimitWindow[] = [
+  { count: 80, ms: MINUTE_MS },
+  { count: 500, ms: HOUR_MS },
+];
 
-  /** Counts one write; when the window is full, returns the seconds to wait instead. */
-  take(): { ok: true } | { ok: false; retryAfterSeconds: number } {
+/** Sliding windows of writes, kept per account (a token, an installation); every window must have room. */
+export class WriteWindows {
+  private readonly stamps = new Map<string, number[]>();
+  private readonly windows: LimitWindow[];
+  /** Writes refused with a secondary limit so far. */
+  refused = 0;
+
+  constructor(windows: readonly LimitWindow[], scale = 1) {
+    this.windows = windows.map((w) => ({ count: w.count, ms: Math.max(1, Math.round(w.ms * scale)) }));
+  }
+
+  /** Counts one write of `account`; when a window is full, returns the seconds until it has room instead. */
+  take(account = ''): { ok: true } | { ok: false; retryAfterSeconds: number } {
     const t = Date.now();
-    this.stamps = this.stamps.filter((s) => s > t - MINUTE_MS);
-    const oldest = this.stamps[0];
-    if (this.stamps.length >= this.perMinute && oldest !== undefined) {
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((oldest + MINUTE_MS - t) / 1000)) };
+    const longest = Math.max(...this.windows.map((w) => w.ms));
+    const stamps = (this.stamps.get(account) ?? []).filter((s) => s > t - longest);
+    this.stamps.set(account, stamps);
+    let freeAt = 0;
+    for (const w of this.windows) {
+      const inside = stamps.filter((s) => s > t - w.ms);
+      const oldest = inside[inside.length - w.count];
+      if (inside.length >= w.count && oldest !== undefined) freeAt = Math.max(freeAt, oldest + w.ms);
     }
-    this.stamps.push(t);
+    if (freeAt > 0) {
+      this.refused += 1;
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - t) / 1000)) };
+    }
+    stamps.push(t);
     return { ok: true };
   }
 
   reset(): void {
-    this.stamps = [];
+    this.stamps.clear();
+    this.refused = 0;
   }
 }
