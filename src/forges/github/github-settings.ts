@@ -126,6 +126,6 @@ export const GITHUB_SERVICE = {
   githubWriteBudget: setting('GITHUB_WRITE_BUDGET', {
     parse: budget,
     default: DEFAULT_WRITE_BUDGET,
-    doc: "writes allowed per credential scope (token, App, installation), a comma list of `<count>/<duration>` sliding windows; the default is GitHub's secondary limits, set it to a GitHub Enterprise Server administrator's limits; see [docs/write-budget.md](docs/write-budget.md)",
+    doc: "writes allowed per credential scope (token, App, installation), a comma list of `<count>/<duration>` sliding windows; the default is GitHub's secondary limits, set it to a GitHub Enterprise Server administrator's limits; see the write budget (docs/write-budget.md)",
   }),
 };

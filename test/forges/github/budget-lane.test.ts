@@ -26,7 +26,7 @@ t.test('a deferred write is never sent; when it comes back it is built from the 
   t.match(done, { ok: { created: true, sent: ['success'] } });
   t.same(requestLog(rig.sim, from), ['create 201', 'status 201'], 'no second find, and no in_progress');
   t.same(rig.trail('acme/b'), [['success']]);
-  t.match(await rig.metrics.registry.getSingleMetricAsString('gdb_github_requests_total'), /status="deferred"/);
+  t.match(await rig.metrics.registry.getSingleMetricAsString('gdb_forge_requests_total'), /forge="github".*status="deferred"/);
 });
 
 /**
