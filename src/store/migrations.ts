@@ -101,4 +101,20 @@ export const MIGRATIONS: readonly string[] = [
      state = CASE state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE state END,
      pending_state = CASE pending_state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE pending_state END
    WHERE state IN ('inactive', 'queued') OR pending_state IN ('inactive', 'queued');`,
+  // Pull request comments: one per (forge, repository, pull request, cluster), its id, a pending mark before the create
+  // and the hash of the text last written; and the rows it lists, one per reported workload (environment, deployment name).
+  `CREATE TABLE pr_comments (
+     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, pr INTEGER NOT NULL, cluster TEXT NOT NULL,
+     comment_id INTEGER, pending INTEGER NOT NULL DEFAULT 0, body_hash TEXT,
+     dirty INTEGER NOT NULL DEFAULT 1, skip_reason TEXT, written_at INTEGER, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (forge, owner, repo, pr, cluster)
+   ) WITHOUT ROWID;
+   CREATE TABLE pr_comment_rows (
+     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, pr INTEGER NOT NULL, cluster TEXT NOT NULL,
+     environment TEXT NOT NULL, deployment_name TEXT NOT NULL,
+     sha TEXT NOT NULL, state TEXT NOT NULL, url TEXT, version TEXT, digest TEXT,
+     why TEXT NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (forge, owner, repo, pr, cluster, environment, deployment_name)
+   ) WITHOUT ROWID;
+   CREATE INDEX pr_comment_rows_lineage ON pr_comment_rows (forge, owner, repo, environment, deployment_name);`,
 ];
