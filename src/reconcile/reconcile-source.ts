@@ -8,11 +8,14 @@ import type { ForgeRouter } from './forge-router.js';
 import { RefusedByForge } from '../forges/refusal-guard.js';
 import { resolveSource, type ResolveDeps } from './resolve-source.js';
 import { sweep, type CleanupDeps } from './sweep.js';
+import type { PullRequestComments } from './pr-comments.js';
 
 export interface ReconcileDeps extends ResolveDeps {
   /** Each forge's publisher behind its refusal guard: every answer that retrying will not change arrives as RefusedByForge. */
   publisher: Pick<ForgeRouter, 'publish'>;
   cleanup: CleanupDeps;
+  /** Pull request comments (unset: PULL_REQUEST_COMMENTS=false). */
+  comments?: Pick<PullRequestComments, 'published' | 'settle'> | undefined;
   sources: Pick<SourceStore, 'record' | 'replaceSkips'>;
   log: Logger;
   now: () => number;
@@ -70,6 +73,7 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
     (err: unknown) => [err],
   );
 
+  deps.comments?.settle();
   const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r ? [r.skip] : []))];
   for (const s of sources.replaceSkips(ref, skips, now())) {
     deps.metrics.skips.inc({ reason: s.code });
@@ -86,7 +90,8 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
 }
 
 /** Publishes one target through the guard; a refusal becomes a skip, an outage a retry. */
-async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin, state, description }: PublishStep): Promise<Published> {
+async function publishOne(deps: ReconcileDeps, ref: SourceRef, step: PublishStep): Promise<Published> {
+  const { target, origin, state, description, pullRequest } = step;
   const tlog = deps.log.child({
     forge: target.forge,
     repo: `${target.owner}/${target.repo}`,
@@ -98,6 +103,8 @@ async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin,
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
     for (const s of r.sent) deps.metrics.statuses.inc({ forge: target.forge, state: s });
+    if (pullRequest != null && 'number' in pullRequest) deps.comments?.published(target, pullRequest, state);
+    else if (pullRequest != null) tlog.warn({ reason: pullRequest.problem }, 'no pull request comment row');
     return { sent: r.sent.length + r.superseded };
   } catch (err) {
     if (isRetryable(err)) return { retry: err };

@@ -14,6 +14,7 @@ import {
   type ReportTarget,
 } from '../metadata/resolve-target.js';
 import type { Metrics } from '../common/metrics.js';
+import { pullRequestOf, type PullRequestResolution } from '../comments/pull-request.js';
 import { routeUrl, type DiscoveredUrl } from '../metadata/route-url.js';
 import type { Origin } from '../store/deployment-store.js';
 import type { Skip } from '../store/source-store.js';
@@ -32,6 +33,8 @@ export interface ResolveDeps {
 export interface Candidate {
   target: ReportTarget;
   origin: Origin;
+  /** The pull request its comment row belongs to, and why (null: none named). */
+  pullRequest?: PullRequestResolution;
 }
 
 /** One workload of a source's inventory, as far as the bridge is concerned. */
@@ -80,7 +83,7 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
       out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason });
       continue;
     }
-    const { workload, retry } = await resolveWorkload(deps, ref, read.workload, routing);
+    const { workload, retry } = await resolveWorkload(deps, ref, read.workload, routing, obj.metadata.annotations ?? {});
     out.present.add(workload.key);
     out.workloads.push(workload);
     out.skips.push(...workload.skips);
@@ -117,6 +120,7 @@ async function resolveWorkload(
   ref: SourceRef,
   w: ReadWorkload,
   routing: RoutingObjects,
+  fluxAnnotations: Readonly<Record<string, string>>,
 ): Promise<{ workload: ResolvedWorkload; retry: unknown[] }> {
   const meta = w.object.metadata;
   const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
@@ -138,6 +142,7 @@ async function resolveWorkload(
   const retry: unknown[] = [];
   const images = deps.images.forWorkload(w.object, deps.kube);
   const labelsNeeded = needsLabels(annotations);
+  const pullRequest = pullRequestOf(fluxAnnotations, annotations);
   for (const container of reportedContainers(annotations, info.containers)) {
     let facts: ImageFacts | undefined;
     try {
@@ -154,7 +159,11 @@ async function resolveWorkload(
     }
     const r = resolveTarget(ref, info, container, facts, deps.defaults);
     if ('target' in r)
-      candidates.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
+      candidates.push({
+        target: r.target,
+        origin: { source: ref, workload, container: container.name, image: container.image },
+        pullRequest,
+      });
     else failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
   }
   // A sidecar without usable metadata is dropped silently when another container reported.

@@ -79,6 +79,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       title: 'GitHub',
       health,
       ...githubLane(guarded, plain),
+      comments: side.comments,
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ auth: auth.kind, ...forgeHealthState(health, refusals, 'github', now()), budgets: budgetState(health) }),
