@@ -1,0 +1,138 @@
+/** Pull request comments end to end on GitHub: one comment per pull request and cluster, kept current, never duplicated. */
+import t, { type Test } from 'tap';
+import { join } from 'node:path';
+import { fluxEvent, type BridgeProcess } from '../harness/bridge-process.js';
+import { kustomization, type ConditionSpec } from '../harness/flux-objects.js';
+import { queueIdle } from '../harness/state-body.js';
+import { startWorld, type World } from '../harness/world.js';
+import { OPT_IN, PROGRESSING, READY, putDeployment, sha } from './scenario.js';
+
+const COMMIT = sha('preview-12');
+const ENV = { PULL_REQUEST_COMMENT_WINDOW: '0', CLEANUP_GRACE: '1s', RESYNC_INTERVAL: '2s', GITHUB_WRITE_INTERVAL: '0' };
+
+/** The preview of pull request 12: a Kustomization carrying Flux Operator's change_request, its workload annotated. */
+function putPreview(world: World, conditions: ConditionSpec): void {
+  world.kube.put(
+    kustomization({
+      namespace: 'flux-system',
+      name: 'web-pr-12',
+      annotations: { 'event.toolkit.fluxcd.io/change_request': '12', 'event.toolkit.fluxcd.io/commit': COMMIT },
+      conditions,
+      inventory: [{ namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }],
+    }),
+  );
+}
+
+async function previewWorld(t: Test): Promise<World> {
+  const world = await startWorld();
+  t.teardown(() => world.close());
+  world.github.pullRequest('acme', 'web', 12);
+  putDeployment(world, 'web', 'ghcr.io/acme/web:1.4.0', {
+    ...OPT_IN,
+    'github-deployment-bridge.io/repository': 'acme/web',
+    'github-deployment-bridge.io/commit': COMMIT,
+    'github-deployment-bridge.io/environment': 'pr-12',
+    'github-deployment-bridge.io/environment-url': 'https://pr-12.preview.example.com/',
+  });
+  return world;
+}
+
+const event = (bridge: BridgeProcess) => bridge.post(fluxEvent('Kustomization', 'flux-system', 'web-pr-12'));
+const bodies = (world: World) => world.github.comments('acme', 'web', 12).map((c) => c.body);
+const idle = (bridge: BridgeProcess) =>
+  bridge.waitFor('idle', async () => {
+    const s = await bridge.state();
+    return queueIdle(s) && s;
+  });
+
+t.test('one comment: rolling out, edited to live with its link, edited to gone; repeated events write nothing', async (t) => {
+  const world = await previewWorld(t);
+  putPreview(world, PROGRESSING);
+  const bridge = await world.bridge(ENV);
+  await event(bridge);
+  await bridge.waitFor('the comment', () => bodies(world)[0]?.includes('rolling out'));
+  t.notMatch(bodies(world)[0], /https:\/\/pr-12/, 'no link while rolling out');
+
+  putPreview(world, READY);
+  await event(bridge);
+  await bridge.waitFor('live', () => bodies(world)[0]?.includes('| live |'));
+  t.match(bodies(world)[0], /\[pr\\-12\.preview\.example\.com\]\(https:\/\/pr-12\.preview\.example\.com\/\)/);
+  t.match(bodies(world)[0], /^<!-- github-deployment-bridge:cluster=sim-cluster -->\n/);
+  const state = await idle(bridge);
+  t.match(state.deployments, [{ environment: 'pr-12', pullRequest: { number: 12, why: /change_request/ } }], '/state: the row and why');
+
+  const writes = world.github.commentWrites().length;
+  t.equal(writes, 2, 'one create, one edit');
+  for (let i = 0; i < 20; i++) await event(bridge);
+  await idle(bridge);
+  t.equal(world.github.commentWrites().length, writes, '20 repeated events: no comment write');
+
+  world.kube.delete('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 'flux-system', 'web-pr-12');
+  await bridge.waitFor('gone', () => bodies(world)[0]?.includes('The preview is gone'), 30_000);
+  t.notMatch(bodies(world)[0], /https:\/\/pr-12/, 'no link once gone');
+  t.equal(world.github.comments('acme', 'web', 12).length, 1, 'edited, never a second comment');
+  t.same(world.github.violations, [], 'every request matched the OpenAPI slices');
+});
+
+const CRASHES: Array<{ name: string; method: string; path: RegExp; when: 'before' | 'after'; readyFirst: boolean }> = [
+  { name: 'before the create is applied', method: 'POST', path: /\/issues\/12\/comments$/, when: 'before', readyFirst: true },
+  { name: 'after the create, before its answer', method: 'POST', path: /\/issues\/12\/comments$/, when: 'after', readyFirst: true },
+  { name: 'after an edit, before its answer', method: 'PATCH', path: /\/issues\/comments\/\d+$/, when: 'after', readyFirst: false },
+];
+
+for (const crash of CRASHES) {
+  t.test(`a restart ${crash.name}: no second comment`, async (t) => {
+    const world = await previewWorld(t);
+    putPreview(world, crash.readyFirst ? READY : PROGRESSING);
+    const first = await world.bridge(ENV);
+    if (!crash.readyFirst) {
+      await event(first);
+      await first.waitFor('the comment', () => bodies(world).length === 1);
+      putPreview(world, READY);
+    }
+    let killed: Promise<unknown> | undefined;
+    world.github.hook({
+      method: crash.method,
+      path: crash.path,
+      when: crash.when,
+      run: async () => {
+        killed = first.kill('SIGKILL');
+        await killed;
+        return 'drop' as const;
+      },
+    });
+    await event(first);
+    await first.waitFor('the crash point', () => killed !== undefined);
+    await killed;
+    const second = await world.bridge(ENV);
+    await event(second);
+    await second.waitFor('live', () => bodies(world)[0]?.includes('| live |'));
+    await idle(second);
+    t.equal(world.github.comments('acme', 'web', 12).length, 1, 'exactly one comment');
+    if (crash.method === 'POST')
+      t.ok(
+        world.github.requests.some((r) => r.method === 'GET' && /\/issues\/12\/comments$/.test(r.path)),
+        'after the restart it looked for its comment before making one',
+      );
+    t.same(world.github.violations, []);
+  });
+}
+
+t.test('two clusters: two comments on the same pull request', async (t) => {
+  const world = await previewWorld(t);
+  putPreview(world, READY);
+  const eu = await world.bridge({ ...ENV, CLUSTER_NAME: 'eu-1', DATABASE_PATH: join(world.dir, 'eu.db') });
+  const us = await world.bridge({ ...ENV, CLUSTER_NAME: 'us-1', DATABASE_PATH: join(world.dir, 'us.db') });
+  await event(eu);
+  await event(us);
+  await eu.waitFor('two comments', () => bodies(world).length === 2 && bodies(world).every((b) => b.includes('| live |')));
+  await idle(eu);
+  await idle(us);
+  t.same(
+    bodies(world)
+      .map((b) => b.split('\n')[0])
+      .sort(),
+    ['<!-- github-deployment-bridge:cluster=eu-1 -->', '<!-- github-deployment-bridge:cluster=us-1 -->'],
+  );
+  t.same(world.github.violations, []);
+});
