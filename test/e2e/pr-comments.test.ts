@@ -71,6 +71,11 @@ t.test('one comment: rolling out, edited to live with its link, edited to gone; 
   await bridge.waitFor('gone', () => bodies(world)[0]?.includes('The preview is gone'), 30_000);
   t.notMatch(bodies(world)[0], /https:\/\/pr-12/, 'no link once gone');
   t.equal(world.github.comments('acme', 'web', 12).length, 1, 'edited, never a second comment');
+  await idle(bridge);
+  // The minimum for a preview that is seen rolling out, live and gone: one create and two edits (BENCHMARKS.md).
+  t.equal(world.github.commentWrites().length, 3, 'three comment writes for the whole preview lifecycle');
+  const reads = world.github.requests.filter((r) => r.method === 'GET' && /\/issues\/12(\/comments)?$/.test(r.path));
+  t.equal(reads.length, 1, 'one read: the pull request, before the create');
   t.same(world.github.violations, [], 'every request matched the OpenAPI slices');
 });
 
