@@ -1,49 +1,19 @@
 /** Pull request comments end to end on GitHub: one comment per pull request and cluster, kept current, never duplicated. */
 import t, { type Test } from 'tap';
 import { join } from 'node:path';
-import { fluxEvent, type BridgeProcess } from '../harness/bridge-process.js';
-import { kustomization, type ConditionSpec } from '../harness/flux-objects.js';
-import { queueIdle } from '../harness/state-body.js';
 import { startWorld, type World } from '../harness/world.js';
-import { OPT_IN, PROGRESSING, READY, putDeployment, sha } from './scenario.js';
-
-const COMMIT = sha('preview-12');
-const ENV = { PULL_REQUEST_COMMENT_WINDOW: '0', CLEANUP_GRACE: '1s', RESYNC_INTERVAL: '2s', GITHUB_WRITE_INTERVAL: '0' };
-
-/** The preview of pull request 12: a Kustomization carrying Flux Operator's change_request, its workload annotated. */
-function putPreview(world: World, conditions: ConditionSpec): void {
-  world.kube.put(
-    kustomization({
-      namespace: 'flux-system',
-      name: 'web-pr-12',
-      annotations: { 'event.toolkit.fluxcd.io/change_request': '12', 'event.toolkit.fluxcd.io/commit': COMMIT },
-      conditions,
-      inventory: [{ namespace: 'apps', name: 'web', group: 'apps', kind: 'Deployment' }],
-    }),
-  );
-}
+import { PROGRESSING, READY } from './scenario.js';
+import { ENV, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
 
 async function previewWorld(t: Test): Promise<World> {
   const world = await startWorld();
   t.teardown(() => world.close());
   world.github.pullRequest('acme', 'web', 12);
-  putDeployment(world, 'web', 'ghcr.io/acme/web:1.4.0', {
-    ...OPT_IN,
-    'github-deployment-bridge.io/repository': 'acme/web',
-    'github-deployment-bridge.io/commit': COMMIT,
-    'github-deployment-bridge.io/environment': 'pr-12',
-    'github-deployment-bridge.io/environment-url': 'https://pr-12.preview.example.com/',
-  });
+  putPreviewWorkload(world, 'acme/web');
   return world;
 }
 
-const event = (bridge: BridgeProcess) => bridge.post(fluxEvent('Kustomization', 'flux-system', 'web-pr-12'));
 const bodies = (world: World) => world.github.comments('acme', 'web', 12).map((c) => c.body);
-const idle = (bridge: BridgeProcess) =>
-  bridge.waitFor('idle', async () => {
-    const s = await bridge.state();
-    return queueIdle(s) && s;
-  });
 
 t.test('one comment: rolling out, edited to live with its link, edited to gone; repeated events write nothing', async (t) => {
   const world = await previewWorld(t);
