@@ -46,7 +46,7 @@ export function explainLines(
     }
     const desired = desiredFor({ phase, rollout: w.rollout, workloadKey: w.key });
     lines.push(`  ${w.key}: rollout ${w.rollout.state} (${w.rollout.description})`);
-    for (const { target: t } of w.candidates) {
+    for (const { target: t, pullRequest } of w.candidates) {
       const form = formOf(t);
       lines.push(
         `    container ${t.container} (${t.image}) → ${form.where}` +
@@ -56,6 +56,12 @@ export function explainLines(
       if (t.environmentUrl)
         lines.push(`      ${form.urlField} ${t.environmentUrl}${w.route?.url === t.environmentUrl ? ` (from ${w.route.from})` : ''}`);
       if (t.logUrl) lines.push(`      log_url ${t.logUrl}`);
+      if (pullRequest != null)
+        lines.push(
+          'number' in pullRequest
+            ? `      pull request #${pullRequest.number} comment row (${pullRequest.why})`
+            : `      no pull request comment row: ${pullRequest.problem}`,
+        );
       for (const warning of t.warnings) lines.push(`      warning: ${warning}`);
     }
     for (const s of w.skips) lines.push(`    container ${s.container}: not reported: ${s.reason}`);

@@ -1,6 +1,9 @@
 /** Pull request comments end to end on GitHub: one comment per pull request and cluster, kept current, never duplicated. */
 import t, { type Test } from 'tap';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { MAIN_JS } from '../harness/bridge-process.js';
 import { startWorld, type World } from '../harness/world.js';
 import { PROGRESSING, READY } from './scenario.js';
 import { ENV, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
@@ -30,6 +33,16 @@ t.test('one comment: rolling out, edited to live with its link, edited to gone; 
   t.match(bodies(world)[0], /^<!-- github-deployment-bridge:cluster=sim-cluster -->\n/);
   const state = await idle(bridge);
   t.match(state.deployments, [{ environment: 'pr-12', pullRequest: { number: 12, why: /change_request/ } }], '/state: the row and why');
+  t.match(state.pullRequestComments, [{ repository: 'acme/web', pullRequest: 12, cluster: 'sim-cluster', due: false, skipReason: null }]);
+  const env = Object.fromEntries(Object.entries(world.env()).filter(([name]) => !['WEBHOOK_TOKEN', 'GITHUB_TOKEN'].includes(name)));
+  const { stdout } = await promisify(execFile)(process.execPath, [MAIN_JS, 'explain', 'Kustomization/flux-system/web-pr-12'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
+  t.match(
+    stdout,
+    /pull request #12 comment row \(from the Flux object's event\.toolkit\.fluxcd\.io\/change_request annotation\)/,
+    'explain: which and why',
+  );
 
   const writes = world.github.commentWrites().length;
   t.equal(writes, 2, 'one create, one edit');
