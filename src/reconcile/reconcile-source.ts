@@ -36,7 +36,7 @@ export class RetryLater extends Error {
 }
 
 /** What publishing one target came to: statuses sent, a refusal (the workload is skipped), or an outage (retry). */
-type Published = { sent: number } | { skip: Skip } | { retry: unknown };
+type Published = { sent: number; skip?: Skip } | { skip: Skip } | { retry: unknown };
 
 /**
  * Reconciles one Flux source: reads it and its workloads, plans (`planReconcile`), then carries the
@@ -74,7 +74,7 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
   );
 
   deps.comments?.settle();
-  const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r ? [r.skip] : []))];
+  const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r && r.skip !== undefined ? [r.skip] : []))];
   for (const s of sources.replaceSkips(ref, skips, now())) {
     deps.metrics.skips.inc({ reason: s.code });
     log.warn(
@@ -103,9 +103,20 @@ async function publishOne(deps: ReconcileDeps, ref: SourceRef, step: PublishStep
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
     for (const s of r.sent) deps.metrics.statuses.inc({ forge: target.forge, state: s });
+    const sent = r.sent.length + r.superseded;
     if (pullRequest != null && 'number' in pullRequest) deps.comments?.published(target, pullRequest, state);
-    else if (pullRequest != null) tlog.warn({ reason: pullRequest.problem }, 'no pull request comment row');
-    return { sent: r.sent.length + r.superseded };
+    // A pull request annotation that names none: reported, but without a comment row; a skip (logged once, in /state, counted).
+    else if (pullRequest != null && deps.comments !== undefined)
+      return {
+        sent,
+        skip: {
+          ...origin,
+          source: ref,
+          code: 'bad_pull_request',
+          reason: `reported, but no pull request comment row: ${pullRequest.problem}`,
+        },
+      };
+    return { sent };
   } catch (err) {
     if (isRetryable(err)) return { retry: err };
     // The reason stays the same while the refusal holds (its retry time is in /state's github.refusals).

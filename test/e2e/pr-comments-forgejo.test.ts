@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { startWorld, type World } from '../harness/world.js';
 import type { ForgejoSimulator } from '../harness/forgejo-sim.js';
 import { PROGRESSING, READY } from './scenario.js';
-import { COMMIT, ENV, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
+import { COMMIT, ENV, crashAt, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
 
 async function forgejoWorld(t: Test): Promise<{ world: World; forgejo: ForgejoSimulator }> {
   const world = await startWorld({ forgejo: { repos: ['acme/web'], commits: { 'acme/web': [COMMIT] } }, githubOff: true });
@@ -42,20 +42,7 @@ t.test('Forgejo: a restart after the create, before its answer: no second commen
   const { world, forgejo } = await forgejoWorld(t);
   putPreview(world, READY);
   const first = await world.bridge(ENV);
-  let killed: Promise<unknown> | undefined;
-  forgejo.hook({
-    method: 'POST',
-    path: /\/issues\/12\/comments$/,
-    when: 'after',
-    run: async () => {
-      killed = first.kill('SIGKILL');
-      await killed;
-      return 'drop' as const;
-    },
-  });
-  await event(first);
-  await first.waitFor('the crash point', () => killed !== undefined);
-  await killed;
+  await crashAt(forgejo, first, { method: 'POST', path: /\/issues\/12\/comments$/, when: 'after' });
   const second = await world.bridge(ENV);
   await event(second);
   await idle(second);

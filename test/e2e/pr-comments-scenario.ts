@@ -4,6 +4,7 @@ import { fluxEvent } from '../harness/bridge-process.js';
 import { kustomization, type ConditionSpec } from '../harness/flux-objects.js';
 import { queueIdle } from '../harness/state-body.js';
 import type { World } from '../harness/world.js';
+import type { RequestHook } from '../harness/github-sim.js';
 import { OPT_IN, putDeployment, sha } from './scenario.js';
 
 export const COMMIT = sha('preview-12');
@@ -42,3 +43,26 @@ export const idle = (bridge: BridgeProcess) =>
     const s = await bridge.state();
     return queueIdle(s) && s;
   });
+
+/**
+ * Kills `bridge` (SIGKILL) at the first request matching `at` on a simulator, the request's answer dropped, after
+ * sending the preview's event; resolves once the process is gone.
+ */
+export async function crashAt(
+  sim: { hook(hook: RequestHook): void },
+  bridge: BridgeProcess,
+  at: Pick<RequestHook, 'method' | 'path' | 'when'>,
+): Promise<void> {
+  let killed: Promise<unknown> | undefined;
+  sim.hook({
+    ...at,
+    run: async () => {
+      killed = bridge.kill('SIGKILL');
+      await killed;
+      return 'drop' as const;
+    },
+  });
+  await event(bridge);
+  await bridge.waitFor('the crash point', () => killed !== undefined);
+  await killed;
+}

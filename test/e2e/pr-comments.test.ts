@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { MAIN_JS } from '../harness/bridge-process.js';
 import { startWorld, type World } from '../harness/world.js';
 import { PROGRESSING, READY } from './scenario.js';
-import { ENV, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
+import { ENV, crashAt, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
 
 async function previewWorld(t: Test): Promise<World> {
   const world = await startWorld();
@@ -78,20 +78,7 @@ for (const crash of CRASHES) {
       await first.waitFor('the comment', () => bodies(world).length === 1);
       putPreview(world, READY);
     }
-    let killed: Promise<unknown> | undefined;
-    world.github.hook({
-      method: crash.method,
-      path: crash.path,
-      when: crash.when,
-      run: async () => {
-        killed = first.kill('SIGKILL');
-        await killed;
-        return 'drop' as const;
-      },
-    });
-    await event(first);
-    await first.waitFor('the crash point', () => killed !== undefined);
-    await killed;
+    await crashAt(world.github, first, { method: crash.method, path: crash.path, when: crash.when });
     const second = await world.bridge(ENV);
     await event(second);
     await second.waitFor('live', () => bodies(world)[0]?.includes('| live |'));
