@@ -82,6 +82,7 @@ async function main(config: Config): Promise<void> {
         ports: Object.fromEntries(forges.list.map((f) => [f.name, f.comments])),
         cluster: config.clusterName,
         windowMs: config.pullRequestCommentWindowMs,
+        lookup: config.pullRequestLookup,
         dryRun: config.dryRun,
         metrics,
         log: log.child({ component: 'pull-request-comments' }),

@@ -170,6 +170,11 @@ const SERVICE_SETTINGS = {
     default: 'true',
     doc: 'keep one comment per pull request and cluster listing its previews (docs/pull-request-comments.md); `false` turns it off',
   }),
+  pullRequestLookup: setting('PULL_REQUEST_LOOKUP', {
+    parse: boolean,
+    default: 'false',
+    doc: 'without a pull request annotation, ask the forge which open pull request has the commit as its head (GitHub; cached per commit)',
+  }),
   pullRequestCommentWindowMs: setting('PULL_REQUEST_COMMENT_WINDOW', {
     parse: duration('a duration such as 5s or 500ms (0: no window)', { allowZero: true }),
     default: '5s',

@@ -31,6 +31,8 @@ export interface CommentsPort {
   create(repo: CommentRepo, pr: number, body: string): Promise<number>;
   /** Edits a comment in place; false when it no longer exists (deleted by a person). */
   edit(repo: CommentRepo, pr: number, id: number, body: string): Promise<boolean>;
+  /** The open pull request whose head is `sha`, or null (`PULL_REQUEST_LOOKUP`); absent on a forge that cannot tell (Forgejo, Gitea). */
+  pullRequestOfCommit?(repo: CommentRepo, sha: string): Promise<number | null>;
 }
 
 /** An answer that retrying will not change: the pull request is missing or locked, or a permission is missing. */

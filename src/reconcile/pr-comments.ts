@@ -33,6 +33,8 @@ export interface PrCommentsOptions {
   metrics: Pick<Metrics, 'prComments'>;
   log: Logger;
   now: () => number;
+  /** `PULL_REQUEST_LOOKUP`: ask the forge which open pull request has the commit as its head, when no annotation says. */
+  lookup?: boolean;
   /** Runs `fn` after `ms` (a timer that does not hold the process open). */
   later?: (ms: number, fn: () => void) => void;
 }
@@ -50,6 +52,8 @@ export class PullRequestComments {
   /** DRY_RUN: the text last logged per comment, so an unchanged table is not logged again. */
   private readonly dryRunText = new Map<string, string>();
   private readonly later: (ms: number, fn: () => void) => void;
+  /** PULL_REQUEST_LOOKUP's answers, per commit (null: none has it as its head). */
+  private readonly byCommit = new Map<string, Promise<number | null>>();
 
   constructor(private readonly o: PrCommentsOptions) {
     this.later = o.later ?? unrefTimer;
@@ -73,6 +77,33 @@ export class PullRequestComments {
       digest: str(target.payload.digest),
     };
     return this.o.store.putRow(this.keyOf(target, pr), row, pr.why, this.o.now());
+  }
+
+  /**
+   * The pull request of a target no annotation names: the forge's open pull request whose head is the target's
+   * commit (`PULL_REQUEST_LOOKUP`), asked once per commit; null when off, unsupported, none, or the forge failed
+   * (a failure is not remembered: the next reconcile asks again).
+   */
+  async lookup(target: ReportTarget): Promise<PullRequestRef | null> {
+    const port = this.o.ports[target.forge];
+    if (this.o.lookup !== true || port?.pullRequestOfCommit === undefined) return null;
+    const key = `${target.forge}|${target.owner}|${target.repo}|${target.sha}`;
+    let answer = this.byCommit.get(key);
+    if (answer === undefined) {
+      answer = port.pullRequestOfCommit({ owner: target.owner, repo: target.repo }, target.sha);
+      this.byCommit.set(key, answer);
+      answer.catch(() => this.byCommit.delete(key));
+    }
+    try {
+      const number = await answer;
+      return number === null ? null : { number, why: `found by PULL_REQUEST_LOOKUP: open, with ${target.sha.slice(0, 7)} as its head` };
+    } catch (err) {
+      this.o.log.warn(
+        { err: errorMessage(err), repo: `${target.owner}/${target.repo}` },
+        'pull request lookup failed; asked again next time',
+      );
+      return null;
+    }
   }
 
   /** A deployment that cleanup ended: its row on a pull request says `gone`. */

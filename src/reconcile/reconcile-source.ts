@@ -15,7 +15,7 @@ export interface ReconcileDeps extends ResolveDeps {
   publisher: Pick<ForgeRouter, 'publish'>;
   cleanup: CleanupDeps;
   /** Pull request comments (unset: PULL_REQUEST_COMMENTS=false). */
-  comments?: Pick<PullRequestComments, 'published' | 'settle'> | undefined;
+  comments?: Pick<PullRequestComments, 'published' | 'settle' | 'lookup'> | undefined;
   sources: Pick<SourceStore, 'record' | 'replaceSkips'>;
   log: Logger;
   now: () => number;
@@ -91,7 +91,8 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
 
 /** Publishes one target through the guard; a refusal becomes a skip, an outage a retry. */
 async function publishOne(deps: ReconcileDeps, ref: SourceRef, step: PublishStep): Promise<Published> {
-  const { target, origin, state, description, pullRequest } = step;
+  const { target, origin, state, description } = step;
+  const pullRequest = step.pullRequest ?? (await deps.comments?.lookup(target)) ?? null;
   const tlog = deps.log.child({
     forge: target.forge,
     repo: `${target.owner}/${target.repo}`,

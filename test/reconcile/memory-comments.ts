@@ -63,6 +63,14 @@ export class MemoryComments implements CommentsPort {
     return Promise.resolve(true);
   }
 
+  /** Open pull requests by their head commit (PULL_REQUEST_LOOKUP). */
+  heads = new Map<string, number>();
+
+  pullRequestOfCommit(_repo: CommentRepo, sha: string): Promise<number | null> {
+    this.reads++;
+    return Promise.resolve(this.heads.get(sha) ?? null);
+  }
+
   bodies(pr: number): string[] {
     return this.comments.filter((c) => c.pr === pr).map((c) => c.body);
   }

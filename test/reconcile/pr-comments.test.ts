@@ -25,7 +25,7 @@ interface Rig {
   tick(ms?: number): Promise<void>;
 }
 
-function rig(t: Test, o: { windowMs?: number; cluster?: string; db?: Db; forge?: MemoryComments } = {}): Rig {
+function rig(t: Test, o: { windowMs?: number; cluster?: string; db?: Db; forge?: MemoryComments; dryRun?: boolean } = {}): Rig {
   const db = o.db ?? openDatabase(':memory:');
   if (o.db === undefined) t.teardown(() => db.close());
   const forge = o.forge ?? new MemoryComments();
@@ -38,7 +38,7 @@ function rig(t: Test, o: { windowMs?: number; cluster?: string; db?: Db; forge?:
       ports: { github: forge },
       cluster: o.cluster ?? 'prod',
       windowMs: o.windowMs ?? 5_000,
-      dryRun: false,
+      dryRun: o.dryRun ?? false,
       metrics: createMetrics(),
       log,
       now: () => clock.now,
@@ -231,4 +231,14 @@ t.test('a transient failure is tried again later', async (t) => {
   await r.tick(30_000);
   t.equal(r.forge.comments.length, 1);
   t.ok(new Crash('x') instanceof Error);
+});
+
+t.test('DRY_RUN: nothing is sent, not even the read before the create', async (t) => {
+  const r = rig(t, { windowMs: 0, dryRun: true });
+  r.publish('web', 'success');
+  await r.tick();
+  r.publish('web', 'success');
+  await r.tick(1);
+  t.equal(r.forge.writes + r.forge.reads, 0);
+  t.match(new CommentStore(r.db).all()[0], { commentId: null, pending: false });
 });

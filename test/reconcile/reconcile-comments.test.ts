@@ -10,7 +10,7 @@ import { GRACE_MS, READY, SOURCE, sha, startReconcileRig } from './reconcile-rig
 
 const WEB = sha('web-pr');
 
-function rig(t: Parameters<typeof startReconcileRig>[0]) {
+function rig(t: Parameters<typeof startReconcileRig>[0], lookup = false) {
   const forge = new MemoryComments();
   forge.pullRequests.set(7, { open: true, locked: false });
   let keeper: PullRequestComments | undefined;
@@ -28,6 +28,7 @@ function rig(t: Parameters<typeof startReconcileRig>[0]) {
         log: pino({ level: 'silent' }),
         now: () => r.clock.now,
         later: () => undefined,
+        lookup,
       });
       return keeper;
     },
@@ -71,4 +72,27 @@ t.test('an annotation that names no pull request: reported, and a skip with its 
   ]);
   t.match(r.deployments.list(), [{ repo: 'web', state: 'success' }], 'the deployment is still reported');
   t.equal(r.forge.comments.length, 0);
+});
+
+t.test('PULL_REQUEST_LOOKUP: no annotation, the open pull request with the commit as its head; asked once per commit', async (t) => {
+  const r = rig(t, true);
+  r.forge.heads.set(WEB, 7);
+  r.workload('web', WEB);
+  r.source(READY, ['web']);
+  await r.reconcile();
+  await r.reconcile();
+  await r.keeper.flushDue();
+  t.match(r.store.rowsOf({ forge: 'github', owner: 'acme', repo: 'web', environment: 'staging', deploymentName: 'web' }), [
+    { key: { pr: 7 }, why: /PULL_REQUEST_LOOKUP/ },
+  ]);
+  t.equal(r.forge.comments.length, 1);
+  t.equal(r.forge.reads, 2, 'one lookup for the commit (two reconciles), one read of the pull request before the create');
+
+  const off = rig(t);
+  off.forge.heads.set(WEB, 7);
+  off.workload('web', WEB);
+  off.source(READY, ['web']);
+  await off.reconcile();
+  await off.keeper.flushDue();
+  t.equal(off.forge.reads + off.forge.comments.length, 0, 'off by default: not asked, no comment');
 });

@@ -21,6 +21,12 @@ interface GhIssue {
   pull_request?: unknown;
 }
 
+interface GhPull {
+  number: number;
+  state: string;
+  head: { sha: string };
+}
+
 interface GhComment {
   id: number;
   body?: string;
@@ -88,6 +94,23 @@ export function githubComments(
         for (const c of comments) if (await own(c)) out.push({ id: c.id, body: c.body ?? '' });
         if (comments.length < PER_PAGE) return out;
       }
+    },
+    async pullRequestOfCommit(r, sha) {
+      const pulls = await call<GhPull[]>(
+        'pullRequest',
+        r,
+        `find the pull request of ${r.owner}/${r.repo}@${sha.slice(0, 7)}`,
+        (o, signal) =>
+          o.request('GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', {
+            ...r,
+            commit_sha: sha,
+            per_page: PER_PAGE,
+            request: { signal },
+          }),
+      );
+      // Open ones whose head is the commit itself (the list also names pull requests that merely contain it).
+      const heads = pulls.filter((p) => p.state === 'open' && p.head.sha === sha).map((p) => p.number);
+      return heads.length > 0 ? Math.min(...heads) : null;
     },
     async create(r, pr, body) {
       const c = await call<GhComment>('createComment', r, `comment on #${pr} in ${r.owner}/${r.repo}`, (o, signal) =>

@@ -100,3 +100,13 @@ t.test('refusals: missing pull request, an issue, locked for an App, a deleted c
   t.equal(await comments.edit(repo, 6, 123456, 'x'), false, 'a comment deleted by a person: edit says so');
   await t.rejects(comments.create(repo, 6, ''), { name: 'CommentRefused', reason: /refused/ }, 'a blank body is refused');
 });
+
+t.test('the open pull request whose head is a commit (PULL_REQUEST_LOOKUP)', async (t) => {
+  const { sim, comments } = await side(t, 'token');
+  const head = 'a'.repeat(40);
+  sim.pullRequest('acme', 'web', 8, { head });
+  sim.pullRequest('acme', 'web', 9, { head, state: 'closed' });
+  t.equal(await comments.pullRequestOfCommit!(repo, head), 8, 'the open one');
+  t.equal(await comments.pullRequestOfCommit!(repo, 'b'.repeat(40)), null);
+  t.same(sim.violations, []);
+});

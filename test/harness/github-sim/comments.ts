@@ -19,6 +19,7 @@ export type CommentEndpoint =
   | 'GET /repos/{owner}/{repo}/issues/{issue_number}/comments'
   | 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments'
   | 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}'
+  | 'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls'
   | 'GET /user';
 
 /** Who sent a request: the token's user, or an App installation (its comments are performed via the App). */
@@ -32,6 +33,8 @@ export interface Commenter {
 export interface SimPullRequest {
   state: 'open' | 'closed';
   locked: boolean;
+  /** The head commit (for `GET …/commits/{sha}/pulls`). */
+  head?: string;
 }
 
 export interface SimComment {
@@ -94,6 +97,21 @@ export class CommentSim {
   answer(method: string, path: string, query: Record<string, string>, body: unknown, who: Commenter, selfUrl: string): Reply | undefined {
     if (method === 'GET' && path === '/user')
       return this.checked('GET /user', { status: 200, body: { login: who.login, id: who.id, type: who.type } });
+    const pulls = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([0-9a-f]{40})\/pulls$/.exec(path);
+    if (pulls !== null && method === 'GET') {
+      const ep = 'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls';
+      const errors = this.spec.query(ep as EndpointKey, query);
+      if (errors.length > 0) return this.invalid(ep, 'query', errors, query);
+      const [, owner = '', repo = '', sha = ''] = pulls;
+      const prefix = `${repoKey(owner, repo)}#`;
+      const found = [...this.pulls].filter(([k, pr]) => k.startsWith(prefix) && pr.head === sha);
+      const { page, link } = paginate(
+        found.map(([k, pr]) => this.pullBody(owner, repo, Number(k.slice(prefix.length)), pr)),
+        query,
+        selfUrl,
+      );
+      return this.checked(ep, { status: 200, body: page, headers: link === undefined ? {} : { link } });
+    }
     const issue = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)(\/comments)?$/.exec(path);
     const edit = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(path);
     if (issue !== null) {
@@ -202,6 +220,62 @@ export class CommentSim {
       updated_at: c.updated_at,
       author_association: c.user.app ? 'NONE' : 'MEMBER',
       performed_via_github_app: c.user.app ? { id: c.user.app.id, slug: c.user.app.slug, name: c.user.app.slug } : null,
+    };
+  }
+
+  /** A pull request as `GET …/commits/{sha}/pulls` lists it (the simple form). */
+  private pullBody(owner: string, repo: string, n: number, pr: SimPullRequest) {
+    const base = `${this.url()}/repos/${owner}/${repo}`;
+    const web = `https://github.com/${owner}/${repo}/pull/${n}`;
+    const link = (href: string) => ({ href });
+    const side = (ref: string, sha: string) => ({
+      label: `${owner}:${ref}`,
+      ref,
+      sha,
+      repo: { id: 1, name: repo, full_name: `${owner}/${repo}`, private: false },
+      user: { login: owner, id: 2, node_id: 'O_2', type: 'Organization' },
+    });
+    return {
+      url: `${base}/pulls/${n}`,
+      id: 6_000_000 + n,
+      node_id: `PR_${n}`,
+      html_url: web,
+      diff_url: `${web}.diff`,
+      patch_url: `${web}.patch`,
+      issue_url: `${base}/issues/${n}`,
+      commits_url: `${base}/pulls/${n}/commits`,
+      review_comments_url: `${base}/pulls/${n}/comments`,
+      review_comment_url: `${base}/pulls/comments{/number}`,
+      comments_url: `${base}/issues/${n}/comments`,
+      statuses_url: `${base}/statuses/${pr.head ?? ''}`,
+      number: n,
+      state: pr.state,
+      locked: pr.locked,
+      title: `Pull request ${n}`,
+      user: { login: 'octocat', id: 1, node_id: 'U_1', type: 'User' },
+      body: null,
+      labels: [],
+      milestone: null,
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: ts(),
+      closed_at: null,
+      merged_at: null,
+      merge_commit_sha: null,
+      assignee: null,
+      head: side(`pr-${n}`, pr.head ?? ''),
+      base: side('main', '0'.repeat(40)),
+      _links: {
+        self: link(`${base}/pulls/${n}`),
+        html: link(web),
+        issue: link(`${base}/issues/${n}`),
+        comments: link(`${base}/issues/${n}/comments`),
+        review_comments: link(`${base}/pulls/${n}/comments`),
+        review_comment: link(`${base}/pulls/comments{/number}`),
+        commits: link(`${base}/pulls/${n}/commits`),
+        statuses: link(`${base}/statuses/${pr.head ?? ''}`),
+      },
+      author_association: 'MEMBER',
+      auto_merge: null,
     };
   }
 
