@@ -22,6 +22,8 @@ import { createMetrics } from './common/metrics.js';
 import { installProxy } from './common/proxy.js';
 import { createReadiness } from './health/readiness.js';
 import { ForgeRouter } from './reconcile/forge-router.js';
+import { PullRequestComments } from './reconcile/pr-comments.js';
+import { CommentStore } from './store/comment-store.js';
 import { reconcileSource } from './reconcile/reconcile-source.js';
 import { AbsenceStore } from './store/absence-store.js';
 import { RecheckSchedule } from './runtime/recheck-schedule.js';
@@ -76,8 +78,23 @@ async function main(config: Config): Promise<void> {
   const forges = buildForges(config, { db, deployments, refusals, metrics, log, now, userAgent, dryRun: config.dryRun });
   const router = ForgeRouter.over(forges.list, log);
   const defaults = buildDefaults(config, version, forges.hosts);
-  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, graceMs: config.cleanupGraceMs, log };
-  const reconcileDeps = { images, publisher: router, cleanup, sources, defaults, metrics, now };
+  const commentStore = new CommentStore(db);
+  // PULL_REQUEST_COMMENTS: one comment per pull request and cluster, through each forge's comments.
+  const comments = config.pullRequestComments
+    ? new PullRequestComments({
+        store: commentStore,
+        ports: Object.fromEntries(forges.list.map((f) => [f.name, f.comments])),
+        cluster: config.clusterName,
+        windowMs: config.pullRequestCommentWindowMs,
+        lookup: config.pullRequestLookup,
+        dryRun: config.dryRun,
+        metrics,
+        log: log.child({ component: 'pull-request-comments' }),
+        now,
+      })
+    : undefined;
+  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, comments, graceMs: config.cleanupGraceMs, log };
+  const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now };
 
   const worker = new Worker({
     queue,
@@ -154,6 +171,7 @@ async function main(config: Config): Promise<void> {
     activeReconciles: () => worker.active,
     forges: forges.list,
     refusals,
+    ...(comments ? { comments: commentStore } : {}),
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());
@@ -162,6 +180,8 @@ async function main(config: Config): Promise<void> {
   worker.start();
   resync.start();
   pruning.start();
+  // A comment a crash or a stop left due (a create cut short, an edit not made) is written now.
+  comments?.settle();
   log.info(
     {
       address,

@@ -52,7 +52,7 @@ export function explainLines(
     }
     const desired = desiredFor({ phase, rollout: w.rollout, workloadKey: w.key });
     lines.push(`  ${w.key}: rollout ${w.rollout.state} (${w.rollout.description})`);
-    for (const { target: t } of w.candidates) {
+    for (const { target: t, pullRequest } of w.candidates) {
       const form = formOf(t);
       lines.push(
         `    container ${t.container} (${t.image}) → ${form.where}` +
@@ -64,6 +64,12 @@ export function explainLines(
       if (t.logUrl) lines.push(`      log_url ${t.logUrl}`);
       if (t.ref) lines.push(`      ref ${t.ref.ref}${t.ref.tag ? ' (a tag)' : ''} (from ${REF_FROM[t.ref.from]})`);
       if (t.tier) lines.push(`      tier ${t.tier}`);
+      if (pullRequest != null)
+        lines.push(
+          'number' in pullRequest
+            ? `      pull request #${pullRequest.number} comment row (${pullRequest.why})`
+            : `      no pull request comment row: ${pullRequest.problem}`,
+        );
       for (const warning of t.warnings) lines.push(`      warning: ${warning}`);
     }
     for (const s of w.skips) lines.push(`    container ${s.container}: not reported: ${s.reason}`);

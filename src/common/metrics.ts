@@ -133,6 +133,12 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
       labelNames: ['forge', 'state'],
       registers,
     }),
+    prComments: new Counter({
+      name: 'gdb_pull_request_comments_total',
+      help: 'Pull request comment work by forge and outcome (created, edited, found after a crash, unchanged, skipped, failed)',
+      labelNames: ['forge', 'outcome'],
+      registers,
+    }),
     eventToStatus: new Histogram({
       name: 'gdb_event_to_status_seconds',
       help: 'Time from a webhook event to the forge statuses sent by the reconcile it started (any forge)',

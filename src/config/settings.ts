@@ -204,6 +204,21 @@ const SERVICE_SETTINGS = {
     default: '15s',
     doc: 'how long a workload must be gone (seen by two consecutive reads) before its live deployments turn `inactive`',
   }),
+  pullRequestComments: setting('PULL_REQUEST_COMMENTS', {
+    parse: boolean,
+    default: 'true',
+    doc: 'keep one comment per pull request and cluster listing its previews (docs/pull-request-comments.md); `false` turns it off',
+  }),
+  pullRequestLookup: setting('PULL_REQUEST_LOOKUP', {
+    parse: boolean,
+    default: 'false',
+    doc: 'without a pull request annotation, ask the forge which open pull request has the commit as its head (GitHub; cached per commit)',
+  }),
+  pullRequestCommentWindowMs: setting('PULL_REQUEST_COMMENT_WINDOW', {
+    parse: duration('a duration such as 5s or 500ms (0: no window)', { allowZero: true }),
+    default: '5s',
+    doc: 'at most one edit of a pull request comment in this window, however many workloads change at once',
+  }),
 };
 
 /** Everything the server reads, in README's order. */

@@ -2,6 +2,7 @@ import type { Forge } from '../forges/forge.js';
 import type { Metrics } from '../common/metrics.js';
 import type { KubeHealth } from '../health/kube-health.js';
 import type { Readiness } from '../health/readiness.js';
+import type { CommentStore } from '../store/comment-store.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
 import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
@@ -28,6 +29,8 @@ export interface StatusDeps {
   storageState?: () => unknown;
   /** When the Kubernetes API last answered, for /metrics. */
   kubeHealth?: () => KubeHealth;
+  /** Pull request comments (unset: PULL_REQUEST_COMMENTS=false): each row's pull request and why, each comment's id or skip. */
+  comments?: CommentStore;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
   dryRun?: boolean;
   /** Requests per client address per minute to /readyz, and to /state with `/`; default STATUS_RATE_PER_MINUTE. */
@@ -37,6 +40,12 @@ export interface StatusDeps {
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The pull request a deployment's comment row belongs to (at its commit), and why; null when none names one. */
+function pullRequestOfRow(comments: CommentStore, d: Parameters<CommentStore['rowsOf']>[0] & { sha: string }) {
+  const row = comments.rowsOf(d).find((r) => r.sha === d.sha);
+  return row === undefined ? null : { number: row.key.pr, why: row.why };
+}
 
 /** What /state serves and the status page (`GET /`) renders: one snapshot. */
 export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; environment?: string } = {}) {
@@ -64,7 +73,23 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
         image: d.origin.image,
         source: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
         updatedAt: iso(d.updatedAt),
+        ...(deps.comments ? { pullRequest: pullRequestOfRow(deps.comments, d) } : {}),
       })),
+    ...(deps.comments
+      ? {
+          pullRequestComments: deps.comments.all().map((c) => ({
+            forge: c.forge,
+            repository: `${c.owner}/${c.repo}`,
+            pullRequest: c.pr,
+            cluster: c.cluster,
+            commentId: c.commentId,
+            pending: c.pending,
+            due: c.dirty,
+            skipReason: c.skipReason,
+            writtenAt: iso(c.writtenAt),
+          })),
+        }
+      : {}),
     skipped: deps.sources.listSkips().map((s) => ({
       source: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
       workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`,

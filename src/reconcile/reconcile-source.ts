@@ -8,11 +8,14 @@ import type { ForgeRouter } from './forge-router.js';
 import { RefusedByForge } from '../forges/refusal-guard.js';
 import { resolveSource, type ResolveDeps } from './resolve-source.js';
 import { sweep, type CleanupDeps } from './sweep.js';
+import type { PullRequestComments } from './pr-comments.js';
 
 export interface ReconcileDeps extends ResolveDeps {
   /** Each forge's publisher behind its refusal guard: every answer that retrying will not change arrives as RefusedByForge. */
   publisher: Pick<ForgeRouter, 'publish'>;
   cleanup: CleanupDeps;
+  /** Pull request comments (unset: PULL_REQUEST_COMMENTS=false). */
+  comments?: Pick<PullRequestComments, 'published' | 'settle' | 'lookup'> | undefined;
   sources: Pick<SourceStore, 'record' | 'replaceSkips' | 'forget'>;
   log: Logger;
   now: () => number;
@@ -33,7 +36,7 @@ export class RetryLater extends Error {
 }
 
 /** What publishing one target came to: statuses sent, a refusal (the workload is skipped), or an outage (retry). */
-type Published = { sent: number } | { skip: Skip } | { retry: unknown };
+type Published = { sent: number; skip?: Skip } | { skip: Skip } | { retry: unknown };
 
 /**
  * Reconciles one Flux source: reads it and its workloads, plans (`planReconcile`), then carries the
@@ -70,7 +73,8 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
     (err: unknown) => [err],
   );
 
-  const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r ? [r.skip] : []))];
+  deps.comments?.settle();
+  const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r && r.skip !== undefined ? [r.skip] : []))];
   // Gone and never reported (a signed event naming an object that does not exist): nothing to show or do, no row
   // stays. A source that had deployments stays `deleted` in /state until the prune (retention.ts) takes it.
   if (obj === null && swept.length === 0 && !deps.cleanup.deployments.knowsSource(ref)) sources.forget(ref);
@@ -100,7 +104,9 @@ function retryAtOf(err: unknown): number {
 }
 
 /** Publishes one target through the guard; a refusal becomes a skip, an outage a retry. */
-async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin, state, description }: PublishStep): Promise<Published> {
+async function publishOne(deps: ReconcileDeps, ref: SourceRef, step: PublishStep): Promise<Published> {
+  const { target, origin, state, description } = step;
+  const pullRequest = step.pullRequest ?? (await deps.comments?.lookup(target)) ?? null;
   const tlog = deps.log.child({
     forge: target.forge,
     repo: `${target.owner}/${target.repo}`,
@@ -111,7 +117,20 @@ async function publishOne(deps: ReconcileDeps, ref: SourceRef, { target, origin,
   for (const w of target.warnings) tlog.warn(w);
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
-    return { sent: r.sent.length + r.superseded };
+    const sent = r.sent.length + r.superseded;
+    if (pullRequest != null && 'number' in pullRequest) deps.comments?.published(target, pullRequest, state);
+    // A pull request annotation that names none: reported, but without a comment row; a skip (logged once, in /state, counted).
+    else if (pullRequest != null && deps.comments !== undefined)
+      return {
+        sent,
+        skip: {
+          ...origin,
+          source: ref,
+          code: 'bad_pull_request',
+          reason: `reported, but no pull request comment row: ${pullRequest.problem}`,
+        },
+      };
+    return { sent };
   } catch (err) {
     if (isRetryable(err)) return { retry: err };
     // The reason stays the same while the refusal holds (its retry time is in /state's `<forge>.refusals`).

@@ -15,6 +15,7 @@ import {
   type SourceInfo,
 } from '../metadata/resolve-target.js';
 import type { Metrics } from '../common/metrics.js';
+import { pullRequestOf, type PullRequestResolution } from '../comments/pull-request.js';
 import { routeUrl, type DiscoveredUrl } from '../metadata/route-url.js';
 import type { Origin } from '../store/deployment-store.js';
 import type { Skip } from '../store/source-store.js';
@@ -33,6 +34,8 @@ export interface ResolveDeps {
 export interface Candidate {
   target: ReportTarget;
   origin: Origin;
+  /** The pull request its comment row belongs to, and why (null: none named). */
+  pullRequest?: PullRequestResolution;
 }
 
 /** One workload of a source's inventory, as far as the bridge is concerned. */
@@ -83,7 +86,7 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
       out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason });
       continue;
     }
-    const { workload, retry } = await resolveWorkload(deps, source, read.workload, routing);
+    const { workload, retry } = await resolveWorkload(deps, source, read.workload, routing, obj.metadata.annotations ?? {});
     out.present.add(workload.key);
     out.workloads.push(workload);
     out.skips.push(...workload.skips);
@@ -120,6 +123,7 @@ async function resolveWorkload(
   source: SourceInfo,
   w: ReadWorkload,
   routing: RoutingObjects,
+  fluxAnnotations: Readonly<Record<string, string>>,
 ): Promise<{ workload: ResolvedWorkload; retry: unknown[] }> {
   const ref: SourceRef = { kind: source.kind, namespace: source.namespace, name: source.name };
   const meta = w.object.metadata;
@@ -142,6 +146,7 @@ async function resolveWorkload(
   const retry: unknown[] = [];
   const images = deps.images.forWorkload(w.object, deps.kube);
   const labelsNeeded = needsLabels(annotations);
+  const pullRequest = pullRequestOf(fluxAnnotations, annotations);
   for (const container of reportedContainers(annotations, info.containers)) {
     let facts: ImageFacts | undefined;
     try {
@@ -158,7 +163,11 @@ async function resolveWorkload(
     }
     const r = resolveTarget(source, info, container, facts, deps.defaults);
     if ('target' in r)
-      candidates.push({ target: r.target, origin: { source: ref, workload, container: container.name, image: container.image } });
+      candidates.push({
+        target: r.target,
+        origin: { source: ref, workload, container: container.name, image: container.image },
+        pullRequest,
+      });
     else failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
   }
   // A sidecar without usable metadata is dropped silently when another container reported.

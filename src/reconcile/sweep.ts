@@ -3,6 +3,7 @@ import type { Forge } from '../forges/forge.js';
 import type { CleanupPlan } from './cleanup-plan.js';
 import type { AbsenceStore } from '../store/absence-store.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
+import type { PullRequestComments } from './pr-comments.js';
 
 export interface CleanupDeps {
   /** Read for the plan: the source's live deployments. */
@@ -10,6 +11,8 @@ export interface CleanupDeps {
   absences: AbsenceStore;
   /** The publisher itself, not the refusal guard: see `sweep`. */
   publisher: Pick<Forge, 'retire'>;
+  /** Pull request comments: an ended deployment's row says `gone` (unset: PULL_REQUEST_COMMENTS=false). */
+  comments?: Pick<PullRequestComments, 'retired'> | undefined;
   graceMs: number;
   log: Logger;
 }
@@ -40,6 +43,7 @@ export async function sweep(deps: CleanupDeps, plan: CleanupPlan): Promise<void>
     for (const row of step.rows) {
       try {
         await deps.publisher.retire(row, step.description);
+        deps.comments?.retired(row);
       } catch (err) {
         failed ??= { err };
         ended = false;

@@ -14,7 +14,7 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['runtime', 'http', 'cli', 'config'],
   ['reconcile', 'health'],
   ['forges', 'kube', 'oci', 'images', 'store'],
-  ['lifecycle', 'metadata', 'flux'],
+  ['lifecycle', 'metadata', 'flux', 'comments'],
   ['common'],
 ];
 

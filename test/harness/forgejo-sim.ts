@@ -15,6 +15,7 @@ import type { ForgejoSimulatorOptions, RecordedRequest } from './forgejo-sim/opt
 import type { Reply, RouteContext, Violation } from './forgejo-sim/routes.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './forgejo-sim/spec.js';
 import { StatusBook } from './forgejo-sim/state.js';
+import { ForgejoConversation, type FjComment, type FjPullRequest } from './forgejo-sim/comments.js';
 import { apiError, type Site, type StoredStatus } from './forgejo-sim/wire.js';
 import { SimServer, SimulatorBase, pathBelow, type ForgeSimulatorFace, type SimAdapter } from './sim-server.js';
 
@@ -28,6 +29,12 @@ export type { StoredStatus } from './forgejo-sim/wire.js';
 export interface ForgejoSimulator extends ForgeSimulatorFace<RecordedRequest, Violation> {
   /** A commit's statuses, oldest first. */
   statuses(owner: string, repo: string, sha: string): StoredStatus[];
+  /** Opens (or changes) pull request `index` for the comment endpoints. */
+  pullRequest(owner: string, repo: string, index: number, pr?: Partial<FjPullRequest>): void;
+  /** Pull request `index`'s comments, oldest first. */
+  comments(owner: string, repo: string, index: number): FjComment[];
+  /** Client requests that wrote a comment (created or edited). */
+  commentWrites(): RecordedRequest[];
 }
 
 /** A 429 (or a proxy's 503) with `Retry-After`: delta seconds, or an HTTP date given as a string. */
@@ -43,6 +50,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
   readonly violations: Violation[] = [];
   readonly server = new SimServer<Reply, RecordedRequest>(this);
   private readonly book = new StatusBook();
+  private readonly conversation = new ForgejoConversation((v) => this.violations.push({ method: '', path: '', ...v }));
   private readonly spec: SwaggerValidators;
   readonly prefix: string;
   readonly latencyMs: number | undefined;
@@ -58,6 +66,18 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     return this.server.requests.filter((r) => r.didWork && r.method === 'POST');
   }
 
+  pullRequest(owner: string, repo: string, index: number, pr: Partial<FjPullRequest> = {}): void {
+    this.conversation.pullRequest(owner, repo, index, pr);
+  }
+
+  comments(owner: string, repo: string, index: number): FjComment[] {
+    return this.conversation.of(owner, repo, index);
+  }
+
+  commentWrites(): RecordedRequest[] {
+    return this.server.requests.filter((r) => r.didWork && /\/issues\/(?:\d+\/)?comments/.test(r.path));
+  }
+
   statuses(owner: string, repo: string, sha: string): StoredStatus[] {
     return this.book.all(owner, repo, sha);
   }
@@ -66,6 +86,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     this.server.reset();
     this.violations.length = 0;
     this.book.clear();
+    this.conversation.clear();
   }
 
   private get site(): Site {
@@ -116,6 +137,16 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
       now: this.options.clock ?? Date.now,
       violation: (v) => this.violations.push({ method: rec.method, path: rec.path, ...v }),
     };
+    const token = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const repo = /^\/repos\/([^/]+)\/([^/]+)\//.exec(rec.path);
+    const known =
+      repo !== null &&
+      (this.options.repos === undefined || this.options.repos.map((r) => r.toLowerCase()).includes(`${repo[1]}/${repo[2]}`.toLowerCase()));
+    if (token !== undefined && (this.options.tokens === undefined || this.options.tokens.includes(token)) && known) {
+      const spoken = this.conversation.answer(this.site, ctx.login, rec.method, rec.path, rec.query, rec.body ?? {});
+      rec.credential = 'token';
+      if (spoken !== undefined) return spoken;
+    }
     const { reply, credential } = dispatch(ctx, { ...rec, authorization: req.headers.authorization }, this.options);
     rec.credential = credential;
     return reply;

@@ -13,6 +13,7 @@ import { GITHUB_SECONDARY_WINDOWS, PrimaryLimit, WriteWindows, type LimitWindow 
 import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from './github-sim/routes.js';
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
 import { SimState, repoKey } from './github-sim/state.js';
+import { CommentSim, type SimComment, type SimPullRequest } from './github-sim/comments.js';
 import type { SimDeployment, SimUser } from './github-sim/wire-types.js';
 import { SimServer, SimulatorBase, pathBelow, type SimAdapter, type SimRecord } from './sim-server.js';
 
@@ -21,6 +22,7 @@ export type { Violation, StatusCheck } from './github-sim/routes.js';
 export type { Deployment, DeploymentStatus, SimDeployment, SimStatus } from './github-sim/wire-types.js';
 export type { SimAppOptions, SimInstallation } from './github-sim/app.js';
 export type { RequestHook, HookVerdict } from './github-sim/hooks.js';
+export type { SimComment, SimPullRequest } from './github-sim/comments.js';
 
 export interface GitHubSimulatorOptions extends RepoFacts {
   /** Accepted tokens (`Authorization: token X` or `Bearer X`); when omitted any token is accepted, none still gets 401. */
@@ -79,6 +81,12 @@ export interface GitHubSimulator {
   hook(hook: RequestHook): void;
   /** Client POST/DELETE requests that changed state (GitHub's own auto_inactive statuses are not requests). */
   writes(): RecordedRequest[];
+  /** Opens (or changes) pull request `n` (an issue that is a pull request) for the comment endpoints. */
+  pullRequest(owner: string, repo: string, n: number, pr?: Partial<SimPullRequest>): void;
+  /** Pull request `n`'s comments, oldest first. */
+  comments(owner: string, repo: string, n: number): SimComment[];
+  /** Client requests that wrote a comment (created or edited). */
+  commentWrites(): RecordedRequest[];
   /** The repository's deployments, oldest first, each with its statuses oldest first. */
   deployments(owner: string, repo: string): SimDeployment[];
   /** Forgets deployments, requests, violations, faults, hooks and rate-limit counters. */
@@ -120,6 +128,10 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
   /** Whether `perAccount` refuses writes now (`secondaryLimits`, switched by `enforceSecondaryLimits`). */
   private enforcing: boolean;
   private readonly creator: SimUser;
+  private readonly conversation = new CommentSim(
+    () => this.url,
+    (v) => this.violations.push({ method: '', path: v.endpoint, ...v, endpoint: undefined }),
+  );
 
   constructor(private readonly options: GitHubSimulatorOptions) {
     super();
@@ -155,6 +167,18 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.perAccount.reset();
   }
 
+  pullRequest(owner: string, repo: string, n: number, pr: Partial<SimPullRequest> = {}): void {
+    this.conversation.pullRequest(owner, repo, n, pr);
+  }
+
+  comments(owner: string, repo: string, n: number): SimComment[] {
+    return this.conversation.of(owner, repo, n);
+  }
+
+  commentWrites(): RecordedRequest[] {
+    return this.server.requests.filter((r) => r.didWork && /\/issues\/(?:\d+\/)?comments/.test(r.path));
+  }
+
   deployments(owner: string, repo: string): SimDeployment[] {
     return this.state.snapshot(owner, repo);
   }
@@ -163,6 +187,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.server.reset();
     this.violations.length = 0;
     this.state.clear();
+    this.conversation.clear();
     this.primary.reset();
     this.window?.reset();
     this.perAccount.reset();
@@ -229,6 +254,30 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     if (appReply !== undefined) return appReply;
     if (!tokenOk && !installationOk) return BAD_CREDENTIALS;
     if (!this.primary.take()) return { ...this.faults.primaryRateLimit(0), headers: this.primary.headers() };
+    const commenter =
+      presented.kind === 'installation'
+        ? {
+            login: `${this.options.app?.slug ?? 'bridge'}[bot]`,
+            id: 9_100_000 + (this.options.app?.id ?? 0),
+            type: 'Bot' as const,
+            app: { id: this.options.app?.id ?? 0, slug: this.options.app?.slug ?? 'bridge' },
+          }
+        : { login: this.creator.login, id: this.creator.id, type: this.creator.type === 'Bot' ? ('Bot' as const) : ('User' as const) };
+    const talk = (owner: string, repo: string) =>
+      exists(owner, repo) && (presented.kind !== 'installation' || this.app!.canAccess(presented.installation, owner, repo));
+    const repoOf = /^\/repos\/([^/]+)\/([^/]+)\//.exec(rec.path);
+    if (repoOf === null || talk(decodeURIComponent(repoOf[1]!), decodeURIComponent(repoOf[2]!))) {
+      const selfUrl = `${this.origin}${new URL(req.url ?? '/', 'http://sim.invalid').pathname}`;
+      const writesComment = rec.method !== 'GET' && /\/issues\/(?:\d+\/)?comments/.test(rec.path);
+      if (writesComment && this.window !== undefined) {
+        const slot = this.window.take();
+        if (!slot.ok) return this.faults.secondaryRateLimit(slot.retryAfterSeconds);
+      }
+      if (rec.method === 'GET' && rec.path === '/user' && presented.kind === 'installation')
+        return { status: 403, body: { message: 'Resource not accessible by integration', status: '403' } };
+      const spoken = this.conversation.answer(rec.method, rec.path, rec.query, rec.body ?? {}, commenter, selfUrl);
+      if (spoken !== undefined) return spoken;
+    }
     const route = matchRoute(rec.method, rec.path);
     if (route === undefined || !exists(route.owner, route.repo)) return notFound();
     if (presented.kind === 'installation' && !this.app!.canAccess(presented.installation, route.owner, route.repo)) return notFound();

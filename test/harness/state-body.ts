@@ -8,6 +8,8 @@ import type { Readiness } from '../../src/health/readiness.js';
 /** One cached deployment, as /state lists it. */
 export interface StateDeployment {
   forge: string;
+  /** PULL_REQUEST_COMMENTS: the pull request its comment row belongs to, and why (null: none named). */
+  pullRequest?: { number: number; why: string } | null;
   owner: string;
   repo: string;
   environment: string;
@@ -119,6 +121,21 @@ export interface StateBody {
   storage: { path: string; writable: boolean; damaged: string | null; problem: Record<string, unknown> | null };
   registryCache: { digests: number; tags: number };
   github: StateGitHub;
+  /** PULL_REQUEST_COMMENTS: each comment of the bridge's cluster. */
+  pullRequestComments?: StatePullRequestComment[];
+}
+
+/** One pull request comment in /state. */
+export interface StatePullRequestComment {
+  forge: string;
+  repository: string;
+  pullRequest: number;
+  cluster: string;
+  commentId: number | null;
+  pending: boolean;
+  due: boolean;
+  skipReason: string | null;
+  writtenAt: string | null;
 }
 
 /** Nothing queued, being worked on or running. */

@@ -11,7 +11,8 @@ import { GitHubPublisher } from '../../src/forges/github/github-publisher.js';
 import { reconcileSource, type ReconcileDeps, type ReconcileOutcome } from '../../src/reconcile/reconcile-source.js';
 import { ForgeRouter } from '../../src/reconcile/forge-router.js';
 import { AbsenceStore } from '../../src/store/absence-store.js';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase, type Db } from '../../src/store/database.js';
+import type { PullRequestComments } from '../../src/reconcile/pr-comments.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
@@ -49,7 +50,7 @@ export interface ReconcileRig {
   workload(name: string, commit: string, o?: Partial<DeploymentOptions>): void;
 }
 
-export function startReconcileRig(t: Test): ReconcileRig {
+export function startReconcileRig(t: Test, o: { comments?: (db: Db) => PullRequestComments } = {}): ReconcileRig {
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
   const clock = { now: Date.UTC(2025, 0, 1) };
@@ -82,6 +83,11 @@ export function startReconcileRig(t: Test): ReconcileRig {
     log,
     now,
   };
+  if (o.comments) {
+    const comments = o.comments(db);
+    deps.comments = comments;
+    deps.cleanup.comments = comments;
+  }
   return {
     kube,
     registry,

@@ -87,8 +87,8 @@ export class ForgejoClient implements CommitStatusPort {
     return (await this.send('credentialCheck', 'check FORGEJO_TOKEN (GET /user)', 'GET', '/user')).data as { login: string };
   }
 
-  /** One request; the parsed JSON answer (typed by the caller: the swagger's shape) or a ForgeError. */
-  private async send(
+  /** One request; the parsed JSON answer (typed by the caller: the swagger's shape) or a ForgeError (forgejo-comments.ts sends through it too). */
+  async send(
     op: ForgejoOperation,
     what: string,
     method: string,

@@ -84,6 +84,7 @@ export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
       title: 'Forgejo',
       health,
       ...laneOf(guarded, plain, (r) => ({ sent: r.sent, superseded: 0 })),
+      comments: side.comments,
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'forgejo', now()) }),

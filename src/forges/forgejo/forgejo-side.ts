@@ -7,6 +7,8 @@ import { ForgejoClient } from './forgejo-client.js';
 import { ForgeError } from '../../common/errors.js';
 import type { ForgejoLocation } from './forgejo-url.js';
 import type { CommitStatusPort } from './forgejo-types.js';
+import type { CommentsPort } from '../comments-port.js';
+import { forgejoComments } from './forgejo-comments.js';
 
 export interface ForgejoSideOptions {
   location: ForgejoLocation;
@@ -22,6 +24,8 @@ export interface ForgejoSideOptions {
 /** The Forgejo side as the rest of the bridge sees it: the commit-status port, its health, the credential check. */
 export interface ForgejoSide {
   port: CommitStatusPort;
+  /** Pull request comments, through the same client and gate. */
+  comments: CommentsPort;
   health: ForgeHealth;
   monitor: CredentialMonitor;
 }
@@ -74,5 +78,5 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
     createStatus: (repo, sha, body) => gated(() => client.createStatus(repo, sha, body)),
     latestStatus: (repo, sha, context) => gated(() => client.latestStatus(repo, sha, context)),
   };
-  return { port, health, monitor };
+  return { port, comments: forgejoComments(client, gated), health, monitor };
 }

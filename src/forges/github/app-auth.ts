@@ -11,6 +11,7 @@ import {
   type GitHubClientOptions,
 } from './octokit-factory.js';
 import type { DeploymentsPort, RepoRef } from './github-types.js';
+import type { Octokit } from 'octokit';
 
 /** The only permissions the bridge asks for in its installation tokens (least privilege). */
 export const APP_TOKEN_PERMISSIONS = { deployments: 'write', metadata: 'read' } as const;
@@ -36,6 +37,8 @@ export interface AppSideOptions {
 /** GitHub App authentication: the deployments port routing each repository to its installation, and the credential check. */
 export interface AppSide {
   port: DeploymentsPort;
+  /** The client of a repository's installation whose tokens carry `permissions` instead (pull request comments). */
+  clientFor(r: RepoRef, permissions: Readonly<Record<string, string>>): Promise<Octokit>;
   /** `GET /app` with the App's JWT; answers a problem that stops the work (missing permission), or undefined. */
   check(): Promise<string | undefined>;
 }
@@ -82,10 +85,13 @@ export function createAppSide(o: AppSideOptions): AppSide {
   });
   /** Installations whose token GitHub answered 401 to: the next token is minted anew, not taken from auth-app's cache. */
   const rejected = new Set<number>();
-  const tokenFor = async (installationId: number): Promise<string> => {
+  const tokenFor = async (
+    installationId: number,
+    permissions: Readonly<Record<string, string>> = APP_TOKEN_PERMISSIONS,
+  ): Promise<string> => {
     try {
       const refresh = rejected.has(installationId);
-      const { token } = await appAuth({ type: 'installation', installationId, permissions: { ...APP_TOKEN_PERMISSIONS }, refresh });
+      const { token } = await appAuth({ type: 'installation', installationId, permissions: { ...permissions }, refresh });
       rejected.delete(installationId);
       return token;
     } catch (err) {
@@ -110,6 +116,22 @@ export function createAppSide(o: AppSideOptions): AppSide {
     return port;
   };
   const via = async (r: RepoRef) => portFor(await resolver.installationFor(r));
+  const clients = new Map<string, Octokit>();
+  const clientFor = async (r: RepoRef, permissions: Readonly<Record<string, string>>): Promise<Octokit> => {
+    const installationId = await resolver.installationFor(r);
+    const key = `${installationId} ${JSON.stringify(permissions)}`;
+    let octokit = clients.get(key);
+    if (octokit === undefined) {
+      octokit = createOctokit({
+        ...o.client,
+        onUnauthorized: o.onUnauthorized,
+        scope: `installation ${installationId}`,
+        credentials: { scheme: 'token', get: () => tokenFor(installationId, permissions), invalidate: () => rejected.add(installationId) },
+      });
+      clients.set(key, octokit);
+    }
+    return octokit;
+  };
 
   return {
     port: {
@@ -118,6 +140,7 @@ export function createAppSide(o: AppSideOptions): AppSide {
       listStatuses: async (r, id, turn) => (await via(r)).listStatuses(r, id, turn),
       createStatus: async (r, id, body, turn) => (await via(r)).createStatus(r, id, body, turn),
     },
+    clientFor,
     async check() {
       const app = await callGitHub<{ slug?: string; permissions?: Record<string, string> }>(
         'credentialCheck',

@@ -4,7 +4,17 @@ import { ForgePaused } from '../forge-health.js';
 
 /** The GitHub calls the bridge makes, named so a refusal can say what was refused. */
 export type GitHubOperation =
-  'listDeployments' | 'createDeployment' | 'listStatuses' | 'createStatus' | 'installation' | 'installationToken' | 'credentialCheck';
+  | 'listDeployments'
+  | 'createDeployment'
+  | 'listStatuses'
+  | 'createStatus'
+  | 'installation'
+  | 'installationToken'
+  | 'credentialCheck'
+  | CommentOperation;
+
+/** The pull request comment calls (github-comments.ts). */
+export type CommentOperation = 'pullRequest' | 'listComments' | 'createComment' | 'editComment' | 'whoami';
 
 /** A GitHub request that failed: GitHub's status and message, or none for network failures and timeouts. */
 export class GitHubCallError extends GitHubError {

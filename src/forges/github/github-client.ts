@@ -12,6 +12,8 @@ import type { DeploymentsPort } from './github-types.js';
 import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
 import { BudgetGate } from '../budget-gate.js';
 import type { BudgetWindow } from '../write-budget.js';
+import type { CommentsPort } from '../comments-port.js';
+import { COMMENT_TOKEN_PERMISSIONS, githubComments, tokenLogin } from './github-comments.js';
 
 /** How the bridge authenticates to GitHub: a token (or a reader of its file, called before each request), or a GitHub App (PEM private key). */
 export type GitHubAuth =
@@ -43,6 +45,8 @@ export interface GitHubSideOptions {
 /** The GitHub side as the rest of the bridge sees it. */
 export interface GitHubSide {
   port: DeploymentsPort;
+  /** Pull request comments, through the same clients (budgets, pauses, write spacing). */
+  comments: CommentsPort;
   health: ForgeHealth;
   /** Checks the credentials at start and after a 401; `start()` once the process runs. */
   monitor: CredentialMonitor;
@@ -75,11 +79,14 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
   };
   const onUnauthorized = (reason: string) => monitor.current?.rejected(reason);
   let port: DeploymentsPort;
+  let comments: CommentsPort;
   let check: () => Promise<string | undefined>;
   if (o.auth.kind === 'token') {
     const token = o.auth.token;
     const credentials = typeof token === 'string' ? staticToken(token) : { scheme: 'token' as const, get: token };
-    port = createDeploymentsPort(createOctokit({ ...client, onUnauthorized, credentials, scope: 'token' }), o.timeoutMs);
+    const octokit = createOctokit({ ...client, onUnauthorized, credentials, scope: 'token' });
+    port = createDeploymentsPort(octokit, o.timeoutMs);
+    comments = githubComments(() => Promise.resolve(octokit), { kind: 'token', login: tokenLogin(octokit, o.timeoutMs) }, o.timeoutMs);
     // The check is never paused (it is what ends a credentials pause) and handles its own 401.
     const checker = createOctokit({ ...client, credentials, scope: 'token', gated: false, spaceWrites: false });
     check = async () => {
@@ -103,8 +110,9 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
       ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
     });
     port = app.port;
+    comments = githubComments((r) => app.clientFor(r, COMMENT_TOKEN_PERMISSIONS), { kind: 'app', appId: o.auth.appId }, o.timeoutMs);
     check = () => app.check();
   }
   monitor.current = new CredentialMonitor({ check, health, unauthorized: githubUnauthorized, log: o.log, now: o.now });
-  return { port, health, monitor: monitor.current, budget };
+  return { port, comments, health, monitor: monitor.current, budget };
 }

@@ -92,6 +92,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       title: 'GitHub',
       health,
       ...githubLane(guarded, plain),
+      comments: side.comments,
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({
