@@ -7,7 +7,9 @@ import type { Db } from './database.js';
  * - a registry answer nobody read for 14 days: a digest's labels, a tag's digest (a tag in use is checked every few minutes);
  * - a refusal a day past its retry time (the retry has long happened, or nothing asked again);
  * - a deployment's settled history (gone; a failure a newer commit of the workload replaced) 14 days, and at most
- *   20 rows per lineage whatever their age: lineage() reads those on every publish, and none of them is superseded again.
+ *   20 rows per lineage whatever their age: lineage() reads those on every publish, and none of them is superseded again;
+ * - a pull request comment whose rows are all gone, with nothing left to write, 14 days after its last change (the
+ *   pull request was closed: a preview that comes back later gets a new comment).
  */
 export interface RetentionPolicy {
   deletedSourceMs: number;
@@ -28,7 +30,10 @@ export const DEFAULT_RETENTION: RetentionPolicy = {
 };
 
 /** Rows one prune removed, by table. */
-export type Pruned = Record<'sources' | 'skips' | 'image_labels' | 'image_tags' | 'forge_refusals' | 'deployments', number>;
+export type Pruned = Record<
+  'sources' | 'skips' | 'image_labels' | 'image_tags' | 'forge_refusals' | 'deployments' | 'pr_comments' | 'pr_comment_rows',
+  number
+>;
 
 const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
 
@@ -48,6 +53,9 @@ const REPLACED = `(state = 'gone' OR EXISTS (SELECT 1 FROM deployments n WHERE n
   AND n.repo = d.repo AND n.environment = d.environment AND n.deployment_name = d.deployment_name
   AND n.workload_kind = d.workload_kind AND n.workload_namespace = d.workload_namespace AND n.workload_name = d.workload_name
   AND n.created_at > d.created_at))`;
+
+/** A comment row `r` of comment `c`. */
+const SAME_COMMENT = `r.forge = c.forge AND r.owner = c.owner AND r.repo = c.repo AND r.pr = c.pr AND r.cluster = c.cluster`;
 
 /** Deletes what has no purpose any more (see RetentionPolicy), in one transaction; returns how many rows of each table. */
 export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFAULT_RETENTION): Pruned {
@@ -71,6 +79,12 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
         FROM deployments AS d WHERE ${HISTORY} AND ${REPLACED}) WHERE rank > ?)`,
       policy.historyPerLineage,
     );
+    const comments = run(
+      `DELETE FROM pr_comments AS c WHERE c.pending = 0 AND c.dirty = 0 AND c.updated_at < ? AND NOT EXISTS (SELECT 1
+        FROM pr_comment_rows r WHERE ${SAME_COMMENT} AND r.state != 'gone')`,
+      now - policy.historyMs,
+    );
+    const commentRows = run(`DELETE FROM pr_comment_rows AS r WHERE NOT EXISTS (SELECT 1 FROM pr_comments c WHERE ${SAME_COMMENT})`);
     return {
       sources,
       skips,
@@ -78,6 +92,8 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
       image_tags: imageTags,
       forge_refusals: refusals,
       deployments: old + beyond,
+      pr_comments: comments,
+      pr_comment_rows: commentRows,
     };
   })();
 }

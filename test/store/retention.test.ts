@@ -135,3 +135,42 @@ t.test('deployment history: gone and replaced failures go after 14 days, at most
   t.same(left.sort(), ['lonely:failure', 'web:success'], 'older than 14 days: only what is live or the newest of its workload');
   t.end();
 });
+
+t.test('pull request comments: gone 14 days after the last change once every row is gone and nothing is left to write', (t) => {
+  const s = stores();
+  const comment = (pr: number, o: { dirty?: number; pending?: number; updatedAt: number }) =>
+    s.db
+      .prepare(
+        `INSERT INTO pr_comments (forge, owner, repo, pr, cluster, comment_id, pending, dirty, updated_at)
+         VALUES ('github', 'acme', 'web', ?, 'prod', ?, ?, ?, ?)`,
+      )
+      .run(pr, 1000 + pr, o.pending ?? 0, o.dirty ?? 0, o.updatedAt);
+  const row = (pr: number, environment: string, state: string) =>
+    s.db
+      .prepare(
+        `INSERT INTO pr_comment_rows (forge, owner, repo, pr, cluster, environment, deployment_name, sha, state, why, updated_at)
+         VALUES ('github', 'acme', 'web', ?, 'prod', ?, 'web', 'abc1234', ?, 'change_request', ?)`,
+      )
+      .run(pr, environment, state, T0);
+  comment(1, { updatedAt: T0 }); // closed long ago: every row gone
+  row(1, 'pr-1', 'gone');
+  row(1, 'pr-1-db', 'gone');
+  comment(2, { updatedAt: T0 }); // one row still live
+  row(2, 'pr-2', 'gone');
+  row(2, 'pr-2-db', 'success');
+  comment(3, { updatedAt: T0, dirty: 1 }); // an edit still due
+  row(3, 'pr-3', 'gone');
+  comment(4, { updatedAt: T0 + 10 * DAY }); // closed recently
+  row(4, 'pr-4', 'gone');
+  s.at(T0 + 14 * DAY + 1);
+  const pruned = s.prune();
+  t.equal(pruned.pr_comments, 1, 'only the settled comment');
+  t.equal(pruned.pr_comment_rows, 2, 'and its rows');
+  const left = s.db.prepare(`SELECT pr FROM pr_comments ORDER BY pr`).all() as { pr: number }[];
+  t.same(
+    left.map((r) => r.pr),
+    [2, 3, 4],
+  );
+  t.equal((s.db.prepare(`SELECT count(*) AS n FROM pr_comment_rows`).get() as { n: number }).n, 4);
+  t.end();
+});

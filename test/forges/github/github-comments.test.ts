@@ -6,7 +6,7 @@ import { createMetrics } from '../../../src/common/metrics.js';
 import { CommentRefused } from '../../../src/forges/comments-port.js';
 import { createGitHubSide, type GitHubAuth } from '../../../src/forges/github/github-client.js';
 import { openDatabase } from '../../../src/store/database.js';
-import { InstallationStore } from '../../../src/store/installation-store.js';
+import { InstallationStore } from '../../../src/forges/github/installation-store.js';
 import { startGitHubSimulator, type GitHubSimulator } from '../../harness/github-sim.js';
 
 const TOKEN = 'ghs_comments_token';
