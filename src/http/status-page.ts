@@ -1,12 +1,10 @@
 /** The read-only status page (`GET /`): /state's snapshot as server-rendered HTML, no script, no framework. */
 import type { StateSnapshot } from './state-snapshot.js';
+import { cell, commentsSection, escapeHtml, table, writeBudgetSection } from './status-page-sections.js';
+
+export { escapeHtml };
 
 type Row = StateSnapshot['deployments'][number];
-
-/** Every string from a workload, an annotation or the forge passes through here before it reaches the page. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** What a person reads for a row's (neutral) state: live, rolling out, failed, gone. */
 export function phaseOf(state: string): 'live' | 'rolling out' | 'failed' | 'gone' {
@@ -18,12 +16,6 @@ export function phaseOf(state: string): 'live' | 'rolling out' | 'failed' | 'gon
 
 /** The forge's names as people read them (`github` → `GitHub`), from each forge's title. */
 export type ForgeTitles = Readonly<Record<string, string>>;
-
-const cell = (text: string | number | null | undefined) => `<td>${escapeHtml(String(text ?? ''))}</td>`;
-const table = (head: string[], rows: string[]) =>
-  rows.length === 0
-    ? '<p class="none">none</p>'
-    : `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 
 function deploymentRow(d: Row): string {
   const phase = phaseOf(d.state);
@@ -84,6 +76,8 @@ export function renderStatusPage(state: StateSnapshot, titles: ForgeTitles): str
     `<h2>Queue</h2>`,
     `<p id="queue">${state.queue.pending} pending, ${state.queue.active} active, ${state.queue.running} running</p>`,
     table(['Flux object', 'state', 'attempts', 'not before'], backlog),
+    writeBudgetSection(state, titles),
+    commentsSection(state, titles),
     '</body></html>',
   ].join('\n');
 }

@@ -107,3 +107,71 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
   t.notMatch(html, /<script/i, 'no script at all');
   t.end();
 });
+
+t.test('renderStatusPage: each forge write backlog and the pull request comments, escaped; absent when not kept', (t) => {
+  const plain = renderStatusPage(snapshot([row({})]), { github: 'GitHub' });
+  t.notMatch(plain, 'Write budget', 'no forge with a budget: no section');
+  t.notMatch(plain, 'Pull request comments', 'comments off: no section');
+  const html = renderStatusPage(
+    snapshot([row({})], {
+      github: {
+        writeBudget: {
+          budget: '80/1m,500/1h',
+          scopes: [
+            {
+              scope: `installation:42${XSS}`,
+              waiting: 17,
+              oldestWaitingSeconds: 95,
+              budgetFreesAt: '2026-01-01T00:01:00.000Z',
+              drainsInSeconds: 840,
+            },
+          ],
+        },
+      },
+      pullRequestComments: [
+        {
+          forge: 'github',
+          repository: 'acme/web',
+          pullRequest: 12,
+          cluster: 'prod',
+          commentId: 5,
+          pending: false,
+          due: false,
+          skipReason: null,
+          writtenAt: '2026-01-01T00:00:00.000Z',
+        },
+        {
+          forge: 'forgejo',
+          repository: 'acme/shop',
+          pullRequest: 3,
+          cluster: 'prod',
+          commentId: null,
+          pending: false,
+          due: false,
+          skipReason: XSS,
+          writtenAt: null,
+        },
+        {
+          forge: 'github',
+          repository: 'acme/api',
+          pullRequest: 4,
+          cluster: 'prod',
+          commentId: null,
+          pending: true,
+          due: true,
+          skipReason: null,
+          writtenAt: null,
+        },
+      ],
+    } as unknown as Partial<StateSnapshot>),
+    { github: 'GitHub', forgejo: 'Forgejo' },
+  );
+  t.match(html, '<h2>Write budget</h2>');
+  t.match(html, '<h3>GitHub · 80/1m,500/1h</h3>');
+  t.match(html, '<td>17</td><td>95 s</td><td>2026-01-01T00:01:00.000Z</td><td>840 s</td>');
+  t.match(html, '<td>GitHub</td><td>acme/web</td><td>#12</td><td>prod</td><td>written 2026-01-01T00:00:00.000Z</td>');
+  t.match(html, '<td>Forgejo</td><td>acme/shop</td><td>#3</td><td>prod</td><td>skipped: &#60;img');
+  t.match(html, '<td>being created</td>', 'a pending create says so before an edit due');
+  t.notMatch(html, /<img/, 'no injected element from a scope or a reason');
+  t.end();
+});

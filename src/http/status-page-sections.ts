@@ -1,0 +1,63 @@
+/** The status page's sections beyond deployments, skips and the queue: each forge's write backlog, pull request comments. */
+import type { StateSnapshot } from './state-snapshot.js';
+
+/** Every string from a workload, an annotation or the forge passes through here before it reaches the page. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export const cell = (text: string | number | null | undefined) => `<td>${escapeHtml(String(text ?? ''))}</td>`;
+
+export const table = (head: string[], rows: string[]) =>
+  rows.length === 0
+    ? '<p class="none">none</p>'
+    : `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+
+/** The part of a forge's /state that a write budget adds (forge-state.ts `backlogState`). */
+interface WriteBudgetState {
+  budget: string;
+  scopes: { scope: string; waiting: number; oldestWaitingSeconds: number; budgetFreesAt: string | null; drainsInSeconds: number }[];
+}
+
+function writeBudgetOf(forgeState: unknown): WriteBudgetState | undefined {
+  const wb = (forgeState as { writeBudget?: unknown } | null | undefined)?.writeBudget;
+  if (typeof wb !== 'object' || wb === null) return undefined;
+  const w = wb as Partial<WriteBudgetState>;
+  return typeof w.budget === 'string' && Array.isArray(w.scopes) ? (w as WriteBudgetState) : undefined;
+}
+
+/** Per forge with a write budget: the budget, and per credential scope what waits for its turn. */
+export function writeBudgetSection(state: StateSnapshot, titles: Readonly<Record<string, string>>): string {
+  const parts: string[] = [];
+  for (const [name, title] of Object.entries(titles)) {
+    const wb = writeBudgetOf((state as Record<string, unknown>)[name]);
+    if (wb === undefined) continue;
+    const rows = wb.scopes.map(
+      (s) =>
+        `<tr>${cell(s.scope)}${cell(s.waiting)}${cell(`${s.oldestWaitingSeconds} s`)}${cell(s.budgetFreesAt)}${cell(`${s.drainsInSeconds} s`)}</tr>`,
+    );
+    parts.push(
+      `<h3>${escapeHtml(title)} · ${escapeHtml(wb.budget)}</h3>` +
+        table(['credential scope', 'writes waiting', 'oldest waiting', 'budget frees at', 'drains in'], rows),
+    );
+  }
+  return parts.length === 0 ? '' : `<h2>Write budget</h2>\n${parts.join('')}`;
+}
+
+/** What became of each pull request comment: written, being written, due, or skipped with its reason. */
+function commentState(c: NonNullable<StateSnapshot['pullRequestComments']>[number]): string {
+  if (c.skipReason !== null) return `skipped: ${c.skipReason}`;
+  if (c.pending) return 'being created';
+  if (c.due) return 'edit due';
+  return c.writtenAt === null ? 'not written' : `written ${c.writtenAt}`;
+}
+
+/** Pull request comments (PULL_REQUEST_COMMENTS), when the bridge keeps them. */
+export function commentsSection(state: StateSnapshot, titles: Readonly<Record<string, string>>): string {
+  if (state.pullRequestComments === undefined) return '';
+  const rows = state.pullRequestComments.map(
+    (c) =>
+      `<tr>${cell(titles[c.forge] ?? c.forge)}${cell(c.repository)}${cell(`#${c.pullRequest}`)}${cell(c.cluster)}${cell(commentState(c))}</tr>`,
+  );
+  return `<h2>Pull request comments</h2>\n${table(['forge', 'repository', 'pull request', 'cluster', 'comment'], rows)}`;
+}
