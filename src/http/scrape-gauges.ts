@@ -26,7 +26,7 @@ export function setScrapeGauges(deps: ScrapeSources, startedAt: number): void {
   const oldestDue = deps.queue.oldestDue(now);
   m.queueOldestAge.set(oldestDue === null ? 0 : (now - oldestDue) / MS_PER_S);
   const failing = deps.sources.failing();
-  m.sourcesFailing.set(failing.count);
-  m.sourcesFailingLongest.set(failing.since === null ? 0 : Math.max(0, now - failing.since) / MS_PER_S);
+  m.fluxObjectsFailing.set(failing.count);
+  m.fluxObjectsFailingLongest.set(failing.since === null ? 0 : Math.max(0, now - failing.since) / MS_PER_S);
   if (deps.kubeHealth) m.kubeLastSuccess.set((deps.kubeHealth().lastOk ?? startedAt) / MS_PER_S);
 }

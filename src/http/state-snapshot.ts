@@ -71,7 +71,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
         workload: `${d.origin.workload.kind}/${d.origin.workload.namespace}/${d.origin.workload.name}`,
         container: d.origin.container,
         image: d.origin.image,
-        source: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
+        fluxObject: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
         updatedAt: iso(d.updatedAt),
         ...(deps.comments ? { pullRequest: pullRequestOfRow(deps.comments, d) } : {}),
       })),
@@ -91,14 +91,14 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
         }
       : {}),
     skipped: deps.sources.listSkips().map((s) => ({
-      source: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
+      fluxObject: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
       workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`,
       container: s.container || null,
       code: s.code,
       reason: s.reason,
       since: iso(s.since),
     })),
-    sources: deps.sources.list().map((s) => ({ ...s, lastSeen: iso(s.lastSeen) })),
+    fluxObjects: deps.sources.list().map((s) => ({ ...s, lastSeen: iso(s.lastSeen) })),
     queue: {
       ...deps.queue.counts(),
       running: deps.activeReconciles(),

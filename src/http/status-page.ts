@@ -59,7 +59,7 @@ export function renderStatusPage(state: StateSnapshot, titles: ForgeTitles): str
       table(['repository', 'commit', 'state', 'workload', 'image', 'description', 'updated'], rows.map(deploymentRow)),
   );
   const skips = state.skipped.map(
-    (s) => `<tr>${cell(s.source)}${cell(s.workload)}${cell(s.container)}${cell(s.reason)}${cell(s.since)}</tr>`,
+    (s) => `<tr>${cell(s.fluxObject)}${cell(s.workload)}${cell(s.container)}${cell(s.reason)}${cell(s.since)}</tr>`,
   );
   const backlog = state.queue.items.map(
     (q) => `<tr>${cell(`${q.kind}/${q.namespace}/${q.name}`)}${cell(q.state)}${cell(q.attempts)}${cell(q.notBefore)}</tr>`,

@@ -132,7 +132,7 @@ export class RolloutTracking implements WorkloadWatchEvents {
   private saw(k: string, reg: Registration | undefined, s: Sighting): void {
     this.observed.set(k, s);
     if (!reg || reg.verdict === s.verdict) return;
-    this.o.log.debug({ workload: k, was: reg.verdict, now: s.verdict }, 'rollout changed: reconciling its sources');
+    this.o.log.debug({ workload: k, was: reg.verdict, now: s.verdict }, 'rollout changed: reconciling its Flux objects');
     reg.verdict = s.verdict;
     reg.rv = s.rv;
     this.o.wake([...reg.sources.values()]);
@@ -165,7 +165,7 @@ export class RolloutTracking implements WorkloadWatchEvents {
     const refs = new Map<string, SourceRef>();
     for (const [k, reg] of this.registrations) if (k.startsWith(g)) for (const [s, ref] of reg.sources) refs.set(s, ref);
     if (refs.size === 0) return;
-    this.o.log.info({ watch: `${kind}/${namespace}`, sources: refs.size, why }, 'rollouts go back to the re-check schedule');
+    this.o.log.info({ watch: `${kind}/${namespace}`, fluxObjects: refs.size, why }, 'rollouts go back to the re-check schedule');
     this.o.fallBack([...refs.values()]);
   }
 
@@ -195,7 +195,7 @@ export function queueWakes(o: {
         o.queue.schedule(ref, at(now));
       }
     } catch (err) {
-      o.log.warn({ err: errorMessage(err), sources: refs.map(sourceKey) }, 'could not queue sources whose rollout changed');
+      o.log.warn({ err: errorMessage(err), fluxObjects: refs.map(sourceKey) }, 'could not queue Flux objects whose rollout changed');
       return;
     }
     o.notify();

@@ -30,7 +30,7 @@ export interface SourceRunnerDeps {
 export function createSourceRunner(deps: SourceRunnerDeps): (item: QueueItem) => Promise<number | undefined> {
   const { metrics, now } = deps;
   return async (item) => {
-    const log = deps.log.child({ source: `${item.kind}/${item.namespace}/${item.name}` });
+    const log = deps.log.child({ fluxObject: `${item.kind}/${item.namespace}/${item.name}` });
     const done = metrics.reconcileSeconds.startTimer();
     try {
       const base = item.viaResync ? deps.readers.pass : deps.readers.fresh;

@@ -147,7 +147,7 @@ export class Worker {
       const asked = askedRetryAt(err);
       const retryAt = this.pausedUntil() ?? (asked !== undefined && asked > now ? asked : now + retryDelay(item.attempts));
       this.o.log.warn(
-        { source: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) },
+        { fluxObject: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) },
         'reconcile failed; will retry',
       );
       record = () => this.o.queue.fail(item, retryAt, errorMessage(err));

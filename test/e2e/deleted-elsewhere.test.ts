@@ -65,7 +65,7 @@ t.test('a deployment deleted on GitHub: a new one for the status still due, said
     return queueIdle(s) && s;
   });
   t.same(state.deployments, [], 'forgotten');
-  t.same(state.sources, [], 'gone with nothing of it left: the source is forgotten too (no row stays, issue 22)');
+  t.same(state.fluxObjects, [], 'gone with nothing of it left: the source is forgotten too (no row stays, issue 22)');
   const notFound = () => world.github.requests.filter((r) => r.status === 404).length;
   const seen = notFound();
   await new Promise((r) => setTimeout(r, 3_000));

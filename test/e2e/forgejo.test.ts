@@ -61,7 +61,7 @@ const states = (list: StoredStatus[]) => list.map((s) => s.state);
 async function settle(bridge: BridgeProcess): Promise<void> {
   await bridge.waitFor('queue idle', async () => {
     const s = await bridge.state();
-    return s.sources.length > 0 && queueIdle(s);
+    return s.fluxObjects.length > 0 && queueIdle(s);
   });
 }
 

@@ -121,7 +121,7 @@ t.test('a wrong App key: not ready with the reason; nothing written', async (t) 
   await bridge.post(fluxEvent('Kustomization', 'flux-system', 'web'));
   const state = await bridge.waitFor('queued, paused', async () => {
     const s = await bridge.state();
-    return s.sources.length + s.queue.pending > 0 && s;
+    return s.fluxObjects.length + s.queue.pending > 0 && s;
   });
   t.match(state.github, { credentials: { state: 'rejected' }, paused: { kind: 'credentials' } });
   t.same(world.github.writes(), []);

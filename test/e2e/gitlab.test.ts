@@ -44,7 +44,7 @@ async function event(bridge: BridgeProcess, reason = 'ReconciliationSucceeded'):
 async function settle(bridge: BridgeProcess): Promise<void> {
   await bridge.waitFor('queue idle', async () => {
     const s = await bridge.state();
-    return s.sources.length > 0 && queueIdle(s);
+    return s.fluxObjects.length > 0 && queueIdle(s);
   });
 }
 

@@ -12,7 +12,7 @@ import type { KubeObject } from '../harness/fake-kube.js';
 import { startWorld, type World } from '../harness/world.js';
 import { OPT_IN, READY, sha } from './scenario.js';
 
-const WAKE = 'rollout changed: reconciling its sources';
+const WAKE = 'rollout changed: reconciling its Flux objects';
 /** The re-check behind a held watch is at least this far out (WATCHED_RECHECK_MS is 5 min). */
 const SAFETY_NET_MS = 4 * 60_000;
 

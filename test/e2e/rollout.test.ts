@@ -167,7 +167,7 @@ t.test('two workloads of one repository without deployment-name settle: no write
   await bridge.waitFor(
     'five more reconciles',
     async () => {
-      reads.add((await bridge.state()).sources[0]!.lastSeen);
+      reads.add((await bridge.state()).fluxObjects[0]!.lastSeen);
       return reads.size > 5;
     },
     30_000,

@@ -82,5 +82,5 @@ export function finishRollout(world: World, name: string): void {
 /** The bridge's /state once it has seen a source and its queue is idle; false before (a `waitFor` check). */
 export async function idle(bridge: BridgeProcess): Promise<StateBody | false> {
   const s = await bridge.state();
-  return s.sources.length > 0 && queueIdle(s) && s;
+  return s.fluxObjects.length > 0 && queueIdle(s) && s;
 }

@@ -31,13 +31,14 @@ export interface StateDeployment {
   container: string;
   image: string;
   /** `Kind/namespace/name` of the Flux object. */
-  source: string;
+  fluxObject: string;
   updatedAt: string | null;
 }
 
 /** A workload container the bridge did not report, and why. */
 export interface StateSkip {
-  source: string;
+  /** `Kind/namespace/name` of the Flux object. */
+  fluxObject: string;
   workload: string;
   container: string | null;
   code: string;
@@ -45,8 +46,8 @@ export interface StateSkip {
   since: string | null;
 }
 
-/** The last phase seen for a Flux source. */
-export interface StateSource {
+/** The last phase seen for a Flux object (a Kustomization or HelmRelease). */
+export interface StateFluxObject {
   kind: string;
   namespace: string;
   name: string;
@@ -58,7 +59,7 @@ export interface StateSource {
   lastError: string | null;
 }
 
-/** A queued Flux source with its retry state. */
+/** A queued Flux object with its retry state. */
 export interface StateQueueItem {
   kind: string;
   namespace: string;
@@ -115,7 +116,7 @@ export interface StateBody {
   trust: { mode: 'open' | 'allow-list'; patterns: number; repositorySource: string };
   deployments: StateDeployment[];
   skipped: StateSkip[];
-  sources: StateSource[];
+  fluxObjects: StateFluxObject[];
   queue: { pending: number; active: number; running: number; items: StateQueueItem[] };
   readiness: Readiness;
   storage: { path: string; writable: boolean; damaged: string | null; problem: Record<string, unknown> | null };

@@ -19,7 +19,7 @@ const row = (o: Partial<Row>): Row => ({
   workload: 'Deployment/apps/web',
   container: 'app',
   image: 'ghcr.io/acme/web:1',
-  source: 'Kustomization/flux-system/web',
+  fluxObject: 'Kustomization/flux-system/web',
   updatedAt: '2026-01-01T00:00:00.000Z',
   ...o,
 });
@@ -72,7 +72,7 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
       {
         skipped: [
           {
-            source: 'Kustomization/flux-system/web',
+            fluxObject: 'Kustomization/flux-system/web',
             workload: `Deployment/apps/${XSS}`,
             container: null,
             code: 'no_repository',

@@ -238,7 +238,7 @@ t.test('/state says at the top whether this is a dry run', async (t) => {
 t.test('/state shows deployments, skips, sources and the queue', async (t) => {
   const s = await setup(t);
   const empty = (await s.app.inject('/state')).json<unknown>();
-  t.match(empty, { deployments: [], skipped: [], sources: [], queue: { pending: 0, active: 0, running: 0, items: [] } });
+  t.match(empty, { deployments: [], skipped: [], fluxObjects: [], queue: { pending: 0, active: 0, running: 0, items: [] } });
 
   t.equal((await s.signed(KUSTOMIZATION)).statusCode, 202);
   const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'my-app-kustomization' };
@@ -267,7 +267,7 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
 
   const res = await s.app.inject('/state');
   t.equal(res.statusCode, 200);
-  const state = res.json<Pick<StateBody, 'deployments' | 'skipped' | 'sources' | 'queue'>>();
+  const state = res.json<Pick<StateBody, 'deployments' | 'skipped' | 'fluxObjects' | 'queue'>>();
   t.match(state.deployments, [
     {
       owner: 'acme',
@@ -276,13 +276,13 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
       deploymentId: null,
       state: 'provisional',
       workload: 'Deployment/my-app/my-app',
-      source: 'Kustomization/flux-system/my-app-kustomization',
+      fluxObject: 'Kustomization/flux-system/my-app-kustomization',
       container: 'app',
     },
   ]);
   t.same(state.skipped, [
     {
-      source: 'Kustomization/flux-system/my-app-kustomization',
+      fluxObject: 'Kustomization/flux-system/my-app-kustomization',
       workload: 'Deployment/my-app/my-app',
       container: 'sidecar',
       code: 'no_repository',
@@ -290,7 +290,7 @@ t.test('/state shows deployments, skips, sources and the queue', async (t) => {
       since: new Date(NOW).toISOString(),
     },
   ]);
-  t.match(state.sources, [{ ...source, phase: 'in_progress', lastSeen: new Date(NOW).toISOString() }]);
+  t.match(state.fluxObjects, [{ ...source, phase: 'in_progress', lastSeen: new Date(NOW).toISOString() }]);
   t.match(state.queue, { pending: 1, active: 0, running: 0 });
   t.match(state.queue.items, [{ ...source, state: 'pending', attempts: 0, notBefore: new Date(NOW).toISOString() }]);
 });

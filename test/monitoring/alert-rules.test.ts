@@ -28,7 +28,7 @@ const CASES = join(import.meta.dirname, 'alert-cases.yaml');
 const REQUIRED: Record<string, string> = {
   GdbForgeCredentialsRejected: 'gdb_forge_credentials_ok',
   GdbForgePaused: 'gdb_forge_paused_until_timestamp_seconds',
-  GdbSourceFailing: 'gdb_sources_failing_longest_seconds',
+  GdbFluxObjectFailing: 'gdb_flux_objects_failing_longest_seconds',
   GdbQueueBacklog: 'gdb_queue_oldest_item_age_seconds',
   GdbStorageNotWritable: 'gdb_storage_writable',
   GdbKubernetesUnreachable: 'gdb_kube_last_success_timestamp_seconds',

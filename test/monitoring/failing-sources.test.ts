@@ -1,6 +1,6 @@
 /**
  * The per-source runner keeps when a source started failing: its first failed run in a row starts the
- * clock, a run that goes through stops it (gdb_sources_failing, gdb_sources_failing_longest_seconds and
+ * clock, a run that goes through stops it (gdb_flux_objects_failing, gdb_flux_objects_failing_longest_seconds and
  * their alert read it), across restarts since it lives in SQLite.
  */
 import t from 'tap';

@@ -87,22 +87,22 @@ t.test('queue: how long the source due longest has waited; sources retried later
 
 t.test('failing sources: counted from their first failure in a row until one run goes through', async (t) => {
   const s = await setup(t);
-  t.equal(await s.sample('gdb_sources_failing'), 0);
-  t.equal(await s.sample('gdb_sources_failing_longest_seconds'), 0);
+  t.equal(await s.sample('gdb_flux_objects_failing'), 0);
+  t.equal(await s.sample('gdb_flux_objects_failing_longest_seconds'), 0);
   s.sources.recordError(web, 'GitHub answered 502', T0);
   s.sources.recordError(web, 'GitHub answered 502', T0 + 30_000);
   s.sources.recordError(shop, 'registry timeout', T0 + 60_000);
   s.clock.now = T0 + 660_000;
-  t.equal(await s.sample('gdb_sources_failing'), 2);
-  t.equal(await s.sample('gdb_sources_failing_longest_seconds'), 660, 'from the first failure of web, not its last');
+  t.equal(await s.sample('gdb_flux_objects_failing'), 2);
+  t.equal(await s.sample('gdb_flux_objects_failing_longest_seconds'), 660, 'from the first failure of web, not its last');
   s.sources.recordSuccess(web);
-  t.equal(await s.sample('gdb_sources_failing'), 1);
-  t.equal(await s.sample('gdb_sources_failing_longest_seconds'), 600, 'shop is the one failing longest now');
+  t.equal(await s.sample('gdb_flux_objects_failing'), 1);
+  t.equal(await s.sample('gdb_flux_objects_failing_longest_seconds'), 600, 'shop is the one failing longest now');
   s.sources.recordSuccess(shop);
   s.sources.recordError(web, 'again', T0 + 700_000);
-  t.equal(await s.sample('gdb_sources_failing_longest_seconds'), 0, 'a new run of failures starts a new clock');
+  t.equal(await s.sample('gdb_flux_objects_failing_longest_seconds'), 0, 'a new run of failures starts a new clock');
   s.clock.now = T0 + 710_000;
-  t.equal(await s.sample('gdb_sources_failing_longest_seconds'), 10);
+  t.equal(await s.sample('gdb_flux_objects_failing_longest_seconds'), 10);
 });
 
 t.test('Kubernetes: the last answer, or the start before the first', async (t) => {

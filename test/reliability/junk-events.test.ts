@@ -36,18 +36,18 @@ t.test('3,000 signed events for objects that do not exist: no row stays, the rea
   const env = { WEBHOOK_RATE_PER_MINUTE: '100000' };
   let bridge = await world.bridge(env);
   t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'zz-real'))).status, 202);
-  await bridge.waitFor('the real source read', async () => (await bridge.state()).sources.some((s) => s.name === 'zz-real'));
+  await bridge.waitFor('the real source read', async () => (await bridge.state()).fluxObjects.some((s) => s.name === 'zz-real'));
 
   const statuses = await sendJunk(bridge);
   t.same([...new Set(statuses)], [202], 'every junk event is signed and accepted');
   await bridge.waitFor('the queue drained', async () => queueIdle(await bridge.state()), 120_000);
-  const names = (await bridge.state()).sources.map((s) => s.name);
+  const names = (await bridge.state()).fluxObjects.map((s) => s.name);
   t.same(names, ['zz-real'], 'only the real source is listed');
 
   await bridge.kill('SIGTERM');
   bridge = await world.bridge(env);
   t.same(
-    (await bridge.state()).sources.map((s) => s.name),
+    (await bridge.state()).fluxObjects.map((s) => s.name),
     ['zz-real'],
     'after a restart too',
   );

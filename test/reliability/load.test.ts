@@ -274,12 +274,12 @@ t.test('200 sources change at once under repeated events: right final state, no 
   // Drained, and no source left with an error.
   const state = (await bridge.state()) as {
     queue: { pending: number; active: number; running: number; items: unknown[] };
-    sources: Array<{ name: string; lastError: string | null }>;
+    fluxObjects: Array<{ name: string; lastError: string | null }>;
   };
   t.match(state.queue, { pending: 0, active: 0, running: 0 }, 'queue drained');
   t.same(state.queue.items, []);
   t.same(
-    state.sources.filter((s) => s.lastError !== null).map((s) => `${s.name}: ${s.lastError}`),
+    state.fluxObjects.filter((s) => s.lastError !== null).map((s) => `${s.name}: ${s.lastError}`),
     [],
     'no source left with an error',
   );

@@ -112,7 +112,7 @@ async function sourcesFailing(b: BridgeProcess, names: readonly string[], patter
     `${names.join(', ')} failing with ${pattern}`,
     async () => {
       const s = await b.state();
-      return names.every((n) => pattern.test(s.sources.find((x) => x.name === n)?.lastError ?? '')) && s;
+      return names.every((n) => pattern.test(s.fluxObjects.find((x) => x.name === n)?.lastError ?? '')) && s;
     },
     timeoutMs,
   );
@@ -163,7 +163,7 @@ async function assertEndState(
   t.same(world.github.violations, [], 'every GitHub request matched the API description');
   const s = await b.state();
   t.same(
-    s.sources.map((x) => x.lastError),
+    s.fluxObjects.map((x) => x.lastError),
     [null, null, null],
     'no source keeps an error',
   );

@@ -417,7 +417,7 @@ t.test('a database written by an older schema migrates on start, keeps its rows 
   await ready(bridge);
   const state = await bridge.waitFor('the queued source reconciled', async () => {
     const s = await bridge.state();
-    return s.sources.some((x) => x.name === 'web' && x.lastSeen !== null) && queueIdle(s) && s;
+    return s.fluxObjects.some((x) => x.name === 'web' && x.lastSeen !== null) && queueIdle(s) && s;
   });
   t.match(state.deployments, [{ repo: 'web', deploymentId: oldId, state: 'success' }], 'the old row is kept');
   t.equal(world.github.writes().length, writesBefore, 'no GitHub write: the known deployment is not created again');
