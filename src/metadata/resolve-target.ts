@@ -205,6 +205,8 @@ export function resolveTarget(
       environment,
       cluster,
       kind: source.kind,
+      fluxObject: source.name,
+      // The name `{fluxObject}` had before it was called so; kept for templates already written.
       source: source.name,
     },
     defaults.escapeUrlValues ?? false,

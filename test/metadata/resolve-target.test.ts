@@ -411,6 +411,15 @@ t.test('transient previews, {kind}/{source} in URL templates, escaping, containe
   const r = resolveTarget(source, { ...workload, annotations: {} }, workload.containers[0]!, facts, defaults);
   t.ok('target' in r && r.target.transientEnvironment, 'pr-* environment is transient');
   t.equal('target' in r && r.target.logUrl, 'https://flux.example.com/resource/Kustomization/pr-42/preview-42?q=web');
+  const renamed = resolveTarget(source, { ...workload, annotations: {} }, workload.containers[0]!, facts, {
+    ...defaults,
+    logUrlTemplate: 'https://flux.example.com/resource/{kind}/{namespace}/{fluxObject}',
+  });
+  t.equal(
+    'target' in renamed && renamed.target.logUrl,
+    'https://flux.example.com/resource/Kustomization/pr-42/preview-42',
+    '{fluxObject} as {source}',
+  );
   const pinned = resolveTarget(source, { ...workload, annotations: { transient: 'false' } }, workload.containers[0]!, facts, defaults);
   t.notOk('target' in pinned && pinned.target.transientEnvironment, 'the annotation overrides the pattern');
   const escaped = resolveTarget(
