@@ -119,6 +119,7 @@ for (const c of cases) {
       t.match(dom, /<tr class="live"><td><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
       t.match(dom, /<tr class="gone"><td><a href="http:\/\/127\.0\.0\.1:\d+\/acme\/shop\/commit\/[0-9a-f]{40}">acme\/shop<\/a>/);
       t.match(dom, /<p id="queue">\d+ pending, \d+ active, \d+ running<\/p>/);
+      t.match(dom, /<h3>GitHub · 80\/1m,500\/1h<\/h3>/, "GitHub's write budget, with its credential scope's backlog");
     }
     top.kill('SIGTERM');
     await exit;
