@@ -118,4 +118,14 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX deployments_source ON deployments (source_kind, source_namespace, source_name);`,
   // The queue: the backoff step an event last cut short (not two steps in a row, queue-store.ts).
   `ALTER TABLE queue ADD COLUMN event_cut_step INTEGER;`,
+  // DORA (issue 26): each success and failure the bridge recorded, with when, kept apart from the deployments cache
+  // (whose row per commit keeps only its latest state and time, and whose settled history goes after 14 days).
+  // Not backfilled: the cache's timestamps are those of its last write, so the figures start at the upgrade.
+  `CREATE TABLE deployment_outcomes (
+     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL,
+     deployment_name TEXT NOT NULL, sha TEXT NOT NULL, started_at INTEGER NOT NULL,
+     outcome TEXT NOT NULL CHECK (outcome IN ('success', 'failure')), at INTEGER NOT NULL
+   );
+   CREATE INDEX deployment_outcomes_environment ON deployment_outcomes (forge, owner, repo, environment, at);
+   CREATE INDEX deployment_outcomes_at ON deployment_outcomes (at);`,
 ];

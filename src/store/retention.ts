@@ -7,7 +7,8 @@ import type { Db } from './database.js';
  * - a registry answer nobody read for 14 days: a digest's labels, a tag's digest (a tag in use is checked every few minutes);
  * - a refusal a day past its retry time (the retry has long happened, or nothing asked again);
  * - a deployment's settled history (gone; a failure a newer commit of the workload replaced) 14 days, and at most
- *   20 rows per lineage whatever their age: lineage() reads those on every publish, and none of them is superseded again.
+ *   20 rows per lineage whatever their age: lineage() reads those on every publish, and none of them is superseded again;
+ * - a recorded outcome (the DORA figures) 90 days: the longest window the figures are read over, with room to spare.
  */
 export interface RetentionPolicy {
   deletedSourceMs: number;
@@ -15,6 +16,7 @@ export interface RetentionPolicy {
   refusalPastRetryMs: number;
   historyMs: number;
   historyPerLineage: number;
+  outcomesMs: number;
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -25,10 +27,14 @@ export const DEFAULT_RETENTION: RetentionPolicy = {
   refusalPastRetryMs: DAY_MS,
   historyMs: 14 * DAY_MS,
   historyPerLineage: 20,
+  outcomesMs: 90 * DAY_MS,
 };
 
 /** Rows one prune removed, by table. */
-export type Pruned = Record<'sources' | 'skips' | 'image_labels' | 'image_tags' | 'forge_refusals' | 'deployments', number>;
+export type Pruned = Record<
+  'sources' | 'skips' | 'image_labels' | 'image_tags' | 'forge_refusals' | 'deployments' | 'deployment_outcomes',
+  number
+>;
 
 const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
 
@@ -71,6 +77,7 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
         FROM deployments AS d WHERE ${HISTORY} AND ${REPLACED}) WHERE rank > ?)`,
       policy.historyPerLineage,
     );
+    const outcomes = run(`DELETE FROM deployment_outcomes WHERE at < ?`, now - policy.outcomesMs);
     return {
       sources,
       skips,
@@ -78,6 +85,7 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
       image_tags: imageTags,
       forge_refusals: refusals,
       deployments: old + beyond,
+      deployment_outcomes: outcomes,
     };
   })();
 }

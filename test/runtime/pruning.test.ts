@@ -4,7 +4,7 @@ import t from 'tap';
 import { Pruning } from '../../src/runtime/pruning.js';
 import type { Pruned } from '../../src/store/retention.js';
 
-const none: Pruned = { sources: 0, skips: 0, image_labels: 0, image_tags: 0, forge_refusals: 0, deployments: 0 };
+const none: Pruned = { sources: 0, skips: 0, image_labels: 0, image_tags: 0, forge_refusals: 0, deployments: 0, deployment_outcomes: 0 };
 const log = pino({ level: 'silent' });
 
 t.test('prunes at start, tells the counts, stops', (t) => {
