@@ -28,6 +28,7 @@ import { RecheckSchedule } from './runtime/recheck-schedule.js';
 import { Resync } from './runtime/resync.js';
 import { createSourceRunner } from './runtime/source-runner.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
+import { DoraStore } from './store/dora-store.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
 import { QueueStore } from './store/queue-store.js';
@@ -154,6 +155,7 @@ async function main(config: Config): Promise<void> {
     activeReconciles: () => worker.active,
     forges: forges.list,
     refusals,
+    dora: new DoraStore(db),
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());
