@@ -5,6 +5,7 @@ import { secretValue } from './common/rotating-secret.js';
 import { buildApp } from './http/http-app.js';
 import { openWebhookKeyring } from './http/webhook-keys.js';
 import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
+import { doraMain } from './cli/dora.js';
 import { parseCommand, usage } from './cli/usage.js';
 import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
@@ -212,6 +213,8 @@ if (command.kind === 'help') {
 } else if (command.kind === 'unknown') {
   process.stderr.write(`github-deployment-bridge: unknown command or argument '${command.arg}'\n\n${usage(controllerVersion())}`);
   process.exitCode = 2;
+} else if (command.kind === 'dora') {
+  process.exitCode = doraMain(command.args, process.env);
 } else if (command.kind === 'explain') {
   explainMain(command.args, process.env).then(
     (code) => process.exit(code),

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase, openDatabaseReadOnly, SCHEMA_MIGRATIONS } from '../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
 import { DoraStore } from '../../src/store/dora-store.js';
 import { TransientEnvironmentStore } from '../../src/store/transient-store.js';
@@ -137,5 +137,24 @@ t.test('outcomes are kept 90 days; the history then starts at the oldest one kep
     dora.facts().map((f) => f.sha),
     [sha('b')],
   );
+  t.end();
+});
+
+t.test('the read-only opening: nothing created, an older schema refused, not migrated', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gdb-dora-ro-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.throws(() => openDatabaseReadOnly(join(dir, 'none.db')), 'a missing file is an error');
+  t.notOk(existsSync(join(dir, 'none.db')), 'and is not created');
+  const path = join(dir, 'old.db');
+  const old = openDatabase(path);
+  old.pragma(`user_version = ${SCHEMA_MIGRATIONS.length - 1}`);
+  t.throws(() => openDatabaseReadOnly(path), /older than this bridge's .*start this bridge's server on it first/);
+  t.equal(old.pragma('user_version', { simple: true }), SCHEMA_MIGRATIONS.length - 1, 'not migrated by the reader');
+  old.pragma(`user_version = ${SCHEMA_MIGRATIONS.length}`);
+  old.close();
+  const ro = openDatabaseReadOnly(path);
+  t.teardown(() => ro.close());
+  t.same(new DoraStore(ro).facts(), []);
+  t.throws(() => ro.exec('DELETE FROM deployment_outcomes'), /readonly/i, 'it cannot write');
   t.end();
 });
