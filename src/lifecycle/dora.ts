@@ -73,10 +73,15 @@ export interface DoraFigures {
 const DAY_MS = 86_400_000;
 const PRODUCTION_NAMES = ['production', 'prod'];
 
-/** Whether a fact's environment is counted: production (flag or name) or included by pattern; previews never. Pure. */
+/**
+ * Whether a fact's environment is counted: production (the flag, or the name `production`/`prod`, any case, alone or
+ * as the folder of per-cluster environments, `production/eu-1`) or included by pattern; previews never. Pure.
+ */
 export function countsForDora(fact: DeploymentFact, include?: (environment: string) => boolean): boolean {
   if (fact.transient) return false;
-  return fact.production || PRODUCTION_NAMES.includes(fact.environment.toLowerCase()) || include?.(fact.environment) === true;
+  const name = fact.environment.toLowerCase();
+  const production = PRODUCTION_NAMES.some((p) => name === p || name.startsWith(`${p}/`));
+  return fact.production || production || include?.(fact.environment) === true;
 }
 
 /** The middle value (the mean of the two middle ones for an even count); undefined for none. */

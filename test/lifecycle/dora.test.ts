@@ -149,6 +149,10 @@ t.test('which environments count: production by name or flag, patterns, never pr
     [{ environment: 'Prod' }, true, 'prod, any case'],
     [{ environment: 'live', production: true }, true, 'the production flag'],
     [{ environment: 'staging' }, false, 'staging'],
+    [{ environment: 'production/eu-1' }, true, 'a per-cluster production environment'],
+    [{ environment: 'prod/us-1' }, true, 'the short folder'],
+    [{ environment: 'production-like' }, false, 'a name that only starts like it'],
+    [{ environment: 'preprod' }, false, 'preprod'],
     [{ environment: 'production', transient: true }, false, 'a preview named production'],
     [{ environment: 'pr-1', transient: true, production: true }, false, 'a flagged preview'],
   ];
