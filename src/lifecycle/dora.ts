@@ -150,13 +150,24 @@ export function environmentFigures(
   };
 }
 
+/** Items by key, in their order (Map.groupBy, which the ES2023 library lacks). */
+export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
 /** The figures per (forge, repository, environment) of the counted environments, sorted by those three. Pure. */
 export function doraFigures(facts: readonly DeploymentFact[], opts: DoraOptions): DoraFigures[] {
-  const groups = new Map<string, DeploymentFact[]>();
-  for (const f of facts.filter((f) => countsForDora(f, opts.include))) {
-    const key = JSON.stringify([f.forge, f.repository, f.environment]);
-    groups.set(key, [...(groups.get(key) ?? []), f]);
-  }
+  const groups = groupBy(
+    facts.filter((f) => countsForDora(f, opts.include)),
+    (f) => JSON.stringify([f.forge, f.repository, f.environment]),
+  );
   return [...groups.keys()].sort().map((key) => {
     const group = groups.get(key) ?? [];
     const [forge = '', repository = '', environment = ''] = JSON.parse(key) as string[];

@@ -1,4 +1,4 @@
-import type { DeploymentFact } from '../lifecycle/dora.js';
+import { groupBy, type DeploymentFact } from '../lifecycle/dora.js';
 import type { Db } from './database.js';
 
 /** One recorded outcome, as `deployment_outcomes` keeps it. */
@@ -28,12 +28,14 @@ export interface FactFilter {
  */
 export function foldOutcomes(rows: readonly OutcomeRaw[]): DeploymentFact[] {
   const facts: DeploymentFact[] = [];
+  const seen = new Set<string>();
   for (const r of rows) {
     const last = facts.at(-1);
     const same = last !== undefined && last.sha === r.sha;
     if (!same) {
       if (last !== undefined) last.superseded = true;
-      const returning = facts.some((f) => f.sha === r.sha);
+      const returning = seen.has(r.sha);
+      seen.add(r.sha);
       facts.push({
         forge: r.forge,
         repository: `${r.owner}/${r.repo}`,
@@ -74,12 +76,7 @@ export class DoraStore {
       ORDER BY o.forge, o.owner, o.repo, o.environment, o.at, o.rowid`,
       )
       .all({ repository: filter.repository ?? null, from: filter.from ?? 0 }) as OutcomeRaw[];
-    const groups = new Map<string, OutcomeRaw[]>();
-    for (const r of rows) {
-      const key = JSON.stringify([r.forge, r.owner, r.repo, r.environment]);
-      groups.set(key, [...(groups.get(key) ?? []), r]);
-    }
-    return [...groups.values()].flatMap(foldOutcomes);
+    return [...groupBy(rows, (r) => JSON.stringify([r.forge, r.owner, r.repo, r.environment])).values()].flatMap(foldOutcomes);
   }
 
   /** The first outcome recorded: the history is complete from then on (the upgrade, or a database lost and started anew). */
