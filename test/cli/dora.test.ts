@@ -8,26 +8,14 @@ import { DORA_EXIT, doraMain, parseDoraArgs } from '../../src/cli/dora.js';
 import { doraTable, humanDuration, UNKNOWN } from '../../src/cli/dora-table.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import { openDatabase } from '../../src/store/database.js';
-import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
+import { DeploymentStore } from '../../src/store/deployment-store.js';
+import { record, shopDeployment } from '../harness/recorded-deployments.js';
 import { MAIN_JS } from '../harness/bridge-process.js';
 
 const H = 3_600_000;
 const D = 24 * H;
 const NOW = 200 * D;
-const origin: Origin = {
-  source: { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' },
-  workload: { kind: 'Deployment', namespace: 'apps', name: 'shop' },
-  container: 'shop',
-  image: 'ghcr.io/acme/shop:1',
-};
-const id = (sha: string, environment = 'production'): Identity => ({
-  forge: 'github',
-  owner: 'acme',
-  repo: 'shop',
-  environment,
-  sha: sha.repeat(40),
-  deploymentName: 'shop',
-});
+const id = (c: string, environment = 'production'): Identity => shopDeployment(c, { environment });
 
 /** A database with: production a (failed, then b succeeded 2h later), staging c; closed, so the command reads it alone. */
 function database(t: Test, now = NOW): string {
@@ -36,11 +24,7 @@ function database(t: Test, now = NOW): string {
   const path = join(dir, 'bridge.db');
   const db = openDatabase(path);
   const s = new DeploymentStore(db);
-  const run = (who: Identity, start: number, state: 'success' | 'failure', at: number) => {
-    s.insertProvisional(who, origin, start);
-    s.setDeploymentId(who, 1, null, start);
-    s.setState(who, state, state, at);
-  };
+  const run = (who: Identity, start: number, state: 'success' | 'failure', at: number) => record(s, who, start, [state, at]);
   run(id('a'), now - 5 * D, 'failure', now - 5 * D + H);
   run(id('b'), now - 5 * D + 2 * H, 'success', now - 5 * D + 3 * H);
   run(id('c', 'staging'), now - 4 * D, 'success', now - 4 * D + H);

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, openDatabaseReadOnly, SCHEMA_MIGRATIONS } from '../../src/store/database.js';
-import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
+import { DeploymentStore } from '../../src/store/deployment-store.js';
+import { record, SHOP_ORIGIN, shopDeployment } from '../harness/recorded-deployments.js';
 import { DoraStore } from '../../src/store/dora-store.js';
 import { TransientEnvironmentStore } from '../../src/store/transient-store.js';
 import { doraFigures } from '../../src/lifecycle/dora.js';
@@ -11,21 +12,7 @@ import { pruneStorage } from '../../src/store/retention.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 
 const sha = (c: string) => c.repeat(40);
-const id = (o: Partial<Identity> = {}): Identity => ({
-  forge: 'github',
-  owner: 'acme',
-  repo: 'shop',
-  environment: 'production',
-  sha: sha('a'),
-  deploymentName: 'shop',
-  ...o,
-});
-const origin: Origin = {
-  source: { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' },
-  workload: { kind: 'Deployment', namespace: 'apps', name: 'shop' },
-  container: 'shop',
-  image: 'ghcr.io/acme/shop:1',
-};
+const id = (o: Partial<Identity> = {}): Identity => shopDeployment('a', o);
 
 function open(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-dora-'));
@@ -51,17 +38,7 @@ function open(t: Test) {
   };
 }
 
-/** A deployment seen at `start` that reaches `states` at the given times, through the store's own write path. */
-function deploy(
-  s: DeploymentStore,
-  who: Identity,
-  start: number,
-  ...steps: Array<[state: 'in_progress' | 'success' | 'failure' | 'gone', at: number]>
-) {
-  s.insertProvisional(who, origin, start);
-  s.setDeploymentId(who, 1, null, start);
-  for (const [state, at] of steps) s.setState(who, state, state, at);
-}
+const deploy = record;
 
 t.test('an empty database: no facts, no history start', (t) => {
   const { dora } = open(t);
@@ -104,7 +81,7 @@ t.test('outcomes from the write path: a failure retried to success, a supersessi
 t.test('adoption after a crash records the outcome it finds; the filter narrows; previews are marked', (t) => {
   const { deployments, dora, transient } = open(t);
   const a = id();
-  deployments.insertProvisional(a, origin, 100);
+  deployments.insertProvisional(a, SHOP_ORIGIN, 100);
   deployments.setDeploymentId(a, 7, 'success', 140);
   const other = id({ owner: 'Else', repo: 'thing', environment: 'pr-1' });
   transient.mark({ forge: 'github', owner: 'Else', repo: 'thing', environment: 'pr-1' }, 90);
