@@ -183,6 +183,11 @@ const SERVICE_SETTINGS = {
     default: DEFAULT_DATABASE_PATH,
     doc: 'SQLite file (directory created if missing)',
   }),
+  doraEnvironments: setting('DORA_ENVIRONMENTS', {
+    parse: list,
+    default: '',
+    doc: 'comma list of environment patterns (`staging`, `qa-*`, only `*` is special) counted in the `gdb_dora_*` metrics besides production ones (`production`, `prod`, `production/…`); previews never ([DORA](dora.md))',
+  }),
   dryRun: setting('DRY_RUN', {
     parse: boolean,
     default: 'false',

@@ -37,6 +37,8 @@ export interface StatusDeps {
   trust?: Trust;
   /** The recorded outcomes the `gdb_dora_*` metrics are computed from at each scrape. */
   dora?: Pick<DoraStore, 'facts' | 'since'>;
+  /** `DORA_ENVIRONMENTS`: which environments the metrics count besides production ones. */
+  doraEnvironments?: (environment: string) => boolean;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

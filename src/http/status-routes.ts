@@ -77,7 +77,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     for (const f of forges) f.scrape();
-    if (deps.dora) setDoraMetrics(deps.metrics, deps.dora, deps.now());
+    if (deps.dora) setDoraMetrics(deps.metrics, deps.dora, deps.now(), deps.doraEnvironments);
     deps.metrics.forgeRefusals.reset();
     for (const { forge, code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.forgeRefusals.set({ forge, code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
