@@ -14,6 +14,20 @@ interface OutcomeRaw {
   transient: number;
 }
 
+/**
+ * Appends a success or failure that the deployments row (`where`, with `params`) did not show yet to
+ * `deployment_outcomes`, with the row's first-seen time; anything else appends nothing. Run it in the
+ * transaction that then writes the new state, so the outcome and the state are one write.
+ */
+export function appendOutcome(db: Db, where: string, params: Record<string, unknown>, state: string | null, now: number): void {
+  if (state !== 'success' && state !== 'failure') return;
+  db.prepare(
+    `INSERT INTO deployment_outcomes (forge, owner, repo, environment, deployment_name, sha, started_at, outcome, at)
+    SELECT forge, owner, repo, environment, deployment_name, sha, created_at, @outcome, @at FROM deployments
+    WHERE ${where} AND state IS NOT @outcome`,
+  ).run({ ...params, outcome: state, at: now });
+}
+
 /** What the reader narrows to: one repository (owner/repo, case-insensitive), outcomes from a time. */
 export interface FactFilter {
   repository?: string;

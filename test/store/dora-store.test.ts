@@ -9,6 +9,7 @@ import { DoraStore } from '../../src/store/dora-store.js';
 import { TransientEnvironmentStore } from '../../src/store/transient-store.js';
 import { doraFigures } from '../../src/lifecycle/dora.js';
 import { pruneStorage } from '../../src/store/retention.js';
+import { CommitStatusRows } from '../../src/forges/forgejo/commit-status-rows.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 
 const sha = (c: string) => c.repeat(40);
@@ -133,5 +134,23 @@ t.test('the read-only opening: nothing created, an older schema refused, not mig
   t.teardown(() => ro.close());
   t.same(new DoraStore(ro).facts(), []);
   t.throws(() => ro.exec('DELETE FROM deployment_outcomes'), /readonly/i, 'it cannot write');
+  t.end();
+});
+
+t.test("Forgejo's commit-status rows record their outcomes too", (t) => {
+  const { deployments, dora, db } = open(t);
+  const who = id({ forge: 'forgejo' });
+  deployments.insertProvisional(who, SHOP_ORIGIN, 100, 'deploy/production');
+  const rows = new CommitStatusRows(db());
+  const key = { owner: 'acme', repo: 'shop', sha: sha('a'), context: 'deploy/production' };
+  rows.settle(key, 'in_progress', 'rolling out', 110);
+  rows.settle(key, 'failure', 'failed', 120);
+  rows.settle(key, 'success', 'done', 150);
+  t.same(
+    dora.facts().map((f) => [f.forge, f.startedAt, f.failedAt, f.succeededAt]),
+    [['forgejo', 100, 120, 150]],
+  );
+  t.throws(() => rows.settle({ ...key, context: 'other' }, 'success', 'x', 160), /no deployment row/);
+  t.equal(dora.facts().length, 1, 'a refused write leaves no outcome behind');
   t.end();
 });
