@@ -11,6 +11,7 @@ import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { DoraStore } from '../../src/store/dora-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
+import { IDLE_APP } from '../harness/idle-app.js';
 import { record, shopDeployment } from '../harness/recorded-deployments.js';
 
 const H = 3_600_000;
@@ -32,10 +33,7 @@ t.test('the scrape: production and DORA_ENVIRONMENTS counted, other environments
     metrics: createMetrics(),
     log: pino({ level: 'silent' }),
     now: () => NOW,
-    onEnqueued: () => undefined,
-    isShuttingDown: () => false,
-    readiness: () => ({ ready: true, reasons: [] }),
-    activeReconciles: () => 0,
+    ...IDLE_APP,
     dora: new DoraStore(db),
     doraEnvironments: (e) => e.startsWith('qa-'),
   });
