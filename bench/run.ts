@@ -18,6 +18,7 @@ const ALL = [
   'rollout-latency',
   'resync-cost',
   'memory',
+  'dora-scrape',
   'runtime-soundness',
 ];
 const here = dirname(fileURLToPath(import.meta.url));

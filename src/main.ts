@@ -5,6 +5,7 @@ import { secretValue } from './common/rotating-secret.js';
 import { buildApp } from './http/http-app.js';
 import { openWebhookKeyring } from './http/webhook-keys.js';
 import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
+import { doraMain } from './cli/dora.js';
 import { parseCommand, usage } from './cli/usage.js';
 import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
@@ -30,6 +31,8 @@ import { RecheckSchedule } from './runtime/recheck-schedule.js';
 import { Resync } from './runtime/resync.js';
 import { createSourceRunner } from './runtime/source-runner.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
+import { DoraStore } from './store/dora-store.js';
+import { matchesPattern } from './metadata/patterns.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
 import { QueueStore } from './store/queue-store.js';
@@ -172,6 +175,8 @@ async function main(config: Config): Promise<void> {
     forges: forges.list,
     refusals,
     ...(comments ? { comments: commentStore } : {}),
+    dora: new DoraStore(db),
+    doraEnvironments: (e) => config.doraEnvironments.some((p) => matchesPattern(p, e)),
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());
@@ -230,6 +235,8 @@ if (command.kind === 'help') {
 } else if (command.kind === 'unknown') {
   process.stderr.write(`github-deployment-bridge: unknown command or argument '${command.arg}'\n\n${usage(controllerVersion())}`);
   process.exitCode = 2;
+} else if (command.kind === 'dora') {
+  process.exitCode = doraMain(command.args, process.env);
 } else if (command.kind === 'explain') {
   explainMain(command.args, process.env).then(
     (code) => process.exit(code),

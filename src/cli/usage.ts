@@ -3,7 +3,12 @@ import { FORGE_FACTORIES } from '../forges/registry.js';
 
 /** What `github-deployment-bridge [args]` is asked to do. */
 export type Command =
-  { kind: 'serve' } | { kind: 'explain'; args: string[] } | { kind: 'help' } | { kind: 'version' } | { kind: 'unknown'; arg: string };
+  | { kind: 'serve' }
+  | { kind: 'explain'; args: string[] }
+  | { kind: 'dora'; args: string[] }
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'unknown'; arg: string };
 
 /** Reads the command from the arguments after the script; no arguments serve, as in the container. */
 export function parseCommand(args: readonly string[]): Command {
@@ -15,6 +20,8 @@ export function parseCommand(args: readonly string[]): Command {
       return rest.length ? { kind: 'unknown', arg: rest[0] ?? '' } : { kind: 'serve' };
     case 'explain':
       return { kind: 'explain', args: rest };
+    case 'dora':
+      return { kind: 'dora', args: rest };
     case 'help':
     case '--help':
     case '-h':
@@ -41,6 +48,9 @@ usage:
                                           print what a reconcile would report for a Flux object, or
                                           why not; reads the cluster and registries, writes nothing;
                                           exit status 3 when the object does not exist (explain --help)
+  github-deployment-bridge dora <owner/repo> [--days N] [--environments pattern,...]
+                                          print the four DORA keys of a repository's production
+                                          environments from the database (DATABASE_PATH), read only
   github-deployment-bridge --help         this text
   github-deployment-bridge --version      the version
 

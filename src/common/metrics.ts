@@ -200,6 +200,55 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
       labelNames: ['forge', 'state'],
       registers,
     }),
+    ...doraMetrics(registers),
+  };
+}
+
+/** Buckets of the DORA durations, in seconds: a minute to four weeks. */
+const DORA_BUCKETS = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 2 * 86_400, 7 * 86_400, 28 * 86_400];
+
+/**
+ * The four DORA keys over the last 30 days, per forge and counted environment (production ones, and those
+ * `DORA_ENVIRONMENTS` adds: a set the operator bounds; previews never), summed over repositories (unbounded, so
+ * no label; `gdb dora` prints them per repository). Recomputed from the database at each scrape: the histograms
+ * hold the window's durations as they are now (read them with `histogram_quantile` as they are, not `rate()`).
+ * A figure that cannot be known has no series.
+ */
+function doraMetrics(registers: Registry[]) {
+  const labelNames = ['forge', 'environment'];
+  return {
+    doraDeploymentsPerDay: new Gauge({
+      name: 'gdb_dora_deployments_per_day',
+      help: 'Successful deployments per day over the last 30 days (or since the first recorded outcome), by forge and environment',
+      labelNames,
+      registers,
+    }),
+    doraChangeFailureRatio: new Gauge({
+      name: 'gdb_dora_change_failure_ratio',
+      help: 'Deployments of the last 30 days that failed or were rolled back within a day, over all finished ones, by forge and environment',
+      labelNames,
+      registers,
+    }),
+    doraLeadTimeClamped: new Gauge({
+      name: 'gdb_dora_lead_time_clamped',
+      help: "Lead times of the last 30 days that came out negative (the forge's and the cluster's clocks disagree) and count as 0, by forge and environment",
+      labelNames,
+      registers,
+    }),
+    doraLeadTime: new Histogram({
+      name: 'gdb_dora_lead_time_seconds',
+      help: "Lead time for changes of the last 30 days' successful deployments: the commit's committer date to the rollout complete, by forge and environment",
+      labelNames,
+      buckets: DORA_BUCKETS,
+      registers,
+    }),
+    doraTimeToRestore: new Histogram({
+      name: 'gdb_dora_time_to_restore_seconds',
+      help: "Time to restore of the last 30 days' failed deployments: the failure to the next success in the environment, by forge and environment",
+      labelNames,
+      buckets: DORA_BUCKETS,
+      registers,
+    }),
   };
 }
 

@@ -20,6 +20,9 @@ import { INVALID, combine, secret, setting, type Parse } from '../common/setting
  * while the end-to-end tests can still resync every second or two.
  */
 export const MIN_RESYNC_INTERVAL_MS = 1_000;
+
+/** `DATABASE_PATH` when unset (the server's and the `dora` command's). */
+export const DEFAULT_DATABASE_PATH = './data/github-deployment-bridge.db';
 const TEMPLATE_NOTE = '(template, absolute https)';
 
 const repositoryPatterns: Parse<RepositoryPattern[]> = (value, check) => {
@@ -177,8 +180,13 @@ const SERVICE_SETTINGS = {
   ...FORGE_SERVICE_SETTINGS,
   databasePath: setting('DATABASE_PATH', {
     parse: text,
-    default: './data/github-deployment-bridge.db',
+    default: DEFAULT_DATABASE_PATH,
     doc: 'SQLite file (directory created if missing)',
+  }),
+  doraEnvironments: setting('DORA_ENVIRONMENTS', {
+    parse: list,
+    default: '',
+    doc: 'comma list of environment patterns (`staging`, `qa-*`, only `*` is special) counted in the `gdb_dora_*` metrics besides production ones (`production`, `prod`, `production/…`); previews never ([DORA](dora.md))',
   }),
   dryRun: setting('DRY_RUN', {
     parse: boolean,

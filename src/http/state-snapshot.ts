@@ -8,6 +8,7 @@ import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import type { Trust } from '../metadata/repository-trust.js';
+import type { DoraStore } from '../store/dora-store.js';
 
 export interface StatusDeps {
   queue: QueueStore;
@@ -37,6 +38,10 @@ export interface StatusDeps {
   statusRatePerMinute?: number;
   /** The trust boundary (ALLOWED_REPOSITORIES): open, or an allow-list of so many patterns. */
   trust?: Trust;
+  /** The recorded outcomes the `gdb_dora_*` metrics are computed from at each scrape. */
+  dora?: Pick<DoraStore, 'facts' | 'since'>;
+  /** `DORA_ENVIRONMENTS`: which environments the metrics count besides production ones. */
+  doraEnvironments?: (environment: string) => boolean;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

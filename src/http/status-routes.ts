@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { setScrapeGauges } from './scrape-gauges.js';
+import { setDoraMetrics } from './dora-metrics.js';
 import { stateSnapshot, type StatusDeps } from './state-snapshot.js';
 import { renderStatusPage } from './status-page.js';
 import { bearerMatches } from './bearer.js';
@@ -76,6 +77,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     for (const f of forges) f.scrape();
+    if (deps.dora) setDoraMetrics(deps.metrics, deps.dora, deps.now(), deps.doraEnvironments);
     deps.metrics.forgeRefusals.reset();
     for (const { forge, code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.forgeRefusals.set({ forge, code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

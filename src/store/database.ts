@@ -28,6 +28,23 @@ export function openDatabase(path: string): Db {
 }
 
 /**
+ * Opens an existing database to read it, beside a running bridge (the commands that only read): nothing is
+ * created or migrated, and a schema other than this bridge's is refused (a newer one may mean other things; an
+ * older one lacks tables: the server's start migrates it).
+ */
+export function openDatabaseReadOnly(path: string): Db {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  runPragma(db, 'busy_timeout = 5000');
+  const found = Number(runPragma(db, 'user_version'));
+  if (found === MIGRATIONS.length) return db;
+  db.close();
+  if (found > MIGRATIONS.length) throw new SchemaTooNewError(path, found);
+  throw new Error(
+    `database ${path} has schema version ${found}, older than this bridge's (${MIGRATIONS.length}): start this bridge's server on it first`,
+  );
+}
+
+/**
  * A database written by a newer bridge: migrations only go forward, so an older bridge leaves it untouched and
  * refuses to start (docs/upgrade.md).
  */

@@ -3,6 +3,7 @@ import type { SourceRef } from '../kube/kube-types.js';
 import type { Identity } from '../lifecycle/identity.js';
 import type { ForgeName } from '../lifecycle/identity.js';
 import { durably, type Db } from './database.js';
+import { appendOutcome } from './dora-store.js';
 
 /** Where a deployment comes from: the Flux source, workload and container. */
 export interface Origin {
@@ -134,9 +135,12 @@ export class DeploymentStore {
 
   /** Persists the forge's deployment id (and its last known state, when adopted after a crash). */
   setDeploymentId(id: Identity, deploymentId: number, state: DeliveryState | null, now: number): void {
-    this.db
-      .prepare(`UPDATE deployments SET deployment_id = @deploymentId, state = @state, updated_at = @now WHERE ${KEY}`)
-      .run({ ...identityParams(id), deploymentId, state, now });
+    this.db.transaction(() => {
+      appendOutcome(this.db, KEY, identityParams(id), state, now);
+      this.db
+        .prepare(`UPDATE deployments SET deployment_id = @deploymentId, state = @state, updated_at = @now WHERE ${KEY}`)
+        .run({ ...identityParams(id), deploymentId, state, now });
+    })();
   }
 
   /**
@@ -152,11 +156,14 @@ export class DeploymentStore {
     else durably(this.db, mark);
   }
 
-  /** Records a state the forge accepted; clears the pending mark. */
+  /** Records a state the forge accepted; clears the pending mark. A new success or failure is also an outcome (the DORA figures). */
   setState(id: Identity, state: DeliveryState | null, description: string | null, now: number): void {
-    this.db
-      .prepare(`UPDATE deployments SET state = @state, pending_state = NULL, description = @description, updated_at = @now WHERE ${KEY}`)
-      .run({ ...identityParams(id), state, description, now });
+    this.db.transaction(() => {
+      appendOutcome(this.db, KEY, identityParams(id), state, now);
+      this.db
+        .prepare(`UPDATE deployments SET state = @state, pending_state = NULL, description = @description, updated_at = @now WHERE ${KEY}`)
+        .run({ ...identityParams(id), state, description, now });
+    })();
   }
 
   /** Drops a row with nothing on the forge (a refused creation); the next attempt starts with a fresh find-or-create. */

@@ -134,4 +134,14 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (forge, owner, repo, pr, cluster, environment, deployment_name)
    ) WITHOUT ROWID;
    CREATE INDEX pr_comment_rows_lineage ON pr_comment_rows (forge, owner, repo, environment, deployment_name);`,
+  // DORA (issue 26): each success and failure the bridge recorded, with when, kept apart from the deployments cache
+  // (whose row per commit keeps only its latest state and time, and whose settled history goes after 14 days).
+  // Not backfilled: the cache's timestamps are those of its last write, so the figures start at the upgrade.
+  `CREATE TABLE deployment_outcomes (
+     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL,
+     deployment_name TEXT NOT NULL, sha TEXT NOT NULL, started_at INTEGER NOT NULL,
+     outcome TEXT NOT NULL CHECK (outcome IN ('success', 'failure')), at INTEGER NOT NULL
+   );
+   CREATE INDEX deployment_outcomes_environment ON deployment_outcomes (forge, owner, repo, environment, at);
+   CREATE INDEX deployment_outcomes_at ON deployment_outcomes (at);`,
 ];

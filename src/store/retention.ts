@@ -10,6 +10,7 @@ import type { Db } from './database.js';
  *   20 rows per lineage whatever their age: lineage() reads those on every publish, and none of them is superseded again;
  * - a pull request comment whose rows are all gone, with nothing left to write, 14 days after its last change (the
  *   pull request was closed: a preview that comes back later gets a new comment).
+ * - a recorded outcome (the DORA figures) 90 days: the longest window the figures are read over, with room to spare.
  */
 export interface RetentionPolicy {
   deletedSourceMs: number;
@@ -17,6 +18,7 @@ export interface RetentionPolicy {
   refusalPastRetryMs: number;
   historyMs: number;
   historyPerLineage: number;
+  outcomesMs: number;
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -27,11 +29,20 @@ export const DEFAULT_RETENTION: RetentionPolicy = {
   refusalPastRetryMs: DAY_MS,
   historyMs: 14 * DAY_MS,
   historyPerLineage: 20,
+  outcomesMs: 90 * DAY_MS,
 };
 
 /** Rows one prune removed, by table. */
 export type Pruned = Record<
-  'sources' | 'skips' | 'image_labels' | 'image_tags' | 'forge_refusals' | 'deployments' | 'pr_comments' | 'pr_comment_rows',
+  | 'sources'
+  | 'skips'
+  | 'image_labels'
+  | 'image_tags'
+  | 'forge_refusals'
+  | 'deployments'
+  | 'deployment_outcomes'
+  | 'pr_comments'
+  | 'pr_comment_rows',
   number
 >;
 
@@ -85,6 +96,7 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
       now - policy.historyMs,
     );
     const commentRows = run(`DELETE FROM pr_comment_rows AS r WHERE NOT EXISTS (SELECT 1 FROM pr_comments c WHERE ${SAME_COMMENT})`);
+    const outcomes = run(`DELETE FROM deployment_outcomes WHERE at < ?`, now - policy.outcomesMs);
     return {
       sources,
       skips,
@@ -94,6 +106,7 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
       deployments: old + beyond,
       pr_comments: comments,
       pr_comment_rows: commentRows,
+      deployment_outcomes: outcomes,
     };
   })();
 }

@@ -30,6 +30,7 @@ t.test('parseCommand', (t) => {
     [['serve', 'now'], { kind: 'unknown', arg: 'now' }],
     [['explain', 'Kustomization/a/b'], { kind: 'explain', args: ['Kustomization/a/b'] }],
     [['explain'], { kind: 'explain', args: [] }],
+    [['dora', 'acme/shop'], { kind: 'dora', args: ['acme/shop'] }],
     [['--help'], { kind: 'help' }],
     [['-h'], { kind: 'help' }],
     [['help'], { kind: 'help' }],

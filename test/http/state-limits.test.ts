@@ -13,6 +13,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
+import { IDLE_APP } from '../harness/idle-app.js';
 
 const NOW = Date.UTC(2026, 11, 2);
 
@@ -28,10 +29,7 @@ async function bridge(t: Test, stateToken?: string, statusRatePerMinute?: number
     metrics: createMetrics(),
     log: pino({ level: 'silent' }),
     now: () => NOW,
-    onEnqueued: () => undefined,
-    isShuttingDown: () => false,
-    readiness: () => ({ ready: true, reasons: [] }),
-    activeReconciles: () => 0,
+    ...IDLE_APP,
     ...(stateToken ? { stateToken } : {}),
     ...(statusRatePerMinute ? { statusRatePerMinute } : {}),
   });

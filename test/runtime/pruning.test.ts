@@ -11,6 +11,7 @@ const none: Pruned = {
   image_tags: 0,
   forge_refusals: 0,
   deployments: 0,
+  deployment_outcomes: 0,
   pr_comments: 0,
   pr_comment_rows: 0,
 };

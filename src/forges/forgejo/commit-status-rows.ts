@@ -1,4 +1,5 @@
 import { durably, type Db } from '../../store/database.js';
+import { appendOutcome } from '../../store/dora-store.js';
 import type { ContextPhase, SentPhase } from './commit-status-plan.js';
 import type { CommitStatusKey, CommitStatusRecord, CommitStatusStore } from './commit-status-publisher.js';
 
@@ -30,12 +31,16 @@ export class CommitStatusRows implements CommitStatusStore {
     };
   }
 
+  /** Records a status Forgejo accepted; a new success or failure is also an outcome (the DORA figures). */
   settle(key: CommitStatusKey, phase: ContextPhase | null, description: string | null, now: number): void {
-    this.update(key, 'state = @state, pending_state = NULL, description = @description', {
-      state: phase,
-      description,
-      now,
-    });
+    this.db.transaction(() => {
+      appendOutcome(this.db, KEY, keyParams(key), phase, now);
+      this.update(key, 'state = @state, pending_state = NULL, description = @description', {
+        state: phase,
+        description,
+        now,
+      });
+    })();
   }
 
   /** Marks a status as being sent, durably (before its POST), or clears the mark; as DeploymentStore.setPending. */

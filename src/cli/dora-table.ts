@@ -1,0 +1,44 @@
+import { oneLine } from '../common/text.js';
+import type { DoraFigures } from '../lifecycle/dora.js';
+
+/** What cannot be known (no commit time, no history for the window) prints as this, never as 0. */
+export const UNKNOWN = '—';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A duration as a person reads it: `45m`, `3.5h`, `2.1d`; absent as UNKNOWN. */
+export function humanDuration(ms: number | undefined): string {
+  if (ms === undefined) return UNKNOWN;
+  if (ms < HOUR_MS) return `${Math.round(ms / MINUTE_MS)}m`;
+  if (ms < DAY_MS) return `${(ms / HOUR_MS).toFixed(1)}h`;
+  return `${(ms / DAY_MS).toFixed(1)}d`;
+}
+
+const fixed = (n: number | undefined, digits: number) => (n === undefined ? UNKNOWN : n.toFixed(digits));
+const percent = (n: number | undefined) => (n === undefined ? UNKNOWN : `${(n * 100).toFixed(0)}%`);
+
+const HEADER = ['forge', 'environment', 'per day', 'per week', 'lead time (median)', 'change failure', 'time to restore (median)'];
+
+/** The `dora` table: one line per environment, aligned columns, names from workloads on one line and bounded. Pure. */
+export function doraTable(repository: string, windowDays: number, figures: readonly DoraFigures[]): string[] {
+  const title = `${oneLine(repository, 200)}: the last ${windowDays} days`;
+  if (figures.length === 0) return [title, 'no deployments recorded in a counted environment (production, or --environments)'];
+  const rows = figures.map((f) => [
+    f.forge,
+    oneLine(f.environment, 60),
+    fixed(f.perDay, 2),
+    fixed(f.perWeek, 1),
+    `${humanDuration(f.leadTimeMedianMs)} (${f.leadTimesMs.length}${f.skewClamped ? `, ${f.skewClamped} clamped` : ''})`,
+    `${percent(f.changeFailureRate)} (${f.failedChanges}/${f.deployments})`,
+    `${humanDuration(f.restoreMedianMs)} (${f.restoreTimesMs.length}${f.unrestored ? `, ${f.unrestored} not yet` : ''})`,
+  ]);
+  const widths = HEADER.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [title, line(HEADER), ...rows.map(line)];
+}

@@ -1,0 +1,176 @@
+/**
+ * The four DORA keys, from the bridge's own deployment facts: pure functions, no clock, no store.
+ *
+ * Timestamps are epoch milliseconds. A commit's time is its **committer** date (when the commit took its
+ * final form: a rebase, a squash or a cherry-pick resets it, the author date keeps the first draft's time,
+ * so author dates overstate the lead time of a reviewed change). A figure that cannot be known (no commit
+ * time, no data for the window) is `undefined`, never 0.
+ */
+
+/** One deployment of one commit into one environment, as the store knows it. */
+export interface DeploymentFact {
+  forge: string;
+  /** `owner/repo`. */
+  repository: string;
+  environment: string;
+  sha: string;
+  /** The commit's committer date; null until read from its forge. */
+  commitAt: number | null;
+  /** When the bridge first saw this deployment (its rollout began). */
+  startedAt: number;
+  /** When the rollout was really complete (the bridge recorded `success`); null if it never was. */
+  succeededAt: number | null;
+  /** When the bridge recorded a `failure`; null if none. */
+  failedAt: number | null;
+  cluster: string | null;
+  /** A later deployment of another commit replaced it. */
+  superseded: boolean;
+  /** The `production` flag (or a `production`/`prod` name). */
+  production: boolean;
+  /** A preview (transient environment): never counted. */
+  transient: boolean;
+}
+
+export interface DoraOptions {
+  /** The window's end (exclusive); the window is `[now - windowMs, now)`. */
+  now: number;
+  windowMs: number;
+  /** A success followed within this time by a deployment of an older commit counts as a failed change. */
+  rollbackWindowMs: number;
+  /** From when the history is complete (the database's first row); before it nothing is known. */
+  since?: number;
+  /** Environments to count besides production ones (`DORA_ENVIRONMENTS`); previews never. */
+  include?: (environment: string) => boolean;
+  /** Commits oldest first, per repository; where absent, commit times, then first sight, order them. */
+  commitOrder?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The figures of one (forge, repository, environment). */
+export interface DoraFigures {
+  forge: string;
+  repository: string;
+  environment: string;
+  /** Successful deployments per day and per week over the window; undefined when the window has no known history. */
+  perDay?: number;
+  perWeek?: number;
+  /** Lead times (ms) of the window's successes with a known commit time. */
+  leadTimesMs: number[];
+  leadTimeMedianMs?: number;
+  /** Lead times that were negative (clock skew between forge and cluster) and were counted as 0. */
+  skewClamped: number;
+  /** Finished deployments (success or failure) in the window, and those that failed or were rolled back. */
+  deployments: number;
+  failedChanges: number;
+  /** failedChanges / deployments; undefined with no finished deployment. */
+  changeFailureRate?: number;
+  /** Failure → next success in the same environment (ms), for the window's failures that were restored. */
+  restoreTimesMs: number[];
+  restoreMedianMs?: number;
+  /** Failures of the window with no success since. */
+  unrestored: number;
+}
+
+const DAY_MS = 86_400_000;
+const PRODUCTION_NAMES = ['production', 'prod'];
+
+/**
+ * Whether a fact's environment is counted: production (the flag, or the name `production`/`prod`, any case, alone or
+ * as the folder of per-cluster environments, `production/eu-1`) or included by pattern; previews never. Pure.
+ */
+export function countsForDora(fact: DeploymentFact, include?: (environment: string) => boolean): boolean {
+  if (fact.transient) return false;
+  const name = fact.environment.toLowerCase();
+  const production = PRODUCTION_NAMES.some((p) => name === p || name.startsWith(`${p}/`));
+  return fact.production || production || include?.(fact.environment) === true;
+}
+
+/** The middle value (the mean of the two middle ones for an even count); undefined for none. */
+export function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const [low, high] = [sorted[mid - 1] ?? 0, sorted[mid] ?? 0];
+  return sorted.length % 2 === 1 ? high : (low + high) / 2;
+}
+
+/** When a fact happened, for its window: its finish (success, else failure), else its start. */
+const atOf = (f: DeploymentFact): number => f.succeededAt ?? f.failedAt ?? f.startedAt;
+
+/** Whether commit `a` is older than commit `b` in one environment's facts: by the given order, commit times, then first sight. */
+function olderThan(a: DeploymentFact, b: DeploymentFact, facts: readonly DeploymentFact[], order?: readonly string[]): boolean {
+  const ra = order?.indexOf(a.sha) ?? -1;
+  const rb = order?.indexOf(b.sha) ?? -1;
+  if (ra >= 0 && rb >= 0) return ra < rb;
+  if (a.commitAt !== null && b.commitAt !== null) return a.commitAt < b.commitAt;
+  const first = (sha: string) => Math.min(...facts.filter((f) => f.sha === sha).map((f) => f.startedAt));
+  return first(a.sha) < first(b.sha);
+}
+
+/** Whether a successful deployment was followed, within the rollback window, by a deployment of an older commit. */
+function rolledBack(f: DeploymentFact, facts: readonly DeploymentFact[], opts: DoraOptions): boolean {
+  const done = f.succeededAt;
+  if (done === null) return false;
+  const next = facts
+    .filter((n) => n.sha !== f.sha && n.startedAt >= done && n.startedAt <= done + opts.rollbackWindowMs)
+    .sort((a, b) => a.startedAt - b.startedAt)[0];
+  return next !== undefined && olderThan(next, f, facts, opts.commitOrder?.get(f.repository));
+}
+
+/** The figures of one environment's facts (all of one forge, repository and environment). Pure. */
+export function environmentFigures(
+  facts: readonly DeploymentFact[],
+  opts: DoraOptions,
+): Omit<DoraFigures, 'forge' | 'repository' | 'environment'> {
+  const start = Math.max(opts.now - opts.windowMs, opts.since ?? -Infinity);
+  const inWindow = (t: number) => t >= start && t < opts.now;
+  const known = start < opts.now && facts.length > 0;
+  const successAt = facts.flatMap((f) => (f.succeededAt !== null ? [f.succeededAt] : []));
+  const successes = facts.flatMap((f) =>
+    f.succeededAt !== null && inWindow(f.succeededAt) ? [{ at: f.succeededAt, commitAt: f.commitAt }] : [],
+  );
+  const days = (opts.now - start) / DAY_MS;
+  const raw = successes.flatMap((s) => (s.commitAt !== null ? [s.at - s.commitAt] : []));
+  const leadTimesMs = raw.map((d) => Math.max(0, d));
+  const finished = facts.filter((f) => (f.succeededAt !== null || f.failedAt !== null) && inWindow(atOf(f)));
+  const failedChanges = finished.filter((f) => f.failedAt !== null || rolledBack(f, facts, opts)).length;
+  const failures = facts.flatMap((f) => (f.failedAt !== null && inWindow(f.failedAt) ? [f.failedAt] : []));
+  const restoreTimesMs = failures.map((at) => Math.min(...successAt.filter((s) => s >= at)) - at).filter((d) => Number.isFinite(d));
+  return {
+    perDay: known ? successes.length / days : undefined,
+    perWeek: known ? (successes.length / days) * 7 : undefined,
+    leadTimesMs,
+    leadTimeMedianMs: median(leadTimesMs),
+    skewClamped: raw.filter((d) => d < 0).length,
+    deployments: finished.length,
+    failedChanges,
+    changeFailureRate: finished.length > 0 ? failedChanges / finished.length : undefined,
+    restoreTimesMs,
+    restoreMedianMs: median(restoreTimesMs),
+    unrestored: failures.length - restoreTimesMs.length,
+  };
+}
+
+/** Items by key, in their order (Map.groupBy, which the ES2023 library lacks). */
+export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/** The figures per (forge, repository, environment) of the counted environments, sorted by those three. Pure. */
+export function doraFigures(facts: readonly DeploymentFact[], opts: DoraOptions): DoraFigures[] {
+  const groups = groupBy(
+    facts.filter((f) => countsForDora(f, opts.include)),
+    (f) => JSON.stringify([f.forge, f.repository, f.environment]),
+  );
+  return [...groups.keys()].sort().map((key) => {
+    const group = groups.get(key) ?? [];
+    const [forge = '', repository = '', environment = ''] = JSON.parse(key) as string[];
+    return { forge, repository, environment, ...environmentFigures(group, opts) };
+  });
+}
