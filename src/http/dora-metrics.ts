@@ -46,6 +46,40 @@ export function totalsByEnvironment(figures: readonly DoraFigures[]): Environmen
   return [...totals.values()];
 }
 
+/** The figures of every repository and environment over the window ending `now` (what /metrics and /state show). */
+export function doraWindow(store: Pick<DoraStore, 'facts' | 'since'>, now: number, include?: DoraOptions['include']): DoraFigures[] {
+  return doraFigures(store.facts({ from: now - DORA_WINDOW_MS - DORA_ROLLBACK_WINDOW_MS }), {
+    now,
+    windowMs: DORA_WINDOW_MS,
+    rollbackWindowMs: DORA_ROLLBACK_WINDOW_MS,
+    since: store.since(),
+    ...(include ? { include } : {}),
+  });
+}
+
+const seconds = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms / 1000));
+const rounded = (n: number | undefined, digits: number) => (n === undefined ? null : Number(n.toFixed(digits)));
+
+/** `/state`'s `dora`: the 30-day summary per repository and environment; a figure that cannot be known is null. Pure. */
+export function doraSummary(figures: readonly DoraFigures[]) {
+  return {
+    windowDays: DORA_WINDOW_MS / DAY_MS,
+    environments: figures.map((f) => ({
+      forge: f.forge,
+      repository: f.repository,
+      environment: f.environment,
+      deploymentsPerDay: rounded(f.perDay, 3),
+      deploymentsPerWeek: rounded(f.perWeek, 2),
+      leadTimeMedianSeconds: seconds(f.leadTimeMedianMs),
+      changeFailureRate: rounded(f.changeFailureRate, 3),
+      timeToRestoreMedianSeconds: seconds(f.restoreMedianMs),
+      deployments: f.deployments,
+      failedChanges: f.failedChanges,
+      unrestored: f.unrestored,
+    })),
+  };
+}
+
 /** Sets the `gdb_dora_*` series from the store's outcomes over the window ending `now`: the unknown ones are left out. */
 export function setDoraMetrics(
   metrics: Metrics,
@@ -53,14 +87,7 @@ export function setDoraMetrics(
   now: number,
   include?: DoraOptions['include'],
 ): void {
-  const from = now - DORA_WINDOW_MS - DORA_ROLLBACK_WINDOW_MS;
-  const figures = doraFigures(store.facts({ from }), {
-    now,
-    windowMs: DORA_WINDOW_MS,
-    rollbackWindowMs: DORA_ROLLBACK_WINDOW_MS,
-    since: store.since(),
-    ...(include ? { include } : {}),
-  });
+  const figures = doraWindow(store, now, include);
   const m = metrics;
   for (const metric of [m.doraDeploymentsPerDay, m.doraChangeFailureRatio, m.doraLeadTimeClamped, m.doraLeadTime, m.doraTimeToRestore])
     metric.reset();

@@ -7,7 +7,7 @@
 export const MAX_STATE_BYTES = 1024 * 1024;
 
 /** The lists of `/state` that grow with the cluster, by their path in the answer. */
-const LISTS = ['deployments', 'skipped', 'fluxObjects', 'queue.items'] as const;
+const LISTS = ['deployments', 'skipped', 'fluxObjects', 'queue.items', 'pullRequestComments', 'dora.environments'] as const;
 type ListPath = (typeof LISTS)[number];
 
 type StateBody = Record<string, unknown>;

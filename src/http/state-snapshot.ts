@@ -9,6 +9,7 @@ import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import type { Trust } from '../metadata/repository-trust.js';
 import type { DoraStore } from '../store/dora-store.js';
+import { doraSummary, doraWindow } from './dora-metrics.js';
 
 export interface StatusDeps {
   queue: QueueStore;
@@ -109,6 +110,8 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
       running: deps.activeReconciles(),
       items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
     },
+    // The four DORA keys of the last 30 days per repository and environment (the `dora` command's figures).
+    ...(deps.dora ? { dora: doraSummary(doraWindow(deps.dora, deps.now(), deps.doraEnvironments)) } : {}),
     readiness: deps.readiness(),
     ...(deps.storageState ? { storage: deps.storageState() } : {}),
     ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),

@@ -122,6 +122,8 @@ export interface StateBody {
   storage: { path: string; writable: boolean; damaged: string | null; problem: Record<string, unknown> | null };
   registryCache: { digests: number; tags: number };
   github: StateGitHub;
+  /** The four DORA keys of the last 30 days per repository and environment (null: cannot be known). */
+  dora?: { windowDays: number; environments: Record<string, string | number | null>[] };
   /** PULL_REQUEST_COMMENTS: each comment of the bridge's cluster. */
   pullRequestComments?: StatePullRequestComment[];
 }

@@ -47,4 +47,30 @@ t.test('the scrape: production and DORA_ENVIRONMENTS counted, other environments
   t.match(text, /^gdb_dora_time_to_restore_seconds_sum\{forge="github",environment="production"\} 7200$/m);
   t.match(text, /^gdb_dora_deployments_per_day\{forge="github",environment="qa-1"\} \d/m, 'DORA_ENVIRONMENTS adds qa-1');
   t.notMatch(text, /environment="dev"/, 'dev is not counted');
+  const state = (await app.inject({ method: 'GET', url: '/state' })).json<{
+    dora: { windowDays: number; environments: Record<string, unknown>[] };
+  }>();
+  t.equal(state.dora.windowDays, 30, "/state's dora: the last 30 days");
+  t.same(
+    state.dora.environments.find((e) => e.environment === 'production'),
+    {
+      forge: 'github',
+      repository: 'acme/shop',
+      environment: 'production',
+      // One success over the 9 hours of recorded history (since the first outcome), not over 30 days.
+      deploymentsPerDay: 2.667,
+      deploymentsPerWeek: 18.67,
+      changeFailureRate: 0.5,
+      timeToRestoreMedianSeconds: 7200,
+      leadTimeMedianSeconds: null,
+      deployments: 2,
+      failedChanges: 1,
+      unrestored: 0,
+    },
+    'per repository and environment; lead time unknown without commit times: null, not 0',
+  );
+  t.notOk(
+    state.dora.environments.some((e) => e.environment === 'dev'),
+    'the same environments as the metrics',
+  );
 });
