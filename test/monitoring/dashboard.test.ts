@@ -30,6 +30,8 @@ const TOPICS: Record<string, string> = {
   'webhook answers by code': 'gdb_webhook_responses_total',
   'storage health': 'gdb_storage_writable',
   memory: 'process_resident_memory_bytes',
+  'DORA deployment frequency (issue 26)': 'gdb_dora_deployments_per_day',
+  'DORA change failure rate (issue 26)': 'gdb_dora_change_failure_ratio',
 };
 
 type Obj = {
@@ -41,12 +43,12 @@ type Obj = {
 
 const metricName = (selector: string) => selector.replace(/\{.*$/, '');
 
-t.test('the dashboard: Grafana JSON with a datasource variable, 12 to 16 panels on the grid', (t) => {
+t.test('the dashboard: Grafana JSON with a datasource variable, 12 to 18 panels on the grid', (t) => {
   const d = dashboard();
   t.ok(d.schemaVersion >= 36, `schemaVersion ${d.schemaVersion}`);
   t.equal(d.uid, 'github-deployment-bridge');
   t.match(d.templating.list, [{ name: 'datasource', type: 'datasource', query: 'prometheus' }]);
-  t.ok(d.panels.length >= 12 && d.panels.length <= 16, `${d.panels.length} panels`);
+  t.ok(d.panels.length >= 12 && d.panels.length <= 18, `${d.panels.length} panels`);
   t.equal(new Set(d.panels.map((p) => p.id)).size, d.panels.length, 'panel ids are unique');
   const cells = new Map<string, string>();
   for (const p of d.panels) {

@@ -88,7 +88,8 @@ t.test('the dashboard and alert queries return series from a real Prometheus scr
     forgejo: { repos: ['acme/shop'], commits: { 'acme/shop': [SHOP] } },
   });
   t.teardown(() => world.close());
-  const bridge = await world.bridge({ BUILD_REVISION: REVISION });
+  // staging counted as DORA's (the world's environment), so the DORA panels have series to read.
+  const bridge = await world.bridge({ BUILD_REVISION: REVISION, DORA_ENVIRONMENTS: 'staging' });
   const prometheus = await startPrometheus({ targets: [new URL(bridge.url).host] });
   t.teardown(() => prometheus.close());
   t.comment(`Prometheus: ${prometheus.version}`);
