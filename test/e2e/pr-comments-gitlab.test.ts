@@ -1,0 +1,100 @@
+/** Pull request comments end to end on GitLab: one merge request note per merge request and cluster, kept current, never duplicated. */
+import t, { type Test } from 'tap';
+import { join } from 'node:path';
+import type { GitLabSimulator } from '../harness/gitlab-sim.js';
+import { startWorld, type World } from '../harness/world.js';
+import { PROGRESSING, READY } from './scenario.js';
+import { ENV, crashAt, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
+
+const PROJECT = 'acme/web';
+
+async function gitlabWorld(t: Test): Promise<{ world: World; gitlab: GitLabSimulator }> {
+  const world = await startWorld({ gitlab: true, githubOff: true });
+  t.teardown(() => world.close());
+  const gitlab = world.gitlab!;
+  gitlab.mergeRequest(PROJECT, 12);
+  putPreviewWorkload(world, `${gitlab.url}/${PROJECT}`);
+  return { world, gitlab };
+}
+
+const bodies = (g: GitLabSimulator) => g.notes(PROJECT, 12).map((n) => n.body);
+const NOTES_LIST = /\/merge_requests\/12\/notes$/;
+
+t.test('GitLab: one note from rolling out to live to gone; repeated events write nothing', async (t) => {
+  const { world, gitlab } = await gitlabWorld(t);
+  putPreview(world, PROGRESSING);
+  const bridge = await world.bridge(ENV);
+  await event(bridge);
+  await bridge.waitFor('the note', () => bodies(gitlab)[0]?.includes('rolling out'));
+  t.notMatch(bodies(gitlab)[0], /https:\/\/pr-12/, 'no link while rolling out');
+  putPreview(world, READY);
+  await event(bridge);
+  await bridge.waitFor('live', () => bodies(gitlab)[0]?.includes('| live |'));
+  t.match(bodies(gitlab)[0], /\(https:\/\/pr-12\.preview\.example\.com\/\)/);
+  t.match(bodies(gitlab)[0], /^<!-- github-deployment-bridge:cluster=/, 'the marker, hidden as an HTML comment');
+  await idle(bridge);
+  const writes = gitlab.noteWrites().length;
+  t.equal(writes, 2, 'one create, one edit');
+  for (let i = 0; i < 20; i++) await event(bridge);
+  await idle(bridge);
+  t.equal(gitlab.noteWrites().length, writes, '20 repeated events: no note write');
+  world.kube.delete('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 'flux-system', 'web-pr-12');
+  await bridge.waitFor('gone', () => bodies(gitlab)[0]?.includes('The preview is gone'), 30_000);
+  t.notMatch(bodies(gitlab)[0], /https:\/\/pr-12/, 'no link once gone');
+  t.equal(gitlab.notes(PROJECT, 12).length, 1, 'edited, not deleted, never a second note');
+  t.ok(
+    gitlab.noteWrites().every((r) => r.method === 'POST' || r.method === 'PUT'),
+    'writes are the create and PUT edits',
+  );
+  t.same(gitlab.violations, [], 'every request matched the OpenAPI slice');
+});
+
+const CRASHES: Array<{ name: string; method: string; path: RegExp; when: 'before' | 'after'; readyFirst: boolean }> = [
+  { name: 'before the create is applied', method: 'POST', path: NOTES_LIST, when: 'before', readyFirst: true },
+  { name: 'after the create, before its answer', method: 'POST', path: NOTES_LIST, when: 'after', readyFirst: true },
+  { name: 'after an edit, before its answer', method: 'PUT', path: /\/merge_requests\/12\/notes\/\d+$/, when: 'after', readyFirst: false },
+];
+
+for (const crash of CRASHES) {
+  t.test(`GitLab: a restart ${crash.name}: no second note`, async (t) => {
+    const { world, gitlab } = await gitlabWorld(t);
+    putPreview(world, crash.readyFirst ? READY : PROGRESSING);
+    const first = await world.bridge(ENV);
+    if (!crash.readyFirst) {
+      await event(first);
+      await first.waitFor('the note', () => bodies(gitlab).length === 1);
+      putPreview(world, READY);
+    }
+    await crashAt(gitlab, first, { method: crash.method, path: crash.path, when: crash.when });
+    const second = await world.bridge(ENV);
+    await event(second);
+    await second.waitFor('live', () => bodies(gitlab)[0]?.includes('| live |'));
+    await idle(second);
+    t.equal(gitlab.notes(PROJECT, 12).length, 1, 'exactly one note');
+    if (crash.method === 'POST')
+      t.ok(
+        gitlab.requests.some((r) => r.method === 'GET' && NOTES_LIST.test(r.path)),
+        'after the restart it looked for its note before making one',
+      );
+    t.same(gitlab.violations, []);
+  });
+}
+
+t.test('GitLab: two clusters, two notes on the same merge request', async (t) => {
+  const { world, gitlab } = await gitlabWorld(t);
+  putPreview(world, READY);
+  const eu = await world.bridge({ ...ENV, CLUSTER_NAME: 'eu-1', DATABASE_PATH: join(world.dir, 'eu.db') });
+  const us = await world.bridge({ ...ENV, CLUSTER_NAME: 'us-1', DATABASE_PATH: join(world.dir, 'us.db') });
+  await event(eu);
+  await event(us);
+  await eu.waitFor('two notes', () => bodies(gitlab).length === 2 && bodies(gitlab).every((b) => b.includes('| live |')));
+  await idle(eu);
+  await idle(us);
+  t.same(
+    bodies(gitlab)
+      .map((b) => b.split('\n')[0])
+      .sort(),
+    ['<!-- github-deployment-bridge:cluster=eu-1 -->', '<!-- github-deployment-bridge:cluster=us-1 -->'],
+  );
+  t.same(gitlab.violations, []);
+});
