@@ -118,5 +118,5 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
     stopEnvironment: (p, id) => gated(() => client.stopEnvironment(p, id)),
     branchesContaining: (p, sha) => gated(() => client.branchesContaining(p, sha)),
   };
-  return { port, comments: gitlabComments(client, gated, port.user), health, monitor };
+  return { port, comments: gitlabComments(client, gated, () => port.user()), health, monitor };
 }

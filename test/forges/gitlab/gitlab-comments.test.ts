@@ -112,7 +112,7 @@ t.test('PULL_REQUEST_LOOKUP: the open merge request whose head is the commit', a
   t.same(sim.violations, []);
 });
 
-t.test('refusal reasons (table)', async (t) => {
+t.test('refusal reasons (table)', (t) => {
   const cases: Array<[ForgeError | Error, RegExp | undefined]> = [
     [new ForgeError('x', 404, { forgeMessage: '404 Merge Request Not Found' }), /not found/],
     [new ForgeError('x', 403, { forgeMessage: 'discussion is locked' }), /locked/],
@@ -129,4 +129,5 @@ t.test('refusal reasons (table)', async (t) => {
     if (want === undefined) t.equal(got, undefined, err.message);
     else t.match(got, want);
   }
+  t.end();
 });
