@@ -1,10 +1,19 @@
 /** Pull request comments end to end on GitLab: one merge request note per merge request and cluster, kept current, never duplicated. */
 import t, { type Test } from 'tap';
-import { join } from 'node:path';
 import type { GitLabSimulator } from '../harness/gitlab-sim.js';
 import { startWorld, type World } from '../harness/world.js';
 import { PROGRESSING, READY } from './scenario.js';
-import { ENV, crashAt, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
+import {
+  ENV,
+  TWO_CLUSTER_MARKERS,
+  event,
+  idle,
+  putPreview,
+  putPreviewWorkload,
+  restartAfterCrash,
+  twoClusterMarkers,
+  type CrashPoint,
+} from './pr-comments-scenario.js';
 
 const PROJECT = 'acme/web';
 
@@ -49,7 +58,7 @@ t.test('GitLab: one note from rolling out to live to gone; repeated events write
   t.same(gitlab.violations, [], 'every request matched the OpenAPI slice');
 });
 
-const CRASHES: Array<{ name: string; method: string; path: RegExp; when: 'before' | 'after'; readyFirst: boolean }> = [
+const CRASHES: CrashPoint[] = [
   { name: 'before the create is applied', method: 'POST', path: NOTES_LIST, when: 'before', readyFirst: true },
   { name: 'after the create, before its answer', method: 'POST', path: NOTES_LIST, when: 'after', readyFirst: true },
   { name: 'after an edit, before its answer', method: 'PUT', path: /\/merge_requests\/12\/notes\/\d+$/, when: 'after', readyFirst: false },
@@ -58,18 +67,7 @@ const CRASHES: Array<{ name: string; method: string; path: RegExp; when: 'before
 for (const crash of CRASHES) {
   t.test(`GitLab: a restart ${crash.name}: no second note`, async (t) => {
     const { world, gitlab } = await gitlabWorld(t);
-    putPreview(world, crash.readyFirst ? READY : PROGRESSING);
-    const first = await world.bridge(ENV);
-    if (!crash.readyFirst) {
-      await event(first);
-      await first.waitFor('the note', () => bodies(gitlab).length === 1);
-      putPreview(world, READY);
-    }
-    await crashAt(gitlab, first, { method: crash.method, path: crash.path, when: crash.when });
-    const second = await world.bridge(ENV);
-    await event(second);
-    await second.waitFor('live', () => bodies(gitlab)[0]?.includes('| live |'));
-    await idle(second);
+    await restartAfterCrash(world, gitlab, crash, () => bodies(gitlab));
     t.equal(gitlab.notes(PROJECT, 12).length, 1, 'exactly one note');
     if (crash.method === 'POST')
       t.ok(
@@ -82,19 +80,6 @@ for (const crash of CRASHES) {
 
 t.test('GitLab: two clusters, two notes on the same merge request', async (t) => {
   const { world, gitlab } = await gitlabWorld(t);
-  putPreview(world, READY);
-  const eu = await world.bridge({ ...ENV, CLUSTER_NAME: 'eu-1', DATABASE_PATH: join(world.dir, 'eu.db') });
-  const us = await world.bridge({ ...ENV, CLUSTER_NAME: 'us-1', DATABASE_PATH: join(world.dir, 'us.db') });
-  await event(eu);
-  await event(us);
-  await eu.waitFor('two notes', () => bodies(gitlab).length === 2 && bodies(gitlab).every((b) => b.includes('| live |')));
-  await idle(eu);
-  await idle(us);
-  t.same(
-    bodies(gitlab)
-      .map((b) => b.split('\n')[0])
-      .sort(),
-    ['<!-- github-deployment-bridge:cluster=eu-1 -->', '<!-- github-deployment-bridge:cluster=us-1 -->'],
-  );
+  t.same(await twoClusterMarkers(world, () => bodies(gitlab)), TWO_CLUSTER_MARKERS);
   t.same(gitlab.violations, []);
 });
