@@ -59,6 +59,8 @@ t.test('GitLab: one note from rolling out to live to gone; repeated events write
     ['POST', 'PUT', 'PUT'],
     'a create, then edits in place',
   );
+  const reads = gitlab.requests.filter((r) => r.method === 'GET' && /\/merge_requests\/12(\/notes)?$/.test(r.path));
+  t.equal(reads.length, 1, 'one read: the merge request, before the create');
   t.same(gitlab.violations, [], 'every request matched the OpenAPI slice');
 });
 
