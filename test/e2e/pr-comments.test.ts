@@ -1,12 +1,21 @@
 /** Pull request comments end to end on GitHub: one comment per pull request and cluster, kept current, never duplicated. */
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MAIN_JS } from '../harness/bridge-process.js';
 import { startWorld, type World } from '../harness/world.js';
 import { PROGRESSING, READY } from './scenario.js';
-import { ENV, crashAt, event, idle, putPreview, putPreviewWorkload } from './pr-comments-scenario.js';
+import {
+  ENV,
+  TWO_CLUSTER_MARKERS,
+  event,
+  idle,
+  putPreview,
+  putPreviewWorkload,
+  restartAfterCrash,
+  twoClusterMarkers,
+  type CrashPoint,
+} from './pr-comments-scenario.js';
 
 async function previewWorld(t: Test): Promise<World> {
   const world = await startWorld();
@@ -62,7 +71,7 @@ t.test('one comment: rolling out, edited to live with its link, edited to gone; 
   t.same(world.github.violations, [], 'every request matched the OpenAPI slices');
 });
 
-const CRASHES: Array<{ name: string; method: string; path: RegExp; when: 'before' | 'after'; readyFirst: boolean }> = [
+const CRASHES: CrashPoint[] = [
   { name: 'before the create is applied', method: 'POST', path: /\/issues\/12\/comments$/, when: 'before', readyFirst: true },
   { name: 'after the create, before its answer', method: 'POST', path: /\/issues\/12\/comments$/, when: 'after', readyFirst: true },
   { name: 'after an edit, before its answer', method: 'PATCH', path: /\/issues\/comments\/\d+$/, when: 'after', readyFirst: false },
@@ -71,18 +80,7 @@ const CRASHES: Array<{ name: string; method: string; path: RegExp; when: 'before
 for (const crash of CRASHES) {
   t.test(`a restart ${crash.name}: no second comment`, async (t) => {
     const world = await previewWorld(t);
-    putPreview(world, crash.readyFirst ? READY : PROGRESSING);
-    const first = await world.bridge(ENV);
-    if (!crash.readyFirst) {
-      await event(first);
-      await first.waitFor('the comment', () => bodies(world).length === 1);
-      putPreview(world, READY);
-    }
-    await crashAt(world.github, first, { method: crash.method, path: crash.path, when: crash.when });
-    const second = await world.bridge(ENV);
-    await event(second);
-    await second.waitFor('live', () => bodies(world)[0]?.includes('| live |'));
-    await idle(second);
+    await restartAfterCrash(world, world.github, crash, () => bodies(world));
     t.equal(world.github.comments('acme', 'web', 12).length, 1, 'exactly one comment');
     if (crash.method === 'POST')
       t.ok(
@@ -95,19 +93,6 @@ for (const crash of CRASHES) {
 
 t.test('two clusters: two comments on the same pull request', async (t) => {
   const world = await previewWorld(t);
-  putPreview(world, READY);
-  const eu = await world.bridge({ ...ENV, CLUSTER_NAME: 'eu-1', DATABASE_PATH: join(world.dir, 'eu.db') });
-  const us = await world.bridge({ ...ENV, CLUSTER_NAME: 'us-1', DATABASE_PATH: join(world.dir, 'us.db') });
-  await event(eu);
-  await event(us);
-  await eu.waitFor('two comments', () => bodies(world).length === 2 && bodies(world).every((b) => b.includes('| live |')));
-  await idle(eu);
-  await idle(us);
-  t.same(
-    bodies(world)
-      .map((b) => b.split('\n')[0])
-      .sort(),
-    ['<!-- github-deployment-bridge:cluster=eu-1 -->', '<!-- github-deployment-bridge:cluster=us-1 -->'],
-  );
+  t.same(await twoClusterMarkers(world, () => bodies(world)), TWO_CLUSTER_MARKERS);
   t.same(world.github.violations, []);
 });

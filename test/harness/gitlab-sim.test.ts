@@ -305,3 +305,56 @@ t.test('the response checks bite, and the tier guess follows GitLab', (t) => {
   ]);
   t.end();
 });
+
+t.test('merge request notes: pages with x-next-page/x-total-pages, newest first, author-only edit, 404s, validation', async (t) => {
+  const sim = await setup(t);
+  sim.mergeRequest(PROJECT, 7, { sha: SHA });
+  const notes = `projects/${ID}/merge_requests/7/notes`;
+  t.equal((await call(sim, 'GET', `projects/${ID}/merge_requests/8/notes`)).status, 404, 'an unknown merge request');
+  t.same((await call(sim, 'GET', `projects/${ID}/merge_requests/8`)).body, { message: '404 Merge Request Not Found' });
+  t.equal((await call(sim, 'GET', `projects/${encodeURIComponent('platform/hidden')}/merge_requests/7/notes`)).status, 404);
+  for (let i = 0; i < 3; i++) t.equal((await call(sim, 'POST', notes, { body: { body: `n${i}` } })).status, 201);
+  const first = await call(sim, 'GET', `${notes}?per_page=2`);
+  t.equal(first.headers.get('x-next-page'), '2');
+  t.equal(first.headers.get('x-total-pages'), '2');
+  t.same(
+    first.body.map((n) => (n as unknown as { body: string }).body),
+    ['n2', 'n1'],
+    'newest first by default',
+  );
+  const last = await call(sim, 'GET', `${notes}?per_page=2&page=2`);
+  t.equal(last.headers.get('x-next-page'), '');
+  const id = (last.body[0] as unknown as { id: number }).id;
+  t.equal((await call(sim, 'PUT', `${notes}/${id}`, { token: OTHER, body: { body: 'x' } })).status, 403, 'only the author edits');
+  t.equal((await call(sim, 'PUT', `${notes}/${id}`, { body: { body: 'edited' } })).status, 200);
+  t.equal((await call(sim, 'PUT', `${notes}/999999`, { body: { body: 'x' } })).status, 404);
+  t.equal((await call(sim, 'POST', notes, { body: { body: '' } })).status, 400, 'an empty note');
+  t.equal((await call(sim, 'POST', notes, { body: {} })).status, 400, 'body is missing');
+  t.equal(sim.noteWrites().length, 4);
+  t.equal((await call(sim, 'GET', `${notes}?sort=sideways`)).status, 400, 'a value out of the enum');
+  t.ok(sim.violations.length >= 3, 'the bad requests are recorded');
+});
+
+t.test('merge request states: a locked discussion refuses non-members; the merge requests of a commit', async (t) => {
+  const sim = await setup(t);
+  sim.mergeRequest(PROJECT, 3, { discussionLocked: true, sha: SHA });
+  sim.mergeRequest(PROJECT, 4, { state: 'merged', sha: SHA });
+  const notes = `projects/${ID}/merge_requests/3/notes`;
+  t.equal((await call(sim, 'POST', notes, { body: { body: 'x' } })).status, 403);
+  sim.member = true;
+  t.equal((await call(sim, 'POST', notes, { body: { body: 'x' } })).status, 201, 'a member still comments');
+  const mr = await call(sim, 'GET', `projects/${ID}/merge_requests/3`);
+  t.match(mr.body, { iid: 3, state: 'opened', discussion_locked: true });
+  const open = await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}/merge_requests?state=opened`);
+  t.same(
+    open.body.map((m) => m.iid),
+    [3],
+  );
+  t.equal((await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}/merge_requests`)).body.length, 2);
+  t.equal((await call(sim, 'GET', `projects/${ID}/repository/commits/${'f'.repeat(40)}/merge_requests`)).status, 404, 'an unknown commit');
+  sim.inject({ method: 'GET', path: /\/notes$/, ...rateLimitFault({ retryAfterSeconds: 1 }) });
+  const throttled = await call(sim, 'GET', notes);
+  t.equal(throttled.status, 429);
+  t.equal(throttled.headers.get('retry-after'), '1');
+  t.same(sim.violations, []);
+});

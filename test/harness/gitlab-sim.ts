@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ErrorFault } from './github-sim/faults.js';
 import { route, type Reply, type Violation } from './gitlab-sim/routes.js';
 import { compileSpec, loadOpenApi, type SpecValidators } from './gitlab-sim/spec.js';
+import { GitLabConversation, type SimMergeRequest, type StoredNote } from './gitlab-sim/notes.js';
 import { GitLabBook, type ProjectState, type SimProject } from './gitlab-sim/state.js';
 import { SimServer, SimulatorBase, pathBelow, type ForgeSimulatorFace, type SimAdapter, type SimRecord } from './sim-server.js';
 
@@ -19,6 +20,7 @@ export type { Fault, FaultKind } from './github-sim/faults.js';
 export type { RequestHook } from './github-sim/hooks.js';
 export type { Violation } from './gitlab-sim/routes.js';
 export type { SimProject, StoredDeployment, StoredEnvironment } from './gitlab-sim/state.js';
+export type { MergeRequestState, SimMergeRequest, StoredNote } from './gitlab-sim/notes.js';
 
 export interface GitLabSimulatorOptions {
   /** Accepted tokens → their user's username; when omitted any token is user `deploy-bridge`; none still gets 401. */
@@ -49,6 +51,14 @@ export interface RecordedRequest extends SimRecord {
 export interface GitLabSimulator extends ForgeSimulatorFace<RecordedRequest, Violation> {
   /** A project's state (environments, deployments), by full path. */
   project(path: string): ProjectState | undefined;
+  /** Opens (or changes) merge request `iid` of the project for the notes endpoints. */
+  mergeRequest(path: string, iid: number, mr?: Partial<SimMergeRequest>): void;
+  /** Merge request `iid`'s notes, oldest first. */
+  notes(path: string, iid: number): StoredNote[];
+  /** Client requests that wrote a note (created or edited). */
+  noteWrites(): RecordedRequest[];
+  /** Whether the token's user is a project member: a member still comments on a locked discussion (default false). */
+  member: boolean;
 }
 
 /** GitLab's throttle answer (Rack::Attack): 429, plain text, `Retry-After` and the `RateLimit-*` headers. */
@@ -75,11 +85,13 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
   private readonly prefix: string;
   private readonly spec: SpecValidators;
   private readonly book: GitLabBook;
+  private readonly conversation: GitLabConversation;
 
   constructor(private readonly options: GitLabSimulatorOptions) {
     super();
     this.spec = compileSpec(loadOpenApi(options.fixturePath));
     this.book = new GitLabBook(options.projects, options.clock ?? Date.now);
+    this.conversation = new GitLabConversation(this.book.now);
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
     this.latencyMs = options.latencyMs;
   }
@@ -92,10 +104,34 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
     return this.book.all().find((p) => p.facts.path.toLowerCase() === path.toLowerCase());
   }
 
+  mergeRequest(path: string, iid: number, mr: Partial<SimMergeRequest> = {}): void {
+    const p = this.book.project(path);
+    if (p === undefined) throw new Error(`the GitLab simulator has no project ${path}`);
+    this.conversation.mergeRequest(p, iid, mr);
+  }
+
+  notes(path: string, iid: number): StoredNote[] {
+    const p = this.project(path);
+    return p === undefined ? [] : this.conversation.of(p, iid);
+  }
+
+  noteWrites(): RecordedRequest[] {
+    return this.server.requests.filter((r) => r.didWork && /\/merge_requests\/\d+\/notes/.test(r.path));
+  }
+
+  get member(): boolean {
+    return this.conversation.member;
+  }
+
+  set member(v: boolean) {
+    this.conversation.member = v;
+  }
+
   reset(): void {
     this.server.reset();
     this.violations.length = 0;
     this.book.clear();
+    this.conversation.clear();
   }
 
   apiPath(pathname: string): string | undefined {
@@ -136,20 +172,17 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
     if (username === undefined) return { status: 401, body: this.spec.errorBody('unauthorized.401') };
     rec.username = username;
     const u = new URL(req.url ?? '/', this.url);
-    return route(
-      {
-        spec: this.spec,
-        book: this.book,
-        webUrl: this.url,
-        username,
-        selfUrl: `${u.origin}${u.pathname}`,
-        query: rec.query,
-        body: rec.body,
-        violation: (v) => this.violations.push({ method: rec.method, path: rec.path, ...v }),
-      },
-      rec.method,
-      rec.path,
-    );
+    const ctx = {
+      spec: this.spec,
+      book: this.book,
+      webUrl: this.url,
+      username,
+      selfUrl: `${u.origin}${u.pathname}`,
+      query: rec.query,
+      body: rec.body,
+      violation: (v: Omit<Violation, 'method' | 'path'>) => this.violations.push({ method: rec.method, path: rec.path, ...v }),
+    };
+    return this.conversation.answer(ctx, rec.method, rec.path) ?? route(ctx, rec.method, rec.path);
   }
 }
 

@@ -6,7 +6,7 @@
  * up to a named number of pages. No retries here: the queue retries, by `classifyGitLabFailure`.
  */
 import { GitLabError, type GitLabOperation } from './gitlab-error.js';
-import { gitlabRequest, type GitLabHttpOptions } from './gitlab-http.js';
+import { gitlabRequest, type GitLabAnswer, type GitLabHttpOptions, type GitLabRequest } from './gitlab-http.js';
 import type {
   DeploymentFilter,
   GitLabDeployment,
@@ -130,6 +130,11 @@ export class GitLabClient {
       { type: 'branch' },
     );
     return refs.filter((r) => r.type === 'branch').map((r) => r.name);
+  }
+
+  /** One request of another part of the bridge (merge request notes: gitlab-comments.ts), on the same HTTP layer. */
+  send(r: GitLabRequest): Promise<GitLabAnswer> {
+    return gitlabRequest(this.o, r);
   }
 
   /** Every item of a list, page after page, up to MAX_PAGES. */

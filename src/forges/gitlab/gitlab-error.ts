@@ -15,7 +15,12 @@ export type GitLabOperation =
   | 'listEnvironments'
   | 'updateEnvironment'
   | 'stopEnvironment'
-  | 'commitRefs';
+  | 'commitRefs'
+  | 'mergeRequest'
+  | 'listNotes'
+  | 'createNote'
+  | 'editNote'
+  | 'commitMergeRequests';
 
 export class GitLabError extends Error {
   override readonly name = 'GitLabError';

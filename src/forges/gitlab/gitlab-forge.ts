@@ -69,6 +69,7 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       title: 'GitLab',
       health,
       ...laneOf(guarded, plain, (r) => ({ sent: r.sent, superseded: 0 })),
+      comments: side.comments,
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'gitlab', now()) }),

@@ -57,7 +57,7 @@ const error = (ctx: RouteContext, status: number, key: string): Reply => ({ stat
 const validation = (field: string, message: string): Reply => ({ status: 400, body: { message: { [field]: [message] } } });
 
 /** Grape's parameter check: a refusal answers 400 `{"error": …}`; undeclared parameters are ignored, and recorded. */
-function params(ctx: RouteContext, op: OperationId, where: 'body' | 'query'): Reply | undefined {
+export function params(ctx: RouteContext, op: OperationId, where: 'body' | 'query'): Reply | undefined {
   const { refused, ignored } = where === 'body' ? ctx.spec.body(op, ctx.body) : ctx.spec.query(op, ctx.query);
   if (refused.length + ignored.length > 0)
     ctx.violation({ operation: op, kind: where, errors: [...refused, ...ignored], data: where === 'body' ? ctx.body : ctx.query });

@@ -24,6 +24,11 @@ export type OperationId =
   | 'putApiV4ProjectsIdEnvironmentsEnvironmentId'
   | 'postApiV4ProjectsIdEnvironmentsEnvironmentIdStop'
   | 'getApiV4ProjectsIdRepositoryCommitsShaRefs'
+  | 'getApiV4ProjectsIdMergeRequestsNoteableIdNotes'
+  | 'postApiV4ProjectsIdMergeRequestsNoteableIdNotes'
+  | 'putApiV4ProjectsIdMergeRequestsNoteableIdNotesNoteId'
+  | 'getApiV4ProjectsIdMergeRequestsMergeRequestIid'
+  | 'getApiV4ProjectsIdRepositoryCommitsShaMergeRequests'
   | 'getApiV4User'
   | 'getApiV4ProjectsId';
 
