@@ -32,6 +32,9 @@ import { Resync } from './runtime/resync.js';
 import { createSourceRunner } from './runtime/source-runner.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
 import { DoraStore } from './store/dora-store.js';
+import { CommitTimeStore } from './store/commit-time-store.js';
+import { CommitTimes } from './runtime/commit-times.js';
+import { countsForDora } from './lifecycle/dora.js';
 import { matchesPattern } from './metadata/patterns.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
@@ -96,6 +99,17 @@ async function main(config: Config): Promise<void> {
         now,
       })
     : undefined;
+  // The DORA lead time: each counted commit's committer date, read once from its forge.
+  const doraEnvironments = (e: string) => config.doraEnvironments.some((p) => matchesPattern(p, e));
+  const commitTimeStore = new CommitTimeStore(db);
+  const commitTimes = new CommitTimes({
+    store: commitTimeStore,
+    forges: new Map(forges.list.flatMap((f) => (f.commits ? [[f.name, f.commits] as const] : []))),
+    counts: (env) => countsForDora(env, doraEnvironments),
+    onRead: (forge, result) => metrics.doraCommitTimeReads.inc({ forge, result }),
+    log: log.child({ component: 'commit-times' }),
+    now,
+  });
   const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, comments, graceMs: config.cleanupGraceMs, log };
   const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now };
 
@@ -176,7 +190,11 @@ async function main(config: Config): Promise<void> {
     refusals,
     ...(comments ? { comments: commentStore } : {}),
     dora: new DoraStore(db),
-    doraEnvironments: (e) => config.doraEnvironments.some((p) => matchesPattern(p, e)),
+    doraEnvironments,
+    commitTimes: () => {
+      const e = commitTimes.lastError;
+      return { ...commitTimeStore.counts(), lastError: e ? { ...e, at: new Date(e.at).toISOString() } : null };
+    },
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());
@@ -185,6 +203,7 @@ async function main(config: Config): Promise<void> {
   worker.start();
   resync.start();
   pruning.start();
+  commitTimes.start();
   // A comment a crash or a stop left due (a create cut short, an edit not made) is written now.
   comments?.settle();
   log.info(
@@ -213,6 +232,7 @@ async function main(config: Config): Promise<void> {
     log.info({ signal }, 'shutting down: finishing in-flight work');
     await resync.stop();
     pruning.stop();
+    commitTimes.stop();
     rollouts.stop();
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);

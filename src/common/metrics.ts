@@ -242,6 +242,12 @@ function doraMetrics(registers: Registry[]) {
       buckets: DORA_BUCKETS,
       registers,
     }),
+    doraCommitTimeReads: new Counter({
+      name: 'gdb_dora_commit_time_reads_total',
+      help: "Reads of a counted commit's committer date from its forge (once per commit), by forge and result: known, missing (the forge does not hold it), failed (asked again later)",
+      labelNames: ['forge', 'result'],
+      registers,
+    }),
     doraTimeToRestore: new Histogram({
       name: 'gdb_dora_time_to_restore_seconds',
       help: "Time to restore of the last 30 days' failed deployments: the failure to the next success in the environment, by forge and environment",

@@ -14,6 +14,7 @@ import type { Db } from '../store/database.js';
 import type { DeploymentRow, DeploymentStore, Origin } from '../store/deployment-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { CommentsPort } from './comments-port.js';
+import type { CommitTimesPort } from './commit-times-port.js';
 import type { ForgeHealth } from './forge-health.js';
 
 /** What one publish sent, on any forge: the states (in the words of the deployments table) and supersessions. */
@@ -54,6 +55,8 @@ export interface Forge {
   publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgePublished>;
   /** Its pull request comments (GitHub and Forgejo: issue comments; GitLab: merge request notes). */
   readonly comments?: CommentsPort;
+  /** Its commits' times (the DORA lead time), read once per commit. */
+  readonly commits?: CommitTimesPort;
   /** Ends one row whose workload is gone (cleanup; not guarded); false when nothing was left to end. */
   retire(row: DeploymentRow, description: string): Promise<boolean>;
   /** Starts the credential checks; resolves when the first is answered. */

@@ -43,6 +43,8 @@ export interface StatusDeps {
   dora?: Pick<DoraStore, 'facts' | 'since'>;
   /** `DORA_ENVIRONMENTS`: which environments the metrics count besides production ones. */
   doraEnvironments?: (environment: string) => boolean;
+  /** The commit times read for the lead time: how many are known, missing on their forge, failed (asked again), the last failure. */
+  commitTimes?: () => Record<string, unknown>;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -111,7 +113,14 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
       items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
     },
     // The four DORA keys of the last 30 days per repository and environment (the `dora` command's figures).
-    ...(deps.dora ? { dora: doraSummary(doraWindow(deps.dora, deps.now(), deps.doraEnvironments)) } : {}),
+    ...(deps.dora
+      ? {
+          dora: {
+            ...doraSummary(doraWindow(deps.dora, deps.now(), deps.doraEnvironments)),
+            ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}),
+          },
+        }
+      : {}),
     readiness: deps.readiness(),
     ...(deps.storageState ? { storage: deps.storageState() } : {}),
     ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),

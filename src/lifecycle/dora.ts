@@ -77,11 +77,14 @@ const PRODUCTION_NAMES = ['production', 'prod'];
  * Whether a fact's environment is counted: production (the flag, or the name `production`/`prod`, any case, alone or
  * as the folder of per-cluster environments, `production/eu-1`) or included by pattern; previews never. Pure.
  */
-export function countsForDora(fact: DeploymentFact, include?: (environment: string) => boolean): boolean {
+export function countsForDora(
+  fact: Pick<DeploymentFact, 'environment' | 'transient'> & { production?: boolean },
+  include?: (environment: string) => boolean,
+): boolean {
   if (fact.transient) return false;
   const name = fact.environment.toLowerCase();
   const production = PRODUCTION_NAMES.some((p) => name === p || name.startsWith(`${p}/`));
-  return fact.production || production || include?.(fact.environment) === true;
+  return fact.production === true || production || include?.(fact.environment) === true;
 }
 
 /** The middle value (the mean of the two middle ones for an even count); undefined for none. */

@@ -12,6 +12,8 @@ interface OutcomeRaw {
   outcome: 'success' | 'failure';
   at: number;
   transient: number;
+  /** The commit's committer date, once read from its forge (commit_times). */
+  committed_at?: number | null;
 }
 
 /**
@@ -55,8 +57,8 @@ export function foldOutcomes(rows: readonly OutcomeRaw[]): DeploymentFact[] {
         repository: `${r.owner}/${r.repo}`,
         environment: r.environment,
         sha: r.sha,
-        // Commit times are not read from the forges yet: lead times stay absent rather than guessed.
-        commitAt: null,
+        // Until its forge was asked (runtime/commit-times.ts), a lead time stays absent rather than guessed.
+        commitAt: r.committed_at ?? null,
         startedAt: returning ? r.at : Math.min(r.started_at, r.at),
         succeededAt: null,
         failedAt: null,
@@ -74,7 +76,7 @@ export function foldOutcomes(rows: readonly OutcomeRaw[]): DeploymentFact[] {
   return facts;
 }
 
-/** The DORA facts from the outcomes the bridge recorded (migration 13): a reader, nothing written. */
+/** The DORA facts from the outcomes the bridge recorded (migration 13) and the commit times read (14): a reader, nothing written. */
 export class DoraStore {
   constructor(private readonly db: Db) {}
 
@@ -82,10 +84,11 @@ export class DoraStore {
   facts(filter: FactFilter = {}): DeploymentFact[] {
     const rows = this.db
       .prepare(
-        `SELECT o.forge, o.owner, o.repo, o.environment, o.sha, o.started_at, o.outcome, o.at,
+        `SELECT o.forge, o.owner, o.repo, o.environment, o.sha, o.started_at, o.outcome, o.at, c.committed_at,
         EXISTS (SELECT 1 FROM transient_environments t WHERE t.forge = o.forge AND t.owner = o.owner AND t.repo = o.repo
           AND t.environment = o.environment) AS transient
       FROM deployment_outcomes o
+        LEFT JOIN commit_times c ON c.forge = o.forge AND c.owner = o.owner AND c.repo = o.repo AND c.sha = o.sha AND c.state = 'known'
       WHERE (@repository IS NULL OR lower(o.owner || '/' || o.repo) = lower(@repository)) AND o.at >= @from
       ORDER BY o.forge, o.owner, o.repo, o.environment, o.at, o.rowid`,
       )

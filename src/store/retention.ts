@@ -10,7 +10,8 @@ import type { Db } from './database.js';
  *   20 rows per lineage whatever their age: lineage() reads those on every publish, and none of them is superseded again;
  * - a pull request comment whose rows are all gone, with nothing left to write, 14 days after its last change (the
  *   pull request was closed: a preview that comes back later gets a new comment).
- * - a recorded outcome (the DORA figures) 90 days: the longest window the figures are read over, with room to spare.
+ * - a recorded outcome (the DORA figures) 90 days: the longest window the figures are read over, with room to spare;
+ *   a commit's time once no outcome of its commit is left (it is read again only if the commit is deployed again).
  */
 export interface RetentionPolicy {
   deletedSourceMs: number;
@@ -41,6 +42,7 @@ export type Pruned = Record<
   | 'forge_refusals'
   | 'deployments'
   | 'deployment_outcomes'
+  | 'commit_times'
   | 'pr_comments'
   | 'pr_comment_rows',
   number
@@ -97,6 +99,10 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
     );
     const commentRows = run(`DELETE FROM pr_comment_rows AS r WHERE NOT EXISTS (SELECT 1 FROM pr_comments c WHERE ${SAME_COMMENT})`);
     const outcomes = run(`DELETE FROM deployment_outcomes WHERE at < ?`, now - policy.outcomesMs);
+    const commitTimes = run(
+      `DELETE FROM commit_times AS c WHERE NOT EXISTS (SELECT 1 FROM deployment_outcomes o WHERE o.forge = c.forge
+        AND o.owner = c.owner AND o.repo = c.repo AND o.sha = c.sha)`,
+    );
     return {
       sources,
       skips,
@@ -107,6 +113,7 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
       pr_comments: comments,
       pr_comment_rows: commentRows,
       deployment_outcomes: outcomes,
+      commit_times: commitTimes,
     };
   })();
 }

@@ -12,6 +12,7 @@ const none: Pruned = {
   forge_refusals: 0,
   deployments: 0,
   deployment_outcomes: 0,
+  commit_times: 0,
   pr_comments: 0,
   pr_comment_rows: 0,
 };

@@ -6,7 +6,7 @@
 
 /** The Forgejo calls the bridge makes, named so a refusal can say what was refused. */
 export type ForgejoOperation =
-  'createStatus' | 'listStatuses' | 'credentialCheck' | 'pullRequest' | 'listComments' | 'createComment' | 'editComment';
+  'createStatus' | 'listStatuses' | 'credentialCheck' | 'pullRequest' | 'listComments' | 'createComment' | 'editComment' | 'getCommit';
 
 /** Statuses whose `Retry-After` the bridge honours: a rate limit, or a proxy saying the forge is unavailable. */
 const WAIT_STATUSES = [429, 503];

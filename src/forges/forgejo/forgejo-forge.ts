@@ -85,6 +85,7 @@ export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
       health,
       ...laneOf(guarded, plain, (r) => ({ sent: r.sent, superseded: 0 })),
       comments: side.comments,
+      commits: side.commits,
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'forgejo', now()) }),

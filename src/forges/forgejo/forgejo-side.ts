@@ -8,7 +8,9 @@ import { ForgeError } from '../../common/errors.js';
 import type { ForgejoLocation } from './forgejo-url.js';
 import type { CommitStatusPort } from './forgejo-types.js';
 import type { CommentsPort } from '../comments-port.js';
+import type { CommitTimesPort } from '../commit-times-port.js';
 import { forgejoComments } from './forgejo-comments.js';
+import { forgejoCommitTimes } from './forgejo-commit-times.js';
 
 export interface ForgejoSideOptions {
   location: ForgejoLocation;
@@ -26,6 +28,8 @@ export interface ForgejoSide {
   port: CommitStatusPort;
   /** Pull request comments, through the same client and gate. */
   comments: CommentsPort;
+  /** Commit times (the DORA lead time), through the same client and gate. */
+  commits: CommitTimesPort;
   health: ForgeHealth;
   monitor: CredentialMonitor;
 }
@@ -78,5 +82,5 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
     createStatus: (repo, sha, body) => gated(() => client.createStatus(repo, sha, body)),
     latestStatus: (repo, sha, context) => gated(() => client.latestStatus(repo, sha, context)),
   };
-  return { port, comments: forgejoComments(client, gated), health, monitor };
+  return { port, comments: forgejoComments(client, gated), commits: forgejoCommitTimes(client, gated), health, monitor };
 }

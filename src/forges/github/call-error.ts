@@ -11,6 +11,7 @@ export type GitHubOperation =
   | 'installation'
   | 'installationToken'
   | 'credentialCheck'
+  | 'getCommit'
   | CommentOperation;
 
 /** The pull request comment calls (github-comments.ts). */

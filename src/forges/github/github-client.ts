@@ -13,6 +13,8 @@ import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
 import { BudgetGate } from '../budget-gate.js';
 import type { BudgetWindow } from '../write-budget.js';
 import type { CommentsPort } from '../comments-port.js';
+import type { CommitTimesPort } from '../commit-times-port.js';
+import { COMMIT_TOKEN_PERMISSIONS, githubCommitTimes } from './github-commit-times.js';
 import { COMMENT_TOKEN_PERMISSIONS, githubComments, tokenLogin } from './github-comments.js';
 
 /** How the bridge authenticates to GitHub: a token (or a reader of its file, called before each request), or a GitHub App (PEM private key). */
@@ -47,6 +49,8 @@ export interface GitHubSide {
   port: DeploymentsPort;
   /** Pull request comments, through the same clients (budgets, pauses, write spacing). */
   comments: CommentsPort;
+  /** Commit times (the DORA lead time), through the same clients. */
+  commits: CommitTimesPort;
   health: ForgeHealth;
   /** Checks the credentials at start and after a 401; `start()` once the process runs. */
   monitor: CredentialMonitor;
@@ -80,6 +84,7 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
   const onUnauthorized = (reason: string) => monitor.current?.rejected(reason);
   let port: DeploymentsPort;
   let comments: CommentsPort;
+  let commits: CommitTimesPort;
   let check: () => Promise<string | undefined>;
   if (o.auth.kind === 'token') {
     const token = o.auth.token;
@@ -87,6 +92,7 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     const octokit = createOctokit({ ...client, onUnauthorized, credentials, scope: 'token' });
     port = createDeploymentsPort(octokit, o.timeoutMs);
     comments = githubComments(() => Promise.resolve(octokit), { kind: 'token', login: tokenLogin(octokit, o.timeoutMs) }, o.timeoutMs);
+    commits = githubCommitTimes(() => Promise.resolve(octokit), o.timeoutMs);
     // The check is never paused (it is what ends a credentials pause) and handles its own 401.
     const checker = createOctokit({ ...client, credentials, scope: 'token', gated: false, spaceWrites: false });
     check = async () => {
@@ -111,8 +117,9 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
     });
     port = app.port;
     comments = githubComments((r) => app.clientFor(r, COMMENT_TOKEN_PERMISSIONS), { kind: 'app', appId: o.auth.appId }, o.timeoutMs);
+    commits = githubCommitTimes((r) => app.clientFor(r, COMMIT_TOKEN_PERMISSIONS), o.timeoutMs);
     check = () => app.check();
   }
   monitor.current = new CredentialMonitor({ check, health, unauthorized: githubUnauthorized, log: o.log, now: o.now });
-  return { port, comments, health, monitor: monitor.current, budget };
+  return { port, comments, commits, health, monitor: monitor.current, budget };
 }

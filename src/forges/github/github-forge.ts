@@ -93,6 +93,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       health,
       ...githubLane(guarded, plain),
       comments: side.comments,
+      commits: side.commits,
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({

@@ -20,7 +20,8 @@ export type GitLabOperation =
   | 'listNotes'
   | 'createNote'
   | 'editNote'
-  | 'commitMergeRequests';
+  | 'commitMergeRequests'
+  | 'getCommit';
 
 export class GitLabError extends Error {
   override readonly name = 'GitLabError';

@@ -70,6 +70,7 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
       health,
       ...laneOf(guarded, plain, (r) => ({ sent: r.sent, superseded: 0 })),
       comments: side.comments,
+      commits: side.commits,
       start: () => side.monitor.start(),
       stop: () => side.monitor.stop(),
       state: () => ({ url, ...forgeHealthState(health, refusals, 'gitlab', now()) }),

@@ -9,11 +9,13 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../../common/metrics.js';
 import { ForgeError } from '../../common/errors.js';
 import type { CommentsPort } from '../comments-port.js';
+import type { CommitTimesPort } from '../commit-times-port.js';
 import { CredentialMonitor } from '../credential-monitor.js';
 import { ForgeHealth } from '../forge-health.js';
 import { forgeGate } from '../forge-gate.js';
 import { GitLabClient } from './gitlab-client.js';
 import { gitlabComments } from './gitlab-comments.js';
+import { gitlabCommitTimes } from './gitlab-commit-times.js';
 import { GitLabError } from './gitlab-error.js';
 import type { GitLabLocation } from './gitlab-url.js';
 import type { GitLabUser } from './gitlab-types.js';
@@ -49,6 +51,8 @@ export interface GitLabSide {
   port: GitLabPort;
   /** Pull request comments (merge request notes), through the same client and gate. */
   comments: CommentsPort;
+  /** Commit times (the DORA lead time), through the same client and gate. */
+  commits: CommitTimesPort;
   health: ForgeHealth;
   monitor: CredentialMonitor;
 }
@@ -118,5 +122,5 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
     stopEnvironment: (p, id) => gated(() => client.stopEnvironment(p, id)),
     branchesContaining: (p, sha) => gated(() => client.branchesContaining(p, sha)),
   };
-  return { port, comments: gitlabComments(client, gated, () => port.user()), health, monitor };
+  return { port, comments: gitlabComments(client, gated, () => port.user()), commits: gitlabCommitTimes(client, gated), health, monitor };
 }
