@@ -68,15 +68,13 @@ export class CommitTimes {
       if (version === this.seen && (retry === null || retry > now)) return 0;
       let complete = true;
       for (const ref of this.wanted(now)) {
-        if (reads >= READS_PER_LOOK) {
-          complete = false;
-          break;
-        }
+        if (reads >= READS_PER_LOOK) break;
         const result = await this.read(ref);
         if (result === 'paused') complete = false;
         else reads += 1;
       }
-      // Seen only once everything it asked for is answered: otherwise the next look goes on.
+      // Seen only once everything wanted is answered: a pause, or a full look (more may wait), and the next look goes on.
+      if (reads >= READS_PER_LOOK) complete = false;
       if (complete) this.seen = version;
     } catch (err) {
       // The database failed (the storage health reports it): the next look tries again.
