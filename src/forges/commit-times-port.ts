@@ -23,3 +23,7 @@ export function forgeDate(value: unknown): number | null {
 /** Whether a failure says the forge does not hold the commit (404, or 422 for a SHA it cannot look up): never asked again. */
 export const commitMissing = (err: unknown): boolean =>
   err instanceof ForgeCallFailure && err.retryAt === undefined && (err.status === 404 || err.status === 422);
+
+/** Whether a failure says the credential may not read commits (403, not a rate limit): no commit of that forge is read for a while. */
+export const commitsForbidden = (err: unknown): boolean =>
+  err instanceof ForgeCallFailure && err.retryAt === undefined && err.status === 403;

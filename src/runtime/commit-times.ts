@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
-import type { CommitTimesPort } from '../forges/commit-times-port.js';
+import { commitsForbidden, type CommitTimesPort } from '../forges/commit-times-port.js';
 import { ForgePaused } from '../forges/forge-health.js';
 import type { CommitRef, CommitTimeStore, OutcomeEnvironment } from '../store/commit-time-store.js';
 
@@ -13,6 +13,8 @@ const READS_PER_LOOK = 20;
 /** A failed read is asked again after 5 minutes, doubling, at most a day. */
 const RETRY_BASE_MS = 5 * 60_000;
 const RETRY_MAX_MS = 86_400_000;
+/** A forge whose credential may not read commits (403: GitHub's Contents permission) is asked again after this long. */
+export const FORBIDDEN_HOLD_MS = 6 * 60 * 60_000;
 
 export const retryDelayMs = (attempts: number): number => Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 
@@ -38,6 +40,8 @@ export class CommitTimes {
   private timer: NodeJS.Timeout | undefined;
   private seen = -1;
   private running: Promise<number> | undefined;
+  /** Forges whose credential may not read commits, until when. */
+  private readonly held = new Map<string, number>();
   /** The last failure, for /state (its reason was logged once, at the commit's first failed read). */
   lastError: { at: number; forge: string; reason: string } | undefined;
 
@@ -69,12 +73,16 @@ export class CommitTimes {
       let complete = true;
       for (const ref of this.wanted(now)) {
         if (reads >= READS_PER_LOOK) break;
+        if ((this.held.get(ref.forge) ?? 0) > this.o.now()) {
+          complete = false;
+          continue;
+        }
         const result = await this.read(ref);
         if (result === 'paused') complete = false;
         else reads += 1;
       }
       // Seen only once everything wanted is answered: a pause, or a full look (more may wait), and the next look goes on.
-      if (reads >= READS_PER_LOOK) complete = false;
+      if (reads >= READS_PER_LOOK || [...this.held.values()].some((until) => until > this.o.now())) complete = false;
       if (complete) this.seen = version;
     } catch (err) {
       // The database failed (the storage health reports it): the next look tries again.
@@ -88,7 +96,7 @@ export class CommitTimes {
     const from = now - COMMIT_TIMES_LOOKBACK_MS;
     const refs = new Map<string, CommitRef>();
     for (const env of this.o.store.environments(from)) {
-      if (!this.o.forges.has(env.forge) || !this.o.counts(env)) continue;
+      if (!this.o.forges.has(env.forge) || (this.held.get(env.forge) ?? 0) > now || !this.o.counts(env)) continue;
       for (const ref of this.o.store.wanted(env, from, now, READS_PER_LOOK))
         refs.set(JSON.stringify([ref.forge, ref.owner, ref.repo, ref.sha]), ref);
     }
@@ -107,11 +115,21 @@ export class CommitTimes {
       // Paused (a rate limit, rejected credentials): not a failure of this commit; the next look asks again.
       if (err instanceof ForgePaused) return 'paused';
       const reason = errorMessage(err);
+      this.lastError = { at: now, forge: ref.forge, reason };
+      if (commitsForbidden(err)) {
+        // The credential's permission, not this commit: every commit of the forge waits, logged once per hold.
+        this.held.set(ref.forge, now + FORBIDDEN_HOLD_MS);
+        this.o.log.warn(
+          { forge: ref.forge, err: reason },
+          'the credential may not read commits (GitHub: Contents read); lead times stay unknown, asked again in 6 hours',
+        );
+        this.o.onRead?.(ref.forge, 'failed');
+        return 'paused';
+      }
       const attempts = this.o.store.failed(ref, reason, now + retryDelayMs(this.o.store.attempts(ref) + 1), now);
       // Logged once per commit; /state keeps the last one.
       if (attempts === 1)
         this.o.log.warn({ ...fields, err: reason }, "could not read the commit's time; its lead time waits (asked again with backoff)");
-      this.lastError = { at: now, forge: ref.forge, reason };
       this.o.onRead?.(ref.forge, 'failed');
       return 'failed';
     }

@@ -8,7 +8,8 @@ import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { CommitTimeStore } from '../../src/store/commit-time-store.js';
 import { TransientEnvironmentStore } from '../../src/store/transient-store.js';
-import { CommitTimes, retryDelayMs } from '../../src/runtime/commit-times.js';
+import { CommitTimes, FORBIDDEN_HOLD_MS, retryDelayMs } from '../../src/runtime/commit-times.js';
+import { GitHubCallError } from '../../src/forges/github/call-error.js';
 import { ForgePaused } from '../../src/forges/forge-health.js';
 import { ForgeError } from '../../src/common/errors.js';
 import { countsForDora } from '../../src/lifecycle/dora.js';
@@ -137,6 +138,27 @@ t.test('a paused forge is no failure: the next look asks again', async (t) => {
   paused = false;
   await w.reader.runOnce();
   t.same(w.store.counts(), { known: 1, missing: 0, failed: 0 }, 'read on the next look although no outcome was added');
+});
+
+t.test('a credential that may not read commits holds every commit of its forge, logged once, asked again later', async (t) => {
+  const w = world(t);
+  let forbidden = true;
+  for (const c of ['a', 'b', 'c'])
+    w.gh.answers.set(c, () => {
+      if (forbidden) throw new GitHubCallError('Resource not accessible by personal access token', 403, undefined, 'getCommit');
+      return NOW;
+    });
+  for (const c of ['a', 'b', 'c']) w.succeed(c);
+  await w.reader.runOnce();
+  await w.reader.runOnce();
+  t.equal(w.gh.reads.length, 1, 'one read, then the forge is held');
+  t.equal(w.warnings.length, 1, 'logged once');
+  t.same(w.store.counts(), { known: 0, missing: 0, failed: 0 }, 'no commit is marked: it was the permission');
+  t.match(w.reader.lastError?.reason, /not accessible/);
+  forbidden = false;
+  w.advance(FORBIDDEN_HOLD_MS);
+  await w.reader.runOnce();
+  t.same(w.store.counts(), { known: 3, missing: 0, failed: 0 }, 'all read once the hold is over');
 });
 
 t.test('many new commits are read a few per look, all in the end', async (t) => {
