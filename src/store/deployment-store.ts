@@ -1,100 +1,21 @@
-import { ACTIVE_STATES, type DeliveryState } from '../lifecycle/status-plan.js';
+import type { DeliveryState } from '../lifecycle/status-plan.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import type { Identity } from '../lifecycle/identity.js';
-import type { ForgeName } from '../lifecycle/identity.js';
 import { durably, type Db } from './database.js';
+import {
+  ACTIVE_SQL,
+  KEY,
+  PUBLISHED,
+  identityParams,
+  toRow,
+  type DeploymentRow,
+  type Origin,
+  type Raw,
+  type StateCount,
+} from './deployment-row.js';
 import { appendOutcome } from './dora-store.js';
 
-/** Where a deployment comes from: the Flux source, workload and container. */
-export interface Origin {
-  source: SourceRef;
-  workload: { kind: string; namespace: string; name: string };
-  container: string;
-  image: string;
-}
-
-/** A cached deployment, its states in neutral words. `deploymentId` null: provisional (creation may or may not have reached the forge), or a forge without deployment ids. */
-export interface DeploymentRow extends Identity {
-  forge: ForgeName;
-  deploymentId: number | null;
-  /** The commit-status context, on a forge that reports by commit status; else null. */
-  context: string | null;
-  state: DeliveryState | null;
-  /** A status being sent: set before the POST, cleared after; non-null after a crash mid-send. */
-  pendingState: DeliveryState | null;
-  description: string | null;
-  origin: Origin;
-  updatedAt: number;
-}
-
-interface Raw {
-  forge: ForgeName;
-  context: string | null;
-  owner: string;
-  repo: string;
-  environment: string;
-  sha: string;
-  deployment_name: string;
-  deployment_id: number | null;
-  state: DeliveryState | null;
-  pending_state: DeliveryState | null;
-  description: string | null;
-  source_kind: SourceRef['kind'];
-  source_namespace: string;
-  source_name: string;
-  workload_kind: string;
-  workload_namespace: string;
-  workload_name: string;
-  container: string;
-  image: string;
-  updated_at: number;
-}
-
-/** One line of `countsByState`. */
-interface StateCount {
-  forge: ForgeName;
-  state: string;
-  count: number;
-}
-
-const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
-
-/** A deployment exists on its forge once its id is known, or (a forge without ids: a status context) from its first status. */
-const PUBLISHED = `(deployment_id IS NOT NULL OR context IS NOT NULL)`;
-
-const KEY = `forge = @forge AND owner = @owner AND repo = @repo AND environment = @environment AND sha = @sha AND deployment_name = @deploymentName`;
-
-function toRow(r: Raw): DeploymentRow {
-  return {
-    forge: r.forge,
-    context: r.context,
-    owner: r.owner,
-    repo: r.repo,
-    environment: r.environment,
-    sha: r.sha,
-    deploymentName: r.deployment_name,
-    deploymentId: r.deployment_id,
-    state: r.state,
-    pendingState: r.pending_state,
-    description: r.description,
-    origin: {
-      source: { kind: r.source_kind, namespace: r.source_namespace, name: r.source_name },
-      workload: { kind: r.workload_kind, namespace: r.workload_namespace, name: r.workload_name },
-      container: r.container,
-      image: r.image,
-    },
-    updatedAt: r.updated_at,
-  };
-}
-
-const identityParams = (i: Identity) => ({
-  forge: i.forge,
-  owner: i.owner,
-  repo: i.repo,
-  environment: i.environment,
-  sha: i.sha,
-  deploymentName: i.deploymentName,
-});
+export type { DeploymentRow, Origin } from './deployment-row.js';
 
 /** The deployments cache: what the bridge knows each forge has, written before and after each forge call. */
 export class DeploymentStore {

@@ -1,12 +1,11 @@
 /** Shared set-up of the pull request comment end-to-end tests: the preview of pull request 12 and its Flux objects. */
-import { join } from 'node:path';
 import type { BridgeProcess } from '../harness/bridge-process.js';
 import { fluxEvent } from '../harness/bridge-process.js';
 import { kustomization, type ConditionSpec } from '../harness/flux-objects.js';
 import { queueIdle } from '../harness/state-body.js';
 import type { World } from '../harness/world.js';
 import type { RequestHook } from '../harness/github-sim.js';
-import { OPT_IN, PROGRESSING, READY, putDeployment, sha } from './scenario.js';
+import { OPT_IN, putDeployment, sha } from './scenario.js';
 
 export const COMMIT = sha('preview-12');
 /** No comment window, fast cleanup and resync, GitHub writes unspaced. */
@@ -66,57 +65,4 @@ export async function crashAt(
   await event(bridge);
   await bridge.waitFor('the crash point', () => killed !== undefined);
   await killed;
-}
-
-/** A write point at which a bridge is killed: before or after the create is applied, after an edit. */
-export interface CrashPoint {
-  name: string;
-  method: string;
-  path: RegExp;
-  when: 'before' | 'after';
-  /** The preview is live before the first bridge starts (a create is the first write); else it rolls out first (an edit). */
-  readyFirst: boolean;
-}
-
-/**
- * A first bridge killed at `crash` (after its comment exists, for an edit point), then a second one started on the
- * same database; resolves once the second bridge's comment says live and its queue is idle. `bodies` reads the
- * pull request's comments on the simulator.
- */
-export async function restartAfterCrash(
-  world: World,
-  sim: { hook(hook: RequestHook): void },
-  crash: CrashPoint,
-  bodies: () => string[],
-): Promise<void> {
-  putPreview(world, crash.readyFirst ? READY : PROGRESSING);
-  const first = await world.bridge(ENV);
-  if (!crash.readyFirst) {
-    await event(first);
-    await first.waitFor('the comment', () => bodies().length === 1);
-    putPreview(world, READY);
-  }
-  await crashAt(sim, first, { method: crash.method, path: crash.path, when: crash.when });
-  const second = await world.bridge(ENV);
-  await event(second);
-  await second.waitFor('live', () => bodies()[0]?.includes('| live |'));
-  await idle(second);
-}
-
-/** The markers two clusters' comments must start with. */
-export const TWO_CLUSTER_MARKERS = ['<!-- github-deployment-bridge:cluster=eu-1 -->', '<!-- github-deployment-bridge:cluster=us-1 -->'];
-
-/** Two bridges (clusters eu-1 and us-1, a database each) report the live preview; the first lines of the comments, sorted. */
-export async function twoClusterMarkers(world: World, bodies: () => string[]): Promise<string[]> {
-  putPreview(world, READY);
-  const eu = await world.bridge({ ...ENV, CLUSTER_NAME: 'eu-1', DATABASE_PATH: join(world.dir, 'eu.db') });
-  const us = await world.bridge({ ...ENV, CLUSTER_NAME: 'us-1', DATABASE_PATH: join(world.dir, 'us.db') });
-  await event(eu);
-  await event(us);
-  await eu.waitFor('two comments', () => bodies().length === 2 && bodies().every((b) => b.includes('| live |')));
-  await idle(eu);
-  await idle(us);
-  return bodies()
-    .map((b) => b.split('\n')[0] ?? '')
-    .sort();
 }

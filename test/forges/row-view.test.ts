@@ -16,12 +16,7 @@ import type { DeliveryState } from '../../src/lifecycle/status-plan.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore, type DeploymentRow } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
-
-/** GitHub's secondary limits, the default GITHUB_WRITE_BUDGET. */
-const GITHUB_LIMITS = [
-  { count: 80, ms: 60_000 },
-  { count: 500, ms: 3_600_000 },
-];
+import { GITHUB_LIMITS } from './github-limits.js';
 
 const SHA = 'a'.repeat(40);
 const db = openDatabase(':memory:');

@@ -25,12 +25,7 @@ import { SourceStore } from '../../src/store/source-store.js';
 import { startForgejoSimulator } from '../harness/forgejo-sim.js';
 import { startGitHubSimulator } from '../harness/github-sim.js';
 import { startGitLabSimulator } from '../harness/gitlab-sim.js';
-
-/** GitHub's secondary limits, the default GITHUB_WRITE_BUDGET. */
-const GITHUB_LIMITS = [
-  { count: 80, ms: 60_000 },
-  { count: 500, ms: 3_600_000 },
-];
+import { GITHUB_LIMITS } from './github-limits.js';
 
 const TOKEN = 'statuses-sent-token';
 const SHA_A = 'a'.repeat(40);

@@ -9,12 +9,7 @@ import { githubForge, type GitHubReporting, type GitHubSettings } from '../../..
 import { faults, startGitHubSimulator, type GitHubSimulatorOptions } from '../../harness/github-sim.js';
 import { forgeConformance } from '../conformance.js';
 import { OWNER, REPO, type ConformanceDriver } from '../conformance-rig.js';
-
-/** GitHub's secondary limits, the default GITHUB_WRITE_BUDGET. */
-const GITHUB_LIMITS = [
-  { count: 80, ms: 60_000 },
-  { count: 500, ms: 3_600_000 },
-];
+import { GITHUB_LIMITS } from '../github-limits.js';
 
 const TOKEN = 'ghs_conformance';
 const APP_ID = 4242;
