@@ -32,6 +32,8 @@ const TOPICS: Record<string, string> = {
   memory: 'process_resident_memory_bytes',
   'DORA deployment frequency (issue 26)': 'gdb_dora_deployments_per_day',
   'DORA change failure rate (issue 26)': 'gdb_dora_change_failure_ratio',
+  'DORA lead time for changes (issue 26)': 'gdb_dora_lead_time_seconds_bucket',
+  'DORA time to restore (issue 26)': 'gdb_dora_time_to_restore_seconds_bucket',
 };
 
 type Obj = {
@@ -43,12 +45,12 @@ type Obj = {
 
 const metricName = (selector: string) => selector.replace(/\{.*$/, '');
 
-t.test('the dashboard: Grafana JSON with a datasource variable, 12 to 18 panels on the grid', (t) => {
+t.test('the dashboard: Grafana JSON with a datasource variable, 12 to 21 panels on the grid', (t) => {
   const d = dashboard();
   t.ok(d.schemaVersion >= 36, `schemaVersion ${d.schemaVersion}`);
   t.equal(d.uid, 'github-deployment-bridge');
   t.match(d.templating.list, [{ name: 'datasource', type: 'datasource', query: 'prometheus' }]);
-  t.ok(d.panels.length >= 12 && d.panels.length <= 18, `${d.panels.length} panels`);
+  t.ok(d.panels.length >= 12 && d.panels.length <= 21, `${d.panels.length} panels`);
   t.equal(new Set(d.panels.map((p) => p.id)).size, d.panels.length, 'panel ids are unique');
   const cells = new Map<string, string>();
   for (const p of d.panels) {
@@ -60,12 +62,28 @@ t.test('the dashboard: Grafana JSON with a datasource variable, 12 to 18 panels 
         if (other) t.fail(`${p.title} overlaps ${other}`);
         cells.set(`${row},${col}`, p.title);
       }
+    // A row is a heading: no queries of its own.
+    if (p.type === 'row') continue;
+    const targets = p.targets ?? [];
     t.ok(p.description?.trim(), `${p.title}: says what it shows`);
     t.same(p.datasource, DATASOURCE, `${p.title}: the datasource variable`);
-    t.ok(p.targets.length > 0, `${p.title}: has queries`);
-    t.equal(new Set(p.targets.map((q) => q.refId)).size, p.targets.length, `${p.title}: refIds unique`);
-    for (const q of p.targets) t.same(q.datasource, DATASOURCE, `${p.title} / ${q.refId}: the datasource variable`);
+    t.ok(targets.length > 0, `${p.title}: has queries`);
+    t.equal(new Set(targets.map((q) => q.refId)).size, targets.length, `${p.title}: refIds unique`);
+    for (const q of targets) t.same(q.datasource, DATASOURCE, `${p.title} / ${q.refId}: the datasource variable`);
   }
+  t.end();
+});
+
+t.test('the DORA figures are one row of their own: a row heading, and every DORA panel below it (issue 26)', (t) => {
+  const d = dashboard();
+  const rows = d.panels.filter((p) => p.type === 'row');
+  const row = rows.find((p) => /DORA/.test(p.title));
+  t.ok(row, 'a DORA row');
+  const dora = d.panels.filter((p) => (p.targets ?? []).some((q) => /gdb_dora_/.test(q.expr)));
+  t.equal(dora.length, 4, 'deployment frequency, lead time, change failure rate, time to restore');
+  const below = rows.filter((r) => r !== row && r.gridPos.y > (row?.gridPos.y ?? 0)).map((r) => r.gridPos.y);
+  const end = Math.min(Infinity, ...below);
+  for (const p of dora) t.ok(p.gridPos.y > (row?.gridPos.y ?? Infinity) && p.gridPos.y < end, `${p.title}: in the DORA row`);
   t.end();
 });
 

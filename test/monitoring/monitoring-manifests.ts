@@ -19,7 +19,8 @@ export interface Dashboard {
     description?: string;
     datasource: { type: string; uid: string };
     gridPos: { h: number; w: number; x: number; y: number };
-    targets: Array<{ refId: string; expr: string; legendFormat?: string; datasource: { type: string; uid: string } }>;
+    /** Absent on a row (a heading). */
+    targets?: Array<{ refId: string; expr: string; legendFormat?: string; datasource: { type: string; uid: string } }>;
   }>;
 }
 
@@ -49,7 +50,7 @@ export const alertRules = () => prometheusRule().spec.groups.flatMap((g) => g.ru
 /** Every query of the dashboard, named `panel title / refId`. */
 export const dashboardQueries = () =>
   dashboard().panels.flatMap((p) =>
-    p.targets.map((t) => ({ name: `${p.title} / ${t.refId}`, expr: t.expr, legendFormat: t.legendFormat })),
+    (p.targets ?? []).map((t) => ({ name: `${p.title} / ${t.refId}`, expr: t.expr, legendFormat: t.legendFormat })),
   );
 
 /**

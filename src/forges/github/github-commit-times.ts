@@ -7,6 +7,7 @@
 import type { Octokit } from 'octokit';
 import { commitMissing, forgeDate, type CommitTimesPort } from '../commit-times-port.js';
 import type { RepoRef } from './github-types.js';
+import { GitHubCallError } from './call-error.js';
 import { callGitHub, GITHUB_TIMEOUT_MS } from './octokit-factory.js';
 
 /** What an installation token for commit times may do (least privilege). */
@@ -16,8 +17,19 @@ export function githubCommitTimes(clientFor: (r: RepoRef) => Promise<Octokit>, t
   return {
     async committedAt(owner, repo, sha) {
       const what = `read the commit ${owner}/${repo}@${sha.slice(0, 12)}`;
+      const octokit = await clientFor({ owner, repo }).catch((err: unknown) => {
+        // An installation that was not granted Contents read: GitHub refuses the token (422), not the commit.
+        if (err instanceof GitHubCallError && err.status === 422 && err.retryAt === undefined)
+          throw new GitHubCallError(
+            `${what}: the App was not granted Contents read (${err.githubMessage ?? err.message})`,
+            403,
+            err.githubMessage,
+            'getCommit',
+            { cause: err },
+          );
+        throw err;
+      });
       try {
-        const octokit = await clientFor({ owner, repo });
         const commit = await callGitHub<{ committer?: { date?: unknown } | null }>(
           'getCommit',
           what,
