@@ -12,13 +12,15 @@ import { fluxEvent, type BridgeProcess } from '../harness/bridge-process.js';
 import { commitOf } from '../harness/kube-meta.js';
 import { pushImage } from '../harness/push-image.js';
 import { startWorld, type World } from '../harness/world.js';
-import { OPT_IN, READY, pushAppImage, putDeployment, putKustomization } from '../e2e/scenario.js';
+import { HEALTH_FAILED, OPT_IN, READY, pushAppImage, putDeployment, putKustomization } from '../e2e/scenario.js';
 import { alertRules, asPromQL, dashboardQueries, selectorsOf } from './monitoring-manifests.js';
 import { SCRAPE_JOB, startPrometheus, type RunningPrometheus } from './prometheus-server.js';
 
 const WEB = commitOf('monitoring-web');
 const GHOST = commitOf('monitoring-ghost');
 const SHOP = commitOf('monitoring-shop');
+const SHOP_FAILED = commitOf('monitoring-shop-failed');
+const SHOP_FIXED = commitOf('monitoring-shop-fixed');
 const REVISION = '5f1c0de';
 /** Scrapes to wait for after the traffic, so every new series has several samples in a 1m window. */
 const SCRAPES_AFTER = 4;
@@ -38,11 +40,12 @@ async function traffic(t: Test, world: World, bridge: BridgeProcess): Promise<vo
   putKustomization(world, 'web', ['web'], READY);
   // Forgejo: acme/shop's first status gets a 429 with Retry-After (a pause), then goes through.
   forgejo.inject({ method: 'POST', path: /\/statuses\//, status: 429, headers: { 'retry-after': '1' }, body: 'Too Many Requests' });
-  putDeployment(world, 'shop', 'registry.invalid/acme/shop:1', {
+  const shop = (commit: string) => ({
     ...OPT_IN,
     'github-deployment-bridge.io/repository': `${forgejo.url}/acme/shop`,
-    'github-deployment-bridge.io/commit': SHOP,
+    'github-deployment-bridge.io/commit': commit,
   });
+  putDeployment(world, 'shop', 'registry.invalid/acme/shop:1', shop(SHOP));
   putKustomization(world, 'shop', ['shop'], READY);
   // A workload whose image names no repository (skipped), and one whose repository GitHub does not have (refused).
   await pushImage(world.registry!.url, 'acme/orphan', '1', { labels: {} });
@@ -58,6 +61,24 @@ async function traffic(t: Test, world: World, bridge: BridgeProcess): Promise<vo
 
   await bridge.waitFor('GitHub success', () => github.deployments('acme', 'web')[0]?.statuses.some((s) => s.state === 'success'), WAIT_MS);
   await bridge.waitFor('Forgejo success', () => forgejo.statuses('acme', 'shop', SHOP).some((s) => s.state === 'success'), WAIT_MS);
+  // DORA: shop's next commit fails its health check, the one after succeeds (a time to restore); each success's commit
+  // time is read from Forgejo (a lead time).
+  for (const [commit, conditions, generation, want] of [
+    [SHOP_FAILED, HEALTH_FAILED, 2, 'failure'],
+    [SHOP_FIXED, READY, 3, 'success'],
+  ] as const) {
+    putDeployment(world, 'shop', `registry.invalid/acme/shop:${generation}`, shop(commit));
+    putKustomization(world, 'shop', ['shop'], conditions, generation);
+    t.equal((await bridge.post(fluxEvent('Kustomization', 'flux-system', 'shop'))).status, 202);
+    await bridge.waitFor(`shop's ${want}`, () => forgejo.statuses('acme', 'shop', commit).some((s) => s.state === want), WAIT_MS);
+  }
+  await bridge.waitFor(
+    'a DORA lead time and time to restore',
+    async () =>
+      /gdb_dora_lead_time_seconds_count\{/.test(await bridge.metrics()) &&
+      /gdb_dora_time_to_restore_seconds_count\{/.test(await bridge.metrics()),
+    WAIT_MS,
+  );
   await bridge.waitFor(
     'both skips',
     async () => {
@@ -85,7 +106,7 @@ t.test('the dashboard and alert queries return series from a real Prometheus scr
   const world = await startWorld({
     registry: true,
     github: { repos: ['acme/web'] },
-    forgejo: { repos: ['acme/shop'], commits: { 'acme/shop': [SHOP] } },
+    forgejo: { repos: ['acme/shop'], commits: { 'acme/shop': [SHOP, SHOP_FAILED, SHOP_FIXED] } },
   });
   t.teardown(() => world.close());
   // staging counted as DORA's (the world's environment), so the DORA panels have series to read.
