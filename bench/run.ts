@@ -19,6 +19,7 @@ const ALL = [
   'resync-cost',
   'memory',
   'dora-scrape',
+  'commit-time-reads',
   'runtime-soundness',
 ];
 const here = dirname(fileURLToPath(import.meta.url));

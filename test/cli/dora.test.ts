@@ -9,6 +9,7 @@ import { doraTable, humanDuration, UNKNOWN } from '../../src/cli/dora-table.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
+import { CommitTimeStore } from '../../src/store/commit-time-store.js';
 import { record, shopDeployment } from '../harness/recorded-deployments.js';
 import { MAIN_JS } from '../harness/bridge-process.js';
 
@@ -107,6 +108,24 @@ t.test('from a real database: production by default, staging when asked', (t) =>
   const both = capture(['ACME/SHOP', '--environments', 'stag*'], env);
   t.equal(both.out.trimEnd().split('\n').length, 4, 'and staging');
   t.match(capture(['acme/other'], env).out, /no deployments recorded/);
+  t.end();
+});
+
+t.test('with the commit time read from the forge: the lead time shows', (t) => {
+  const path = database(t);
+  const db = openDatabase(path);
+  new CommitTimeStore(db).record(
+    { forge: 'github', owner: 'acme', repo: 'shop', sha: 'b'.repeat(40) },
+    NOW - 5 * D + H,
+    NOW - 5 * D + 4 * H,
+  );
+  db.close();
+  const prod = capture(['acme/shop'], { DATABASE_PATH: path });
+  t.match(
+    prod.out.trimEnd().split('\n')[2],
+    /^github\s+production\s+0\.20\s+1\.4\s+2\.0h \(1\)\s+50% \(1\/2\)\s+2\.0h \(1\)$/,
+    'b: committed 2h before its rollout was complete',
+  );
   t.end();
 });
 

@@ -123,7 +123,12 @@ export interface StateBody {
   registryCache: { digests: number; tags: number };
   github: StateGitHub;
   /** The four DORA keys of the last 30 days per repository and environment (null: cannot be known). */
-  dora?: { windowDays: number; environments: Record<string, string | number | null>[] };
+  dora?: {
+    windowDays: number;
+    environments: Record<string, string | number | null>[];
+    /** The commit times read for the lead time. */
+    commitTimes?: { known: number; missing: number; failed: number; lastError: { at: string; forge: string; reason: string } | null };
+  };
   /** PULL_REQUEST_COMMENTS: each comment of the bridge's cluster. */
   pullRequestComments?: StatePullRequestComment[];
 }
