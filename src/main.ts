@@ -33,6 +33,7 @@ import { createSourceRunner } from './runtime/source-runner.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
 import { DoraStore } from './store/dora-store.js';
 import { CommitTimeStore } from './store/commit-time-store.js';
+import { EnvironmentKinds } from './store/environment-kinds.js';
 import { CommitTimes } from './runtime/commit-times.js';
 import { countsForDora } from './lifecycle/dora.js';
 import { matchesPattern } from './metadata/patterns.js';
@@ -82,7 +83,7 @@ async function main(config: Config): Promise<void> {
   const refusals = new RefusalStore(db);
   const userAgent = `github-deployment-bridge/${version}`;
   const forges = buildForges(config, { db, deployments, refusals, metrics, log, now, userAgent, dryRun: config.dryRun });
-  const router = ForgeRouter.over(forges.list, log);
+  const router = ForgeRouter.over(forges.list, log, new EnvironmentKinds(db, now));
   const defaults = buildDefaults(config, version, forges.hosts);
   const commentStore = new CommentStore(db);
   // PULL_REQUEST_COMMENTS: one comment per pull request and cluster, through each forge's comments.

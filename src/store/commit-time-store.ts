@@ -1,4 +1,5 @@
 import type { Db } from './database.js';
+import { OUTCOME_KIND_COLUMNS, OUTCOME_KIND_JOIN } from './environment-kinds.js';
 
 /** One commit on one forge. */
 export interface CommitRef {
@@ -15,6 +16,8 @@ export interface OutcomeEnvironment {
   repo: string;
   environment: string;
   transient: boolean;
+  /** Production by the `production` annotation (a production name counts by itself). */
+  production: boolean;
 }
 
 /** What the bridge knows of its commit times, for /state. */
@@ -40,17 +43,15 @@ export class CommitTimeStore {
   environments(from: number): OutcomeEnvironment[] {
     const rows = this.db
       .prepare(
-        `SELECT DISTINCT o.forge, o.owner, o.repo, o.environment,
-        EXISTS (SELECT 1 FROM transient_environments t WHERE t.forge = o.forge AND t.owner = o.owner AND t.repo = o.repo
-          AND t.environment = o.environment) AS transient
-      FROM deployment_outcomes o WHERE o.outcome = 'success' AND o.at >= ?`,
+        `SELECT DISTINCT o.forge, o.owner, o.repo, o.environment, ${OUTCOME_KIND_COLUMNS}
+      FROM deployment_outcomes o ${OUTCOME_KIND_JOIN} WHERE o.outcome = 'success' AND o.at >= ?`,
       )
-      .all(from) as (Omit<OutcomeEnvironment, 'transient'> & { transient: number })[];
-    return rows.map((r) => ({ ...r, transient: r.transient === 1 }));
+      .all(from) as (Omit<OutcomeEnvironment, 'transient' | 'production'> & { transient: number; production: number })[];
+    return rows.map((r) => ({ ...r, transient: r.transient === 1, production: r.production === 1 }));
   }
 
   /** The commits of an environment's successes since `from` with no time yet, or whose failed read is due again; oldest first. */
-  wanted(env: Omit<OutcomeEnvironment, 'transient'>, from: number, now: number, limit: number): CommitRef[] {
+  wanted(env: Omit<OutcomeEnvironment, 'transient' | 'production'>, from: number, now: number, limit: number): CommitRef[] {
     return this.db
       .prepare(
         `SELECT o.forge, o.owner, o.repo, o.sha FROM deployment_outcomes o

@@ -1,5 +1,6 @@
 import { groupBy, type DeploymentFact } from '../lifecycle/dora.js';
 import type { Db } from './database.js';
+import { OUTCOME_KIND_COLUMNS, OUTCOME_KIND_JOIN } from './environment-kinds.js';
 
 /** One recorded outcome, as `deployment_outcomes` keeps it. */
 interface OutcomeRaw {
@@ -12,6 +13,7 @@ interface OutcomeRaw {
   outcome: 'success' | 'failure';
   at: number;
   transient: number;
+  production: number;
   /** The commit's committer date, once read from its forge (commit_times). */
   committed_at?: number | null;
 }
@@ -64,7 +66,7 @@ export function foldOutcomes(rows: readonly OutcomeRaw[]): DeploymentFact[] {
         failedAt: null,
         cluster: null,
         superseded: false,
-        production: false,
+        production: r.production === 1,
         transient: r.transient === 1,
       });
     }
@@ -84,10 +86,8 @@ export class DoraStore {
   facts(filter: FactFilter = {}): DeploymentFact[] {
     const rows = this.db
       .prepare(
-        `SELECT o.forge, o.owner, o.repo, o.environment, o.sha, o.started_at, o.outcome, o.at, c.committed_at,
-        EXISTS (SELECT 1 FROM transient_environments t WHERE t.forge = o.forge AND t.owner = o.owner AND t.repo = o.repo
-          AND t.environment = o.environment) AS transient
-      FROM deployment_outcomes o
+        `SELECT o.forge, o.owner, o.repo, o.environment, o.sha, o.started_at, o.outcome, o.at, c.committed_at, ${OUTCOME_KIND_COLUMNS}
+      FROM deployment_outcomes o ${OUTCOME_KIND_JOIN}
         LEFT JOIN commit_times c ON c.forge = o.forge AND c.owner = o.owner AND c.repo = o.repo AND c.sha = o.sha AND c.state = 'known'
       WHERE (@repository IS NULL OR lower(o.owner || '/' || o.repo) = lower(@repository)) AND o.at >= @from
       ORDER BY o.forge, o.owner, o.repo, o.environment, o.at, o.rowid`,

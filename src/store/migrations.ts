@@ -145,11 +145,18 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX deployment_outcomes_environment ON deployment_outcomes (forge, owner, repo, environment, at);
    CREATE INDEX deployment_outcomes_at ON deployment_outcomes (at);`,
   // DORA lead time (issue 26): each counted commit's committer date, read once from its forge. `state`: `known` (the
-  // date), `missing` (the forge does not hold it: never asked again) or `failed` (asked again from `next_at`).
+  // date), `missing` (the forge does not hold it: never asked again) or `failed` (asked again from `next_at`). And what
+  // each environment was last resolved as (the `production` annotation or name, a preview), on every forge, kept after a
+  // preview ended: the figures count production environments and never previews.
   `CREATE TABLE commit_times (
      forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, sha TEXT NOT NULL,
      state TEXT NOT NULL CHECK (state IN ('known', 'missing', 'failed')), committed_at INTEGER,
      attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, reason TEXT, read_at INTEGER NOT NULL,
      PRIMARY KEY (forge, owner, repo, sha)
+   ) WITHOUT ROWID;
+   CREATE TABLE environment_kinds (
+     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL,
+     production INTEGER NOT NULL, transient INTEGER NOT NULL, seen_at INTEGER NOT NULL,
+     PRIMARY KEY (forge, owner, repo, environment)
    ) WITHOUT ROWID;`,
 ];

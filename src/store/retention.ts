@@ -11,7 +11,8 @@ import type { Db } from './database.js';
  * - a pull request comment whose rows are all gone, with nothing left to write, 14 days after its last change (the
  *   pull request was closed: a preview that comes back later gets a new comment).
  * - a recorded outcome (the DORA figures) 90 days: the longest window the figures are read over, with room to spare;
- *   a commit's time once no outcome of its commit is left (it is read again only if the commit is deployed again).
+ *   a commit's time once no outcome of its commit is left (it is read again only if the commit is deployed again), an
+ *   environment's kind once none of its outcomes is left and it was not published into for as long.
  */
 export interface RetentionPolicy {
   deletedSourceMs: number;
@@ -43,6 +44,7 @@ export type Pruned = Record<
   | 'deployments'
   | 'deployment_outcomes'
   | 'commit_times'
+  | 'environment_kinds'
   | 'pr_comments'
   | 'pr_comment_rows',
   number
@@ -103,6 +105,11 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
       `DELETE FROM commit_times AS c WHERE NOT EXISTS (SELECT 1 FROM deployment_outcomes o WHERE o.forge = c.forge
         AND o.owner = c.owner AND o.repo = c.repo AND o.sha = c.sha)`,
     );
+    const kinds = run(
+      `DELETE FROM environment_kinds AS k WHERE k.seen_at < ? AND NOT EXISTS (SELECT 1 FROM deployment_outcomes o
+        WHERE o.forge = k.forge AND o.owner = k.owner AND o.repo = k.repo AND o.environment = k.environment)`,
+      now - policy.outcomesMs,
+    );
     return {
       sources,
       skips,
@@ -114,6 +121,7 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
       pr_comment_rows: commentRows,
       deployment_outcomes: outcomes,
       commit_times: commitTimes,
+      environment_kinds: kinds,
     };
   })();
 }

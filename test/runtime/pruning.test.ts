@@ -13,6 +13,7 @@ const none: Pruned = {
   deployments: 0,
   deployment_outcomes: 0,
   commit_times: 0,
+  environment_kinds: 0,
   pr_comments: 0,
   pr_comment_rows: 0,
 };
