@@ -443,3 +443,62 @@ t.test('rate limit: headers count down, /rate_limit reports, exhaustion is a pri
   t.equal((await gh.rest.repos.listDeployments(repo)).headers['x-ratelimit-remaining'], '2', 'reset() refills');
   t.equal(sim.requests.length, 1, 'reset() forgets requests');
 });
+
+t.test('git commits: a registered commit answers its dates, any other full SHA the default date', async (t) => {
+  const { sim, gh } = await setup(t, { defaultCommitDate: '2026-11-01T08:00:00Z' });
+  sim.commit('acme', 'web', SHA, { committedAt: '2026-11-30T10:00:00+02:00', authoredAt: '2026-11-29T09:30:00Z' });
+  const got = await gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: SHA });
+  t.match(got.data, {
+    sha: SHA,
+    committer: { date: '2026-11-30T08:00:00Z' },
+    author: { date: '2026-11-29T09:30:00Z' },
+    url: `${sim.url}/repos/acme/web/git/commits/${SHA}`,
+  });
+  const other = await gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: SHA2 });
+  t.match(other.data, { sha: SHA2, committer: { date: '2026-11-01T08:00:00Z' }, author: { date: '2026-11-01T08:00:00Z' } });
+  t.equal(sim.commitReads().length, 2);
+  t.same(sim.writes(), [], 'a read is not a write');
+  t.equal(other.headers['x-ratelimit-used'], '2', 'each read counts against the primary budget');
+  t.same(sim.violations, [], 'both answers match the Git Commit schema');
+});
+
+t.test('git commits: the default date is an hour before the start, in whole seconds', async (t) => {
+  const before = Date.now();
+  const { gh } = await setup(t);
+  const got = await gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: SHA });
+  const date = (got.data as { committer: { date: string } }).committer.date;
+  t.match(date, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  t.ok(Math.abs(Date.parse(date) - (before - 3_600_000)) < 2000, date);
+});
+
+t.test('git commits: a missing commit is a Basic Error 404; reset() forgets it', async (t) => {
+  const { sim, gh } = await setup(t);
+  sim.missingCommit('acme', 'web', SHA);
+  t.match(await failure(gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: SHA })), {
+    status: 404,
+    response: { data: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/git/commits#get-a-commit-object' } },
+  });
+  t.match(await failure(gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: 'abc' })), {
+    status: 404,
+  });
+  t.same(sim.violations, []);
+  sim.reset();
+  t.equal((await gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: SHA })).status, 200);
+});
+
+t.test('git commits: a query parameter the description does not have is a violation', async (t) => {
+  const { sim, gh } = await setup(t);
+  await gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: SHA, stat: 'false' });
+  t.match(sim.violations, [{ kind: 'query', errors: ['unknown query parameter stat'], data: { stat: 'false' } }]);
+});
+
+t.test('git commits: a repository that does not exist is 404', async (t) => {
+  const { sim, gh } = await setup(t, { repos: ['acme/web'] });
+  t.match(
+    await failure(gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { owner: 'acme', repo: 'api', commit_sha: SHA })),
+    {
+      status: 404,
+    },
+  );
+  t.equal(sim.commitReads().length, 1);
+});

@@ -14,6 +14,7 @@ import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
 import { SimState, repoKey } from './github-sim/state.js';
 import { CommentSim, type SimComment, type SimPullRequest } from './github-sim/comments.js';
+import { CommitSim, isCommitRead, type CommitDates } from './github-sim/commits.js';
 import type { SimDeployment, SimUser } from './github-sim/wire-types.js';
 import { SimServer, SimulatorBase, pathBelow, type SimAdapter, type SimRecord } from './sim-server.js';
 
@@ -23,6 +24,7 @@ export type { Deployment, DeploymentStatus, SimDeployment, SimStatus } from './g
 export type { SimAppOptions, SimInstallation } from './github-sim/app.js';
 export type { RequestHook, HookVerdict } from './github-sim/hooks.js';
 export type { SimComment, SimPullRequest } from './github-sim/comments.js';
+export type { CommitDates } from './github-sim/commits.js';
 
 export interface GitHubSimulatorOptions extends RepoFacts {
   /** Accepted tokens (`Authorization: token X` or `Bearer X`); when omitted any token is accepted, none still gets 401. */
@@ -49,6 +51,8 @@ export interface GitHubSimulatorOptions extends RepoFacts {
   fixturePath?: string;
   /** A GitHub App: JWTs verified with its public key, installations, installation tokens. */
   app?: SimAppOptions;
+  /** Committer and author date of every full SHA not registered with `commit()` (default: an hour before the start, whole seconds). */
+  defaultCommitDate?: string;
 }
 
 /** One request as the simulator saw it; `path` is without the prefix and query. */
@@ -87,9 +91,15 @@ export interface GitHubSimulator {
   comments(owner: string, repo: string, n: number): SimComment[];
   /** Client requests that wrote a comment (created or edited). */
   commentWrites(): RecordedRequest[];
+  /** Registers a commit with its dates (ISO 8601) for `GET …/git/commits/{sha}`. */
+  commit(owner: string, repo: string, sha: string, dates: CommitDates): void;
+  /** That SHA answers 404: the repository does not hold it. */
+  missingCommit(owner: string, repo: string, sha: string): void;
+  /** Client requests that read a git commit (`GET …/git/commits/{sha}`). */
+  commitReads(): RecordedRequest[];
   /** The repository's deployments, oldest first, each with its statuses oldest first. */
   deployments(owner: string, repo: string): SimDeployment[];
-  /** Forgets deployments, requests, violations, faults, hooks and rate-limit counters. */
+  /** Forgets deployments, commits, requests, violations, faults, hooks and rate-limit counters. */
   reset(): void;
   /** Stops the server, ending hanging and delayed requests; safe to call more than once. */
   close(): Promise<void>;
@@ -104,6 +114,8 @@ const BAD_CREDENTIALS: Reply = {
 };
 /** GitHub's content-generating methods: what its secondary limits count. */
 const CONTENT_GENERATING = ['POST', 'PATCH', 'PUT', 'DELETE'];
+/** Where GitHub's refusals of a commit read point. */
+const COMMIT_DOCS = 'https://docs.github.com/rest/git/commits#get-a-commit-object';
 /** The primary budget when `requestsPerHour` is not set: GitHub's for a token. */
 const DEFAULT_REQUESTS_PER_HOUR = 5000;
 
@@ -133,8 +145,15 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     (v) => this.violations.push({ method: '', path: v.endpoint, ...v, endpoint: undefined }),
   );
 
+  private readonly commits: CommitSim;
+
   constructor(private readonly options: GitHubSimulatorOptions) {
     super();
+    this.commits = new CommitSim(
+      () => this.url,
+      (v) => this.violations.push({ method: 'GET', path: v.endpoint, ...v, endpoint: undefined }),
+      options.defaultCommitDate ?? new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    );
     this.spec = compileSpec(loadFixture(options.fixturePath));
     this.faults = faultBuilders(this.spec.fixture);
     this.app = options.app === undefined ? undefined : new SimApp(options.app);
@@ -179,6 +198,18 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     return this.server.requests.filter((r) => r.didWork && /\/issues\/(?:\d+\/)?comments/.test(r.path));
   }
 
+  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
+    this.commits.commit(owner, repo, sha, dates);
+  }
+
+  missingCommit(owner: string, repo: string, sha: string): void {
+    this.commits.missingCommit(owner, repo, sha);
+  }
+
+  commitReads(): RecordedRequest[] {
+    return this.server.requests.filter(isCommitRead);
+  }
+
   deployments(owner: string, repo: string): SimDeployment[] {
     return this.state.snapshot(owner, repo);
   }
@@ -188,6 +219,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.violations.length = 0;
     this.state.clear();
     this.conversation.clear();
+    this.commits.clear();
     this.primary.reset();
     this.window?.reset();
     this.perAccount.reset();
@@ -275,6 +307,10 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
       }
       if (rec.method === 'GET' && rec.path === '/user' && presented.kind === 'installation')
         return { status: 403, body: { message: 'Resource not accessible by integration', status: '403' } };
+      if (isCommitRead(rec) && presented.kind === 'installation' && !SimApp.permits(presented.permissions, 'contents', 'read'))
+        return { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: COMMIT_DOCS, status: '403' } };
+      const read = this.commits.answer(rec.method, rec.path, rec.query);
+      if (read !== undefined) return read;
       const spoken = this.conversation.answer(rec.method, rec.path, rec.query, rec.body ?? {}, commenter, selfUrl);
       if (spoken !== undefined) return spoken;
     }

@@ -125,3 +125,25 @@ t.test('expired installation tokens are refused; /rate_limit checks credentials'
   t.equal((await call(sim, 'GET', '/rate_limit', 'token ghp_pat')).status, 200);
   t.match(await call(sim, 'GET', '/rate_limit', 'token ghp_wrong'), { status: 401, body: { message: 'Bad credentials' } });
 });
+
+t.test('git commits need contents read: the default App grants it, a token minted without it gets 403', async (t) => {
+  const sim = await setup(t);
+  const path = `/repos/acme/web/git/commits/${'c'.repeat(40)}`;
+  const mint = async (permissions: Record<string, string>) => {
+    const minted = await call(sim, 'POST', '/app/installations/7/access_tokens', `Bearer ${good()}`, { permissions });
+    t.equal(minted.status, 201, JSON.stringify(permissions));
+    return `token ${minted.body.token ?? ''}`;
+  };
+  t.equal((await call(sim, 'GET', path, await mint({ contents: 'read', metadata: 'read' }))).status, 200);
+  t.match(await call(sim, 'GET', path, await mint({ deployments: 'write', metadata: 'read' })), {
+    status: 403,
+    body: { message: 'Resource not accessible by integration' },
+  });
+  t.equal(
+    (await call(sim, 'GET', `/repos/acme/api/git/commits/${'c'.repeat(40)}`, await mint({ contents: 'read' }))).status,
+    404,
+    'outside the installation',
+  );
+  t.equal(sim.commitReads().length, 3);
+  t.same(sim.violations, []);
+});

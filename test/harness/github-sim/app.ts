@@ -21,7 +21,7 @@ export interface SimAppOptions {
   slug?: string;
   /** Verifies the App's JWTs: PEM text or a KeyObject (a private key's public half is taken). */
   publicKey: string | KeyObject;
-  /** Permissions of the App (default deployments write, metadata read). */
+  /** Permissions of the App (default deployments write, contents read, metadata read). */
   permissions?: Record<string, string>;
   installations: SimInstallation[];
   /** Installation token lifetime (default 3600 s, as on GitHub). */
@@ -32,7 +32,7 @@ export interface SimAppOptions {
 export type Presented =
   | { kind: 'none' }
   | { kind: 'jwt'; ok: boolean; message?: string }
-  | { kind: 'installation'; installation: SimInstallation; expired: boolean }
+  | { kind: 'installation'; installation: SimInstallation; expired: boolean; permissions: Record<string, string> }
   | { kind: 'token'; token: string };
 
 const unauthorized = (message: string): Reply => ({
@@ -44,7 +44,7 @@ const ts = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 /** The App side of the simulator. */
 export class SimApp {
   private readonly key: KeyObject;
-  private readonly tokens = new Map<string, { installationId: number; expiresAt: number }>();
+  private readonly tokens = new Map<string, { installationId: number; expiresAt: number; permissions: Record<string, string> }>();
   /** Installation tokens issued so far, oldest first. */
   readonly issued: Array<{ installationId: number; token: string; expiresAt: number; permissions: unknown }> = [];
 
@@ -59,7 +59,13 @@ export class SimApp {
     const held = this.tokens.get(credential);
     if (held === undefined) return { kind: 'token', token: credential };
     const installation = this.o.installations.find((i) => i.id === held.installationId)!;
-    return { kind: 'installation', installation, expired: held.expiresAt <= Date.now() };
+    return { kind: 'installation', installation, expired: held.expiresAt <= Date.now(), permissions: held.permissions };
+  }
+
+  /** True when a token minted with `permissions` holds `name` at `level` (write includes read). */
+  static permits(permissions: Record<string, string>, name: string, level: 'read' | 'write'): boolean {
+    const rank = (p: string | undefined) => (p === 'write' ? 2 : p === 'read' ? 1 : 0);
+    return rank(permissions[name]) >= rank(level);
   }
 
   /** True when an installation token may touch the repository. */
@@ -96,8 +102,7 @@ export class SimApp {
       return { status: 403, body: { message: 'This installation has been suspended', documentation_url: 'https://docs.github.com/rest' } };
     const asked = (body as { permissions?: Record<string, string> } | undefined)?.permissions ?? this.permissions();
     const granted = this.permissions();
-    const rank = (p: string | undefined) => (p === 'write' ? 2 : p === 'read' ? 1 : 0);
-    if (Object.entries(asked).some(([k, v]) => rank(v) === 0 || rank(v) > rank(granted[k]))) {
+    if (Object.entries(asked).some(([k, v]) => (v !== 'read' && v !== 'write') || !SimApp.permits(granted, k, v))) {
       return {
         status: 422,
         body: {
@@ -108,7 +113,7 @@ export class SimApp {
     }
     const token = `ghs_${randomBytes(18).toString('base64url')}`;
     const expiresAt = Math.floor(Date.now() / 1000) * 1000 + (this.o.tokenTtlSeconds ?? 3600) * 1000;
-    this.tokens.set(token, { installationId: installation.id, expiresAt });
+    this.tokens.set(token, { installationId: installation.id, expiresAt, permissions: asked });
     this.issued.push({ installationId: installation.id, token, expiresAt, permissions: asked });
     return {
       status: 201,
@@ -151,7 +156,7 @@ export class SimApp {
   }
 
   private permissions(): Record<string, string> {
-    return this.o.permissions ?? { deployments: 'write', metadata: 'read' };
+    return this.o.permissions ?? { deployments: 'write', contents: 'read', metadata: 'read' };
   }
 
   private appBody(): Record<string, unknown> {
