@@ -47,7 +47,7 @@ for (const auth of ['token', 'app'] as const) {
     sim.missingCommit('acme', 'web', 'b'.repeat(40));
     t.equal(await commits.committedAt('acme', 'web', 'b'.repeat(40)), null);
     sim.inject({ path: '/git/commits/', status: 503, times: Infinity });
-    await t.rejects(commits.committedAt('acme', 'web', 'c'.repeat(40)), { name: 'ForgeCallFailure', status: 503 });
+    await t.rejects(commits.committedAt('acme', 'web', 'c'.repeat(40)), { name: 'GitHubCallError', status: 503 });
     t.equal(sim.commitReads().length, 3, 'one read per call');
     t.same(sim.writes(), []);
     t.same(sim.violations, [], 'every request and answer matched the OpenAPI slice');
