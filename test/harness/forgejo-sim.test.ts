@@ -228,3 +228,59 @@ t.test('request hooks: drop a request on arrival (never applied) or once applied
   t.equal(sim.writes().length, 1);
   t.match(await post(sim, SHA, { state: 'success' }), { status: 201, body: { id: 2 } }, 'hooks are used up');
 });
+
+const CHEAP = 'stat=false&verification=false&files=false';
+
+t.test('git commits: a registered commit answers its dates, any other full SHA the default date; reads are not writes', async (t) => {
+  const sim = await setup(t, { defaultCommitDate: '2026-11-01T08:00:00Z' });
+  sim.commit('acme', 'web', SHA, { committedAt: '2026-11-30T10:00:00+02:00', authoredAt: '2026-11-29T09:30:00Z' });
+  const got = await call(sim, 'GET', `${REPO}/git/commits/${SHA}?${CHEAP}`);
+  t.match(got, {
+    status: 200,
+    body: {
+      sha: SHA,
+      created: '2026-11-30T10:00:00+02:00',
+      commit: { committer: { date: '2026-11-30T10:00:00+02:00' }, author: { date: '2026-11-29T09:30:00Z' } },
+      url: `${sim.apiUrl}/repos/acme/web/git/commits/${SHA}`,
+    },
+  });
+  t.match(await call(sim, 'GET', `${REPO}/git/commits/${SHA2}?${CHEAP}`), {
+    status: 200,
+    body: { commit: { committer: { date: '2026-11-01T08:00:00Z' }, author: { date: '2026-11-01T08:00:00Z' } } },
+  });
+  t.equal(sim.commitReads().length, 2);
+  t.same(sim.writes(), []);
+  t.same(sim.violations, [], 'both answers match the Commit definition');
+});
+
+t.test('git commits: the default date is an hour before the start, in whole seconds', async (t) => {
+  const sim = await setup(t, { clock: () => Date.parse('2026-12-01T12:00:00.750Z') });
+  t.match(await call(sim, 'GET', `${REPO}/git/commits/${SHA}`), {
+    status: 200,
+    body: { commit: { committer: { date: '2026-12-01T11:00:00Z' } } },
+  });
+});
+
+t.test('git commits: 404 for a missing commit (and a ref it does not hold), 422 for no valid ref; reset() forgets', async (t) => {
+  const sim = await setup(t, { repos: ['acme/web'] });
+  sim.missingCommit('acme', 'web', SHA);
+  t.match(await call(sim, 'GET', `${REPO}/git/commits/${SHA}?${CHEAP}`), {
+    status: 404,
+    body: { message: "The target couldn't be found." },
+  });
+  t.match(await call(sim, 'GET', `${REPO}/git/commits/no-such-branch`), { status: 404 });
+  t.match(await call(sim, 'GET', `${REPO}/git/commits/a..b`), { status: 422, body: { message: 'no valid ref or sha: a..b' } });
+  t.match(await call(sim, 'GET', `${REPO}/git/commits/${encodeURIComponent('x y')}`), { status: 422 });
+  t.match(await call(sim, 'GET', `repos/acme/nope/git/commits/${SHA}`), { status: 404 }, 'an unknown repository');
+  t.match(await call(sim, 'GET', `${REPO}/git/commits/${SHA}`, { token: null }), { status: 401 }, 'reads need the token');
+  t.equal(sim.commitReads().length, 6);
+  t.same(sim.violations, [], 'the 404 and 422 bodies match notFound and validationError');
+  sim.reset();
+  t.equal((await call(sim, 'GET', `${REPO}/git/commits/${SHA}`)).status, 200);
+});
+
+t.test('git commits: a query parameter the swagger does not have is recorded, and ignored as Forgejo does', async (t) => {
+  const sim = await setup(t);
+  t.equal((await call(sim, 'GET', `${REPO}/git/commits/${SHA}?stats=false`)).status, 200);
+  t.match(sim.violations, [{ operation: 'repoGetSingleCommit', kind: 'query', errors: [/"stats" is not defined by Forgejo/] }]);
+});

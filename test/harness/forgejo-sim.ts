@@ -16,6 +16,7 @@ import type { Reply, RouteContext, Violation } from './forgejo-sim/routes.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './forgejo-sim/spec.js';
 import { StatusBook } from './forgejo-sim/state.js';
 import { ForgejoConversation, type FjComment, type FjPullRequest } from './forgejo-sim/comments.js';
+import { ForgejoCommits, isCommitRead, type CommitDates } from './forgejo-sim/commits.js';
 import { apiError, type Site, type StoredStatus } from './forgejo-sim/wire.js';
 import { SimServer, SimulatorBase, pathBelow, type ForgeSimulatorFace, type SimAdapter } from './sim-server.js';
 
@@ -24,6 +25,7 @@ export type { RequestHook } from './github-sim/hooks.js';
 export type { ForgejoSimulatorOptions, RecordedRequest } from './forgejo-sim/options.js';
 export type { RepoFacts, Violation } from './forgejo-sim/routes.js';
 export type { StoredStatus } from './forgejo-sim/wire.js';
+export type { CommitDates } from './forgejo-sim/commits.js';
 
 /** `apiUrl` is `${url}/api/v1`; `writes()` are the POST requests that stored a status. */
 export interface ForgejoSimulator extends ForgeSimulatorFace<RecordedRequest, Violation> {
@@ -35,6 +37,12 @@ export interface ForgejoSimulator extends ForgeSimulatorFace<RecordedRequest, Vi
   comments(owner: string, repo: string, index: number): FjComment[];
   /** Client requests that wrote a comment (created or edited). */
   commentWrites(): RecordedRequest[];
+  /** Registers a commit with its dates (ISO 8601) for `GET …/git/commits/{sha}`. */
+  commit(owner: string, repo: string, sha: string, dates: CommitDates): void;
+  /** That SHA answers 404: the repository does not hold it. */
+  missingCommit(owner: string, repo: string, sha: string): void;
+  /** Client requests that read a commit (`GET …/git/commits/{sha}`). */
+  commitReads(): RecordedRequest[];
 }
 
 /** A 429 (or a proxy's 503) with `Retry-After`: delta seconds, or an HTTP date given as a string. */
@@ -51,6 +59,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
   readonly server = new SimServer<Reply, RecordedRequest>(this);
   private readonly book = new StatusBook();
   private readonly conversation = new ForgejoConversation((v) => this.violations.push({ method: '', path: '', ...v }));
+  private readonly commits: ForgejoCommits;
   private readonly spec: SwaggerValidators;
   readonly prefix: string;
   readonly latencyMs: number | undefined;
@@ -60,6 +69,11 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     this.spec = compileSwagger(loadSwagger(options.fixturePath));
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
     this.latencyMs = options.latencyMs;
+    const start = Math.floor((options.clock ?? Date.now)() / 1000) * 1000;
+    this.commits = new ForgejoCommits(
+      (v) => this.violations.push({ method: 'GET', path: '', ...v }),
+      options.defaultCommitDate ?? new Date(start - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    );
   }
 
   writes(): RecordedRequest[] {
@@ -78,6 +92,18 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     return this.server.requests.filter((r) => r.didWork && /\/issues\/(?:\d+\/)?comments/.test(r.path));
   }
 
+  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
+    this.commits.commit(owner, repo, sha, dates);
+  }
+
+  missingCommit(owner: string, repo: string, sha: string): void {
+    this.commits.missingCommit(owner, repo, sha);
+  }
+
+  commitReads(): RecordedRequest[] {
+    return this.server.requests.filter(isCommitRead);
+  }
+
   statuses(owner: string, repo: string, sha: string): StoredStatus[] {
     return this.book.all(owner, repo, sha);
   }
@@ -87,6 +113,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     this.violations.length = 0;
     this.book.clear();
     this.conversation.clear();
+    this.commits.clear();
   }
 
   private get site(): Site {
@@ -143,7 +170,9 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
       repo !== null &&
       (this.options.repos === undefined || this.options.repos.map((r) => r.toLowerCase()).includes(`${repo[1]}/${repo[2]}`.toLowerCase()));
     if (token !== undefined && (this.options.tokens === undefined || this.options.tokens.includes(token)) && known) {
-      const spoken = this.conversation.answer(this.site, ctx.login, rec.method, rec.path, rec.query, rec.body ?? {});
+      const spoken =
+        this.commits.answer(this.site, rec.method, rec.path, rec.query) ??
+        this.conversation.answer(this.site, ctx.login, rec.method, rec.path, rec.query, rec.body ?? {});
       rec.credential = 'token';
       if (spoken !== undefined) return spoken;
     }

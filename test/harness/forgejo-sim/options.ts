@@ -17,6 +17,8 @@ export interface ForgejoSimulatorOptions extends RepoFacts {
   version?: string;
   /** Epoch milliseconds for `created_at` (whole seconds are kept); default Date.now. */
   clock?: () => number;
+  /** Committer and author date of every full SHA not registered with `commit()` (default: an hour before the start, whole seconds). */
+  defaultCommitDate?: string;
   /** Path of forgejo-openapi-statuses.json; default <repo>/test/fixtures/. */
   fixturePath?: string;
 }

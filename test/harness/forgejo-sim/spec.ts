@@ -43,7 +43,8 @@ export type OperationId =
   | 'repoGetCombinedStatusByRef'
   | 'repoGet'
   | 'getVersion'
-  | 'userGetCurrent';
+  | 'userGetCurrent'
+  | 'repoGetSingleCommit';
 
 export function loadSwagger(path: string = fixturePath(FIXTURE_FILE)): ForgejoSwagger {
   return JSON.parse(readFileSync(path, 'utf8')) as ForgejoSwagger;
