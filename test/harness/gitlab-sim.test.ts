@@ -358,3 +358,57 @@ t.test('merge request states: a locked discussion refuses non-members; the merge
   t.equal(throttled.headers.get('retry-after'), '1');
   t.same(sim.violations, []);
 });
+
+t.test('commits/:sha: a registered commit answers its dates, any other full SHA the default date; reads are not writes', async (t) => {
+  const sim = await setup(t, { defaultCommitDate: '2026-11-01T08:00:00Z' });
+  sim.commit('platform/team', 'app', SHA, { committedAt: '2026-11-30T10:00:00+02:00', authoredAt: '2026-11-29T09:30:00.5Z' });
+  t.match(await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}?stats=false`), {
+    status: 200,
+    body: { id: SHA, committed_date: '2026-11-30T10:00:00.000+02:00', authored_date: '2026-11-29T09:30:00.500Z' },
+  });
+  const byId = await call(sim, 'GET', `projects/${sim.project(PROJECT)!.id}/repository/commits/${SHA2}?stats=false`);
+  t.match(byId, { status: 200, body: { committed_date: '2026-11-01T08:00:00.000Z', authored_date: '2026-11-01T08:00:00.000Z' } });
+  t.notOk('stats' in byId.body, 'stats=false leaves the stats out');
+  t.equal(sim.commitReads().length, 2);
+  t.same(sim.writes(), []);
+  t.same(sim.violations, [], 'both answers match APIEntitiesCommitDetail');
+});
+
+t.test('commits/:sha: the default date is an hour before the start, in whole seconds', async (t) => {
+  const sim = await setup(t, { clock: () => Date.parse('2026-12-01T12:00:00.750Z') });
+  t.match(await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}`), {
+    status: 200,
+    body: { committed_date: '2026-12-01T11:00:00.000Z' },
+  });
+});
+
+t.test('commits/:sha: 404 Commit Not Found for a missing commit; the project must exist and be visible; reset() forgets', async (t) => {
+  const sim = await setup(t);
+  sim.missingCommit('platform/team', 'app', SHA);
+  t.same(await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}?stats=false`).then((a) => [a.status, a.body]), [
+    404,
+    { message: '404 Commit Not Found' },
+  ]);
+  t.match(await call(sim, 'GET', `projects/${ID}/repository/commits/abc`), { status: 404, body: { message: '404 Commit Not Found' } });
+  t.match(await call(sim, 'GET', `projects/nope%2Fnone/repository/commits/${SHA}`), {
+    status: 404,
+    body: { message: '404 Project Not Found' },
+  });
+  t.match(await call(sim, 'GET', `projects/platform%2Fhidden/repository/commits/${SHA}`), {
+    status: 404,
+    body: { message: '404 Project Not Found' },
+  });
+  t.match(await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}`, { token: null }), { status: 401 });
+  t.same(sim.violations, []);
+  sim.reset();
+  t.equal((await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}`)).status, 200);
+});
+
+t.test('commits/:sha: an undeclared query parameter is ignored but recorded; a bad stats is 400', async (t) => {
+  const sim = await setup(t);
+  t.equal((await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}?stat=false`)).status, 200);
+  t.match(sim.violations, [
+    { operation: 'getApiV4ProjectsIdRepositoryCommitsSha', kind: 'query', errors: [/stat is not a parameter GitLab declares/] },
+  ]);
+  t.equal((await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}?stats=maybe`)).status, 400);
+});

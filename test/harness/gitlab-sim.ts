@@ -13,6 +13,7 @@ import type { ErrorFault } from './github-sim/faults.js';
 import { route, type Reply, type Violation } from './gitlab-sim/routes.js';
 import { compileSpec, loadOpenApi, type SpecValidators } from './gitlab-sim/spec.js';
 import { GitLabConversation, type SimMergeRequest, type StoredNote } from './gitlab-sim/notes.js';
+import { GitLabCommits, isCommitRead, type CommitDates } from './gitlab-sim/commits.js';
 import { GitLabBook, type ProjectState, type SimProject } from './gitlab-sim/state.js';
 import { SimServer, SimulatorBase, pathBelow, type ForgeSimulatorFace, type SimAdapter, type SimRecord } from './sim-server.js';
 
@@ -21,6 +22,7 @@ export type { RequestHook } from './github-sim/hooks.js';
 export type { Violation } from './gitlab-sim/routes.js';
 export type { SimProject, StoredDeployment, StoredEnvironment } from './gitlab-sim/state.js';
 export type { MergeRequestState, SimMergeRequest, StoredNote } from './gitlab-sim/notes.js';
+export type { CommitDates } from './gitlab-sim/commits.js';
 
 export interface GitLabSimulatorOptions {
   /** Accepted tokens → their user's username; when omitted any token is user `deploy-bridge`; none still gets 401. */
@@ -33,6 +35,8 @@ export interface GitLabSimulatorOptions {
   /** Epoch milliseconds for timestamps; default Date.now. */
   clock?: () => number;
   fixturePath?: string;
+  /** Committer and author date of every full SHA not registered with `commit()` (default: an hour before the start, whole seconds). */
+  defaultCommitDate?: string;
   /**
    * The loopback address to listen on (default 127.0.0.1). Another one (127.0.0.2) gives GitLab a host
    * of its own beside a Forgejo simulator: the bridge routes repositories to forges by host.
@@ -57,6 +61,12 @@ export interface GitLabSimulator extends ForgeSimulatorFace<RecordedRequest, Vio
   notes(path: string, iid: number): StoredNote[];
   /** Client requests that wrote a note (created or edited). */
   noteWrites(): RecordedRequest[];
+  /** Registers a commit of project `owner/repo` (owner: its group path) with its dates (ISO 8601). */
+  commit(owner: string, repo: string, sha: string, dates: CommitDates): void;
+  /** That SHA answers `404 Commit Not Found`. */
+  missingCommit(owner: string, repo: string, sha: string): void;
+  /** Client requests that read a commit (`GET /projects/{id}/repository/commits/{sha}`). */
+  commitReads(): RecordedRequest[];
   /** Whether the token's user is a project member: a member still comments on a locked discussion (default false). */
   member: boolean;
 }
@@ -86,12 +96,15 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
   private readonly spec: SpecValidators;
   private readonly book: GitLabBook;
   private readonly conversation: GitLabConversation;
+  private readonly commits: GitLabCommits;
 
   constructor(private readonly options: GitLabSimulatorOptions) {
     super();
     this.spec = compileSpec(loadOpenApi(options.fixturePath));
     this.book = new GitLabBook(options.projects, options.clock ?? Date.now);
     this.conversation = new GitLabConversation(this.book.now);
+    const start = Math.floor((options.clock ?? Date.now)() / 1000) * 1000;
+    this.commits = new GitLabCommits(options.defaultCommitDate ?? new Date(start - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'));
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
     this.latencyMs = options.latencyMs;
   }
@@ -119,6 +132,18 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
     return this.server.requests.filter((r) => r.didWork && /\/merge_requests\/\d+\/notes/.test(r.path));
   }
 
+  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
+    this.commits.commit(owner, repo, sha, dates);
+  }
+
+  missingCommit(owner: string, repo: string, sha: string): void {
+    this.commits.missingCommit(owner, repo, sha);
+  }
+
+  commitReads(): RecordedRequest[] {
+    return this.server.requests.filter(isCommitRead);
+  }
+
   get member(): boolean {
     return this.conversation.member;
   }
@@ -132,6 +157,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
     this.violations.length = 0;
     this.book.clear();
     this.conversation.clear();
+    this.commits.clear();
   }
 
   apiPath(pathname: string): string | undefined {
@@ -182,7 +208,11 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
       body: rec.body,
       violation: (v: Omit<Violation, 'method' | 'path'>) => this.violations.push({ method: rec.method, path: rec.path, ...v }),
     };
-    return this.conversation.answer(ctx, rec.method, rec.path) ?? route(ctx, rec.method, rec.path);
+    return (
+      this.commits.answer(ctx, rec.method, rec.path) ??
+      this.conversation.answer(ctx, rec.method, rec.path) ??
+      route(ctx, rec.method, rec.path)
+    );
   }
 }
 

@@ -23,6 +23,7 @@ export type OperationId =
   | 'getApiV4ProjectsIdEnvironmentsEnvironmentId'
   | 'putApiV4ProjectsIdEnvironmentsEnvironmentId'
   | 'postApiV4ProjectsIdEnvironmentsEnvironmentIdStop'
+  | 'getApiV4ProjectsIdRepositoryCommitsSha'
   | 'getApiV4ProjectsIdRepositoryCommitsShaRefs'
   | 'getApiV4ProjectsIdMergeRequestsNoteableIdNotes'
   | 'postApiV4ProjectsIdMergeRequestsNoteableIdNotes'
