@@ -16,7 +16,8 @@ import type { Reply, RouteContext, Violation } from './forgejo-sim/routes.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './forgejo-sim/spec.js';
 import { StatusBook } from './forgejo-sim/state.js';
 import { ForgejoConversation, type FjComment, type FjPullRequest } from './forgejo-sim/comments.js';
-import { ForgejoCommits, isCommitRead, type CommitDates } from './forgejo-sim/commits.js';
+import { COMMIT_PATH, ForgejoCommits } from './forgejo-sim/commits.js';
+import { CommitBook } from './commit-book.js';
 import { apiError, type Site, type StoredStatus } from './forgejo-sim/wire.js';
 import { SimServer, SimulatorBase, pathBelow, type ForgeSimulatorFace, type SimAdapter } from './sim-server.js';
 
@@ -25,7 +26,7 @@ export type { RequestHook } from './github-sim/hooks.js';
 export type { ForgejoSimulatorOptions, RecordedRequest } from './forgejo-sim/options.js';
 export type { RepoFacts, Violation } from './forgejo-sim/routes.js';
 export type { StoredStatus } from './forgejo-sim/wire.js';
-export type { CommitDates } from './forgejo-sim/commits.js';
+export type { CommitDates } from './commit-book.js';
 
 /** `apiUrl` is `${url}/api/v1`; `writes()` are the POST requests that stored a status. */
 export interface ForgejoSimulator extends ForgeSimulatorFace<RecordedRequest, Violation> {
@@ -37,12 +38,6 @@ export interface ForgejoSimulator extends ForgeSimulatorFace<RecordedRequest, Vi
   comments(owner: string, repo: string, index: number): FjComment[];
   /** Client requests that wrote a comment (created or edited). */
   commentWrites(): RecordedRequest[];
-  /** Registers a commit with its dates (ISO 8601) for `GET …/git/commits/{sha}`. */
-  commit(owner: string, repo: string, sha: string, dates: CommitDates): void;
-  /** That SHA answers 404: the repository does not hold it. */
-  missingCommit(owner: string, repo: string, sha: string): void;
-  /** Client requests that read a commit (`GET …/git/commits/{sha}`). */
-  commitReads(): RecordedRequest[];
 }
 
 /** A 429 (or a proxy's 503) with `Retry-After`: delta seconds, or an HTTP date given as a string. */
@@ -59,6 +54,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
   readonly server = new SimServer<Reply, RecordedRequest>(this);
   private readonly book = new StatusBook();
   private readonly conversation = new ForgejoConversation((v) => this.violations.push({ method: '', path: '', ...v }));
+  protected readonly commitBook: CommitBook;
   private readonly commits: ForgejoCommits;
   private readonly spec: SwaggerValidators;
   readonly prefix: string;
@@ -69,11 +65,8 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     this.spec = compileSwagger(loadSwagger(options.fixturePath));
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
     this.latencyMs = options.latencyMs;
-    const start = Math.floor((options.clock ?? Date.now)() / 1000) * 1000;
-    this.commits = new ForgejoCommits(
-      (v) => this.violations.push({ method: 'GET', path: '', ...v }),
-      options.defaultCommitDate ?? new Date(start - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    );
+    this.commitBook = new CommitBook(options.defaultCommitDate, (options.clock ?? Date.now)(), COMMIT_PATH);
+    this.commits = new ForgejoCommits((v) => this.violations.push({ method: 'GET', path: '', ...v }), this.commitBook);
   }
 
   writes(): RecordedRequest[] {
@@ -92,18 +85,6 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     return this.server.requests.filter((r) => r.didWork && /\/issues\/(?:\d+\/)?comments/.test(r.path));
   }
 
-  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
-    this.commits.commit(owner, repo, sha, dates);
-  }
-
-  missingCommit(owner: string, repo: string, sha: string): void {
-    this.commits.missingCommit(owner, repo, sha);
-  }
-
-  commitReads(): RecordedRequest[] {
-    return this.server.requests.filter(isCommitRead);
-  }
-
   statuses(owner: string, repo: string, sha: string): StoredStatus[] {
     return this.book.all(owner, repo, sha);
   }
@@ -113,7 +94,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     this.violations.length = 0;
     this.book.clear();
     this.conversation.clear();
-    this.commits.clear();
+    this.commitBook.clear();
   }
 
   private get site(): Site {

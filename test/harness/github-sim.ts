@@ -14,7 +14,8 @@ import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
 import { SimState, repoKey } from './github-sim/state.js';
 import { CommentSim, type SimComment, type SimPullRequest } from './github-sim/comments.js';
-import { CommitSim, isCommitRead, type CommitDates } from './github-sim/commits.js';
+import { CommitSim, COMMIT_PATH } from './github-sim/commits.js';
+import { CommitBook, type CommitDates } from './commit-book.js';
 import type { SimDeployment, SimUser } from './github-sim/wire-types.js';
 import { SimServer, SimulatorBase, pathBelow, type SimAdapter, type SimRecord } from './sim-server.js';
 
@@ -24,7 +25,7 @@ export type { Deployment, DeploymentStatus, SimDeployment, SimStatus } from './g
 export type { SimAppOptions, SimInstallation } from './github-sim/app.js';
 export type { RequestHook, HookVerdict } from './github-sim/hooks.js';
 export type { SimComment, SimPullRequest } from './github-sim/comments.js';
-export type { CommitDates } from './github-sim/commits.js';
+export type { CommitDates } from './commit-book.js';
 
 export interface GitHubSimulatorOptions extends RepoFacts {
   /** Accepted tokens (`Authorization: token X` or `Bearer X`); when omitted any token is accepted, none still gets 401. */
@@ -145,14 +146,16 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     (v) => this.violations.push({ method: '', path: v.endpoint, ...v, endpoint: undefined }),
   );
 
+  protected readonly commitBook: CommitBook;
   private readonly commits: CommitSim;
 
   constructor(private readonly options: GitHubSimulatorOptions) {
     super();
+    this.commitBook = new CommitBook(options.defaultCommitDate, Date.now(), COMMIT_PATH);
     this.commits = new CommitSim(
       () => this.url,
       (v) => this.violations.push({ method: 'GET', path: v.endpoint, ...v, endpoint: undefined }),
-      options.defaultCommitDate ?? new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      this.commitBook,
     );
     this.spec = compileSpec(loadFixture(options.fixturePath));
     this.faults = faultBuilders(this.spec.fixture);
@@ -198,18 +201,6 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     return this.server.requests.filter((r) => r.didWork && /\/issues\/(?:\d+\/)?comments/.test(r.path));
   }
 
-  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
-    this.commits.commit(owner, repo, sha, dates);
-  }
-
-  missingCommit(owner: string, repo: string, sha: string): void {
-    this.commits.missingCommit(owner, repo, sha);
-  }
-
-  commitReads(): RecordedRequest[] {
-    return this.server.requests.filter(isCommitRead);
-  }
-
   deployments(owner: string, repo: string): SimDeployment[] {
     return this.state.snapshot(owner, repo);
   }
@@ -219,7 +210,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.violations.length = 0;
     this.state.clear();
     this.conversation.clear();
-    this.commits.clear();
+    this.commitBook.clear();
     this.primary.reset();
     this.window?.reset();
     this.perAccount.reset();
@@ -307,7 +298,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
       }
       if (rec.method === 'GET' && rec.path === '/user' && presented.kind === 'installation')
         return { status: 403, body: { message: 'Resource not accessible by integration', status: '403' } };
-      if (isCommitRead(rec) && presented.kind === 'installation' && !SimApp.permits(presented.permissions, 'contents', 'read'))
+      if (this.commitBook.isRead(rec) && presented.kind === 'installation' && !SimApp.permits(presented.permissions, 'contents', 'read'))
         return { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: COMMIT_DOCS, status: '403' } };
       const read = this.commits.answer(rec.method, rec.path, rec.query);
       if (read !== undefined) return read;

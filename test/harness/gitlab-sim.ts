@@ -13,7 +13,8 @@ import type { ErrorFault } from './github-sim/faults.js';
 import { route, type Reply, type Violation } from './gitlab-sim/routes.js';
 import { compileSpec, loadOpenApi, type SpecValidators } from './gitlab-sim/spec.js';
 import { GitLabConversation, type SimMergeRequest, type StoredNote } from './gitlab-sim/notes.js';
-import { GitLabCommits, isCommitRead, type CommitDates } from './gitlab-sim/commits.js';
+import { COMMIT_PATH, GitLabCommits } from './gitlab-sim/commits.js';
+import { CommitBook } from './commit-book.js';
 import { GitLabBook, type ProjectState, type SimProject } from './gitlab-sim/state.js';
 import { SimServer, SimulatorBase, pathBelow, type ForgeSimulatorFace, type SimAdapter, type SimRecord } from './sim-server.js';
 
@@ -22,7 +23,7 @@ export type { RequestHook } from './github-sim/hooks.js';
 export type { Violation } from './gitlab-sim/routes.js';
 export type { SimProject, StoredDeployment, StoredEnvironment } from './gitlab-sim/state.js';
 export type { MergeRequestState, SimMergeRequest, StoredNote } from './gitlab-sim/notes.js';
-export type { CommitDates } from './gitlab-sim/commits.js';
+export type { CommitDates } from './commit-book.js';
 
 export interface GitLabSimulatorOptions {
   /** Accepted tokens → their user's username; when omitted any token is user `deploy-bridge`; none still gets 401. */
@@ -61,12 +62,6 @@ export interface GitLabSimulator extends ForgeSimulatorFace<RecordedRequest, Vio
   notes(path: string, iid: number): StoredNote[];
   /** Client requests that wrote a note (created or edited). */
   noteWrites(): RecordedRequest[];
-  /** Registers a commit of project `owner/repo` (owner: its group path) with its dates (ISO 8601). */
-  commit(owner: string, repo: string, sha: string, dates: CommitDates): void;
-  /** That SHA answers `404 Commit Not Found`. */
-  missingCommit(owner: string, repo: string, sha: string): void;
-  /** Client requests that read a commit (`GET /projects/{id}/repository/commits/{sha}`). */
-  commitReads(): RecordedRequest[];
   /** Whether the token's user is a project member: a member still comments on a locked discussion (default false). */
   member: boolean;
 }
@@ -96,6 +91,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
   private readonly spec: SpecValidators;
   private readonly book: GitLabBook;
   private readonly conversation: GitLabConversation;
+  protected readonly commitBook: CommitBook;
   private readonly commits: GitLabCommits;
 
   constructor(private readonly options: GitLabSimulatorOptions) {
@@ -103,8 +99,8 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
     this.spec = compileSpec(loadOpenApi(options.fixturePath));
     this.book = new GitLabBook(options.projects, options.clock ?? Date.now);
     this.conversation = new GitLabConversation(this.book.now);
-    const start = Math.floor((options.clock ?? Date.now)() / 1000) * 1000;
-    this.commits = new GitLabCommits(options.defaultCommitDate ?? new Date(start - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    this.commitBook = new CommitBook(options.defaultCommitDate, (options.clock ?? Date.now)(), COMMIT_PATH);
+    this.commits = new GitLabCommits(this.commitBook);
     this.prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
     this.latencyMs = options.latencyMs;
   }
@@ -132,18 +128,6 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
     return this.server.requests.filter((r) => r.didWork && /\/merge_requests\/\d+\/notes/.test(r.path));
   }
 
-  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
-    this.commits.commit(owner, repo, sha, dates);
-  }
-
-  missingCommit(owner: string, repo: string, sha: string): void {
-    this.commits.missingCommit(owner, repo, sha);
-  }
-
-  commitReads(): RecordedRequest[] {
-    return this.server.requests.filter(isCommitRead);
-  }
-
   get member(): boolean {
     return this.conversation.member;
   }
@@ -157,7 +141,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
     this.violations.length = 0;
     this.book.clear();
     this.conversation.clear();
-    this.commits.clear();
+    this.commitBook.clear();
   }
 
   apiPath(pathname: string): string | undefined {

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { FaultQueue, type AfterWorkFault, type ErrorFault, type Fault, type FaultKind } from './github-sim/faults.js';
 import { HookList, type RequestHook } from './github-sim/hooks.js';
 import { PARSE_ERROR, parseJson, readBody } from './github-sim/wire.js';
+import type { CommitBook, CommitDates } from './commit-book.js';
 
 /** One request as a simulator saw it; `path` is the API path (the adapter's), without the query. */
 export interface SimRecord {
@@ -82,15 +83,34 @@ export interface ForgeSimulatorFace<Rec extends SimRecord, V> {
   hook(hook: RequestHook): void;
   /** Requests that changed the forge's state. */
   writes(): Rec[];
+  /** Registers a commit of `owner/repo` (GitLab: owner is the group path) with its dates, ISO 8601. */
+  commit(owner: string, repo: string, sha: string, dates: CommitDates): void;
+  /** That SHA answers the forge's 404: the repository does not hold it. */
+  missingCommit(owner: string, repo: string, sha: string): void;
+  /** Client requests that read a commit (the forge's commit endpoint), for counting reads. */
+  commitReads(): Rec[];
   /** Forgets what the forge stored, requests, violations, faults and hooks. */
   reset(): void;
   /** Stops the server, ending hanging and delayed requests; safe to call more than once. */
   close(): Promise<void>;
 }
 
-/** What every simulator's public face takes from its SimServer: the requests, faults, hooks and close. */
+/** What every simulator's public face takes from its SimServer (requests, faults, hooks, close) and its CommitBook. */
 export abstract class SimulatorBase<R extends SimReply, Rec extends SimRecord> {
   abstract readonly server: SimServer<R, Rec>;
+  protected abstract readonly commitBook: CommitBook;
+
+  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
+    this.commitBook.commit(owner, repo, sha, dates);
+  }
+
+  missingCommit(owner: string, repo: string, sha: string): void {
+    this.commitBook.missingCommit(owner, repo, sha);
+  }
+
+  commitReads(): Rec[] {
+    return this.server.requests.filter((r) => this.commitBook.isRead(r));
+  }
 
   get requests(): readonly Rec[] {
     return this.server.requests;

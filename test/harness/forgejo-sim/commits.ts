@@ -7,81 +7,48 @@
  */
 import { fixturePath } from '../../fixtures/locate.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './spec.js';
-import { repoKey } from './state.js';
+import type { CommitBook, CommitDates } from '../commit-book.js';
 import { apiError, notFoundBody, type Site } from './wire.js';
 import type { Reply, Violation } from './routes.js';
 
 const OP = 'repoGetSingleCommit';
-const PATH = /^\/repos\/([^/]+)\/([^/]+)\/git\/commits\/(.+)$/;
+/** The read's path below the API root. */
+export const COMMIT_PATH = /^\/repos\/([^/]+)\/([^/]+)\/git\/commits\/(.+)$/;
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
 /** What git's check-ref-format (Forgejo's `IsValidRefPattern`) refuses in a ref name. */
 const INVALID_REF = /[ ~^:?*[\\]|\.\.|@\{|\/\/|^\/|\/$|\.$|\.lock$|(?:^|\/)\.|^@$/;
 /** Control characters are no part of a ref name either. */
 const isInvalidRef = (ref: string): boolean => INVALID_REF.test(ref) || /\p{Cc}/u.test(ref);
 
-/** A commit's dates, ISO 8601. */
-export interface CommitDates {
-  committedAt: string;
-  authoredAt?: string;
-}
-
 /** A git date as Forgejo writes it (RFC 3339, whole seconds, the committer's offset kept). */
 function gitDate(iso: string): string {
   if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)$/.test(iso)) return iso;
-  const ms = Date.parse(iso);
-  if (!Number.isFinite(ms)) throw new Error(`not an ISO 8601 date: ${iso}`);
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return new Date(Date.parse(iso)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
-
-/** Whether a recorded request is a read of this endpoint (for `commitReads()`). */
-export const isCommitRead = (r: { method: string; path: string }): boolean => r.method === 'GET' && PATH.test(r.path);
 
 export class ForgejoCommits {
   private readonly spec: SwaggerValidators;
-  private readonly known = new Map<string, CommitDates>();
-  private readonly missing = new Set<string>();
 
   constructor(
     private readonly violation: (v: Omit<Violation, 'method' | 'path'>) => void,
-    private readonly defaultDate: string,
+    private readonly book: CommitBook,
   ) {
     const swagger = loadSwagger(fixturePath('forgejo-openapi-commits.json'));
     // The commit slice has no commit statuses (compileSwagger wants a state list; this one is unused).
     this.spec = compileSwagger({ ...swagger, 'x-commit-status-states': { values: ['none'] } });
-    gitDate(defaultDate);
-  }
-
-  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
-    gitDate(dates.committedAt);
-    if (dates.authoredAt !== undefined) gitDate(dates.authoredAt);
-    const key = commitKey(owner, repo, sha);
-    this.missing.delete(key);
-    this.known.set(key, { ...dates });
-  }
-
-  missingCommit(owner: string, repo: string, sha: string): void {
-    const key = commitKey(owner, repo, sha);
-    this.known.delete(key);
-    this.missing.add(key);
-  }
-
-  clear(): void {
-    this.known.clear();
-    this.missing.clear();
   }
 
   /** The answer to a commit read (path below /api/v1), or undefined when it is not one. */
   answer(site: Site, method: string, path: string, query: Record<string, string>): Reply | undefined {
-    const m = method === 'GET' ? PATH.exec(path) : null;
+    const m = method === 'GET' ? COMMIT_PATH.exec(path) : null;
     if (m === null) return undefined;
     const [owner = '', repo = '', sha = ''] = m.slice(1).map(decodeURIComponent);
     const problems = this.spec.query(OP, query);
     if (problems.length > 0) this.violation({ operation: OP, kind: 'query', errors: problems, data: query });
     if (isInvalidRef(sha)) return this.checked(422, apiError(site, `no valid ref or sha: ${sha}`));
-    const key = commitKey(owner, repo, sha);
     // The simulator holds no branches or tags: a ref that is not a full SHA names nothing it has.
-    if (!FULL_SHA.test(sha) || this.missing.has(key)) return this.checked(404, notFoundBody(site));
-    const dates = this.known.get(key) ?? { committedAt: this.defaultDate };
+    const dates = FULL_SHA.test(sha) ? this.book.dates(`${owner}/${repo}`, sha) : undefined;
+    if (dates === undefined) return this.checked(404, notFoundBody(site));
     return this.checked(200, this.wire(site, owner, repo, sha.toLowerCase(), dates));
   }
 
@@ -92,7 +59,7 @@ export class ForgejoCommits {
   }
 
   /** `convert.ToCommit` with stat, verification and files off; the unset `author`/`committer` users (null) left out. */
-  private wire(site: Site, owner: string, repo: string, sha: string, dates: CommitDates) {
+  private wire(site: Site, owner: string, repo: string, sha: string, dates: Required<CommitDates>) {
     const api = `${site.apiBase}/repos/${owner}/${repo}/git`;
     const committed = gitDate(dates.committedAt);
     const person = (date: string) => ({ name: 'Octo Cat', email: 'octocat@example.invalid', date });
@@ -104,7 +71,7 @@ export class ForgejoCommits {
       html_url: `${site.webUrl}/${owner}/${repo}/commit/${sha}`,
       commit: {
         url: `${api}/commits/${sha}`,
-        author: person(gitDate(dates.authoredAt ?? dates.committedAt)),
+        author: person(gitDate(dates.authoredAt)),
         committer: person(committed),
         message: `Commit ${sha.slice(0, 7)}\n`,
         tree: { url: `${api}/trees/${tree}`, sha: tree, created: committed },
@@ -112,8 +79,4 @@ export class ForgejoCommits {
       parents: [],
     };
   }
-}
-
-function commitKey(owner: string, repo: string, sha: string): string {
-  return `${repoKey(owner, repo)}@${sha.toLowerCase()}`;
 }

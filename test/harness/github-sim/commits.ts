@@ -5,66 +5,34 @@
  */
 import { compileSpec, loadFixture, seenBody, type EndpointKey, type SpecValidators } from './spec.js';
 import type { Reply, Violation } from './routes.js';
-import { repoKey } from './state.js';
+import type { CommitBook, CommitDates } from '../commit-book.js';
 import { fixturePath } from '../../fixtures/locate.js';
 
 const FIXTURE_FILE = 'github-openapi-commits.json';
 const ENDPOINT = 'GET /repos/{owner}/{repo}/git/commits/{commit_sha}';
-const PATH = /^\/repos\/([^/]+)\/([^/]+)\/git\/commits\/([^/]+)$/;
-
-/** A commit's dates, ISO 8601. */
-export interface CommitDates {
-  committedAt: string;
-  authoredAt?: string;
-}
+/** The read's path below the API root. */
+export const COMMIT_PATH = /^\/repos\/([^/]+)\/([^/]+)\/git\/commits\/([^/]+)$/;
 
 /** GitHub's git dates: UTC, whole seconds. */
 function gitDate(iso: string): string {
-  const ms = Date.parse(iso);
-  if (!Number.isFinite(ms)) throw new Error(`not an ISO 8601 date: ${iso}`);
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return new Date(Date.parse(iso)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
-
-/** Whether a recorded request is a read of this endpoint (for `commitReads()`). */
-export const isCommitRead = (r: { method: string; path: string }): boolean => r.method === 'GET' && PATH.test(r.path);
 
 export class CommitSim {
   private readonly spec: SpecValidators;
-  private readonly known = new Map<string, CommitDates>();
-  private readonly missing = new Set<string>();
 
   constructor(
     private readonly url: () => string,
     private readonly violation: (v: Pick<Violation, 'kind' | 'errors' | 'data'> & { endpoint: string }) => void,
-    private readonly defaultDate: string,
+    private readonly book: CommitBook,
     path = fixturePath(FIXTURE_FILE),
   ) {
     this.spec = compileSpec(loadFixture(path));
-    gitDate(defaultDate);
-  }
-
-  commit(owner: string, repo: string, sha: string, dates: CommitDates): void {
-    gitDate(dates.committedAt);
-    if (dates.authoredAt !== undefined) gitDate(dates.authoredAt);
-    const key = commitKey(owner, repo, sha);
-    this.missing.delete(key);
-    this.known.set(key, { ...dates });
-  }
-
-  missingCommit(owner: string, repo: string, sha: string): void {
-    const key = commitKey(owner, repo, sha);
-    this.known.delete(key);
-    this.missing.add(key);
-  }
-
-  clear(): void {
-    this.known.clear();
-    this.missing.clear();
   }
 
   /** The answer to a commit read, or undefined when the request is not one. */
   answer(method: string, path: string, query: Record<string, string>): Reply | undefined {
-    const m = method === 'GET' ? PATH.exec(path) : null;
+    const m = method === 'GET' ? COMMIT_PATH.exec(path) : null;
     if (m === null) return undefined;
     const [owner = '', repo = '', sha = ''] = m.slice(1).map(decodeURIComponent);
     // The description has no query parameters: GitHub ignores unknown ones, the simulator records them.
@@ -72,12 +40,11 @@ export class CommitSim {
     const unknown = Object.keys(query).filter((k) => !(k in params));
     if (unknown.length > 0)
       this.violation({ endpoint: ENDPOINT, kind: 'query', errors: unknown.map((k) => `unknown query parameter ${k}`), data: query });
-    const key = commitKey(owner, repo, sha);
-    if (!/^[0-9a-f]{40}$/i.test(sha) || this.missing.has(key)) {
+    const dates = /^[0-9a-f]{40}$/i.test(sha) ? this.book.dates(`${owner}/${repo}`, sha) : undefined;
+    if (dates === undefined) {
       const seen = seenBody(this.spec.fixture, 'gitCommit.404.unknownSha');
       return this.checked({ status: seen.status, body: seen.body });
     }
-    const dates = this.known.get(key) ?? { committedAt: this.defaultDate };
     return this.checked({ status: 200, body: this.wire(owner, repo, sha.toLowerCase(), dates) });
   }
 
@@ -88,7 +55,7 @@ export class CommitSim {
     return reply;
   }
 
-  private wire(owner: string, repo: string, sha: string, dates: CommitDates) {
+  private wire(owner: string, repo: string, sha: string, dates: Required<CommitDates>) {
     const base = `${this.url()}/repos/${owner}/${repo}/git`;
     const person = (date: string) => ({ name: 'Octo Cat', email: 'octocat@users.noreply.github.com', date: gitDate(date) });
     const tree = sha.split('').reverse().join('');
@@ -97,7 +64,7 @@ export class CommitSim {
       node_id: `C_${Buffer.from(sha).toString('base64url').slice(0, 20)}`,
       url: `${base}/commits/${sha}`,
       html_url: `https://github.com/${owner}/${repo}/commit/${sha}`,
-      author: person(dates.authoredAt ?? dates.committedAt),
+      author: person(dates.authoredAt),
       committer: person(dates.committedAt),
       tree: { sha: tree, url: `${base}/trees/${tree}` },
       message: `Commit ${sha.slice(0, 7)}`,
@@ -105,9 +72,4 @@ export class CommitSim {
       verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
     };
   }
-}
-
-/** Case-insensitive like GitHub's repository names and SHAs. */
-function commitKey(owner: string, repo: string, sha: string): string {
-  return `${repoKey(owner, repo)}@${sha.toLowerCase()}`;
 }
