@@ -1,27 +1,14 @@
 /** Forgejo's pull request comments through the real client and gate against the simulator's comment endpoints. */
 import t, { type Test } from 'tap';
-import { pino } from 'pino';
-import { createMetrics } from '../../../src/common/metrics.js';
 import { CommentRefused } from '../../../src/forges/comments-port.js';
-import { createForgejoSide } from '../../../src/forges/forgejo/forgejo-side.js';
-import { parseForgejoUrl, type ForgejoLocation } from '../../../src/forges/forgejo/forgejo-url.js';
-import { startForgejoSimulator } from '../../harness/forgejo-sim.js';
+import { forgejoSide } from './side-rig.js';
 
 const TOKEN = 'fj_comments_token';
 const repo = { owner: 'acme', repo: 'web' };
 
 async function side(t: Test) {
-  const sim = await startForgejoSimulator({ tokens: [TOKEN, 'other'], login: 'deploy-bridge' });
-  t.teardown(() => sim.close());
-  const s = createForgejoSide({
-    location: parseForgejoUrl(sim.url) as ForgejoLocation,
-    token: TOKEN,
-    userAgent: 'test',
-    metrics: createMetrics(),
-    log: pino({ level: 'silent' }),
-    now: Date.now,
-  });
-  return { sim, comments: s.comments };
+  const { sim, side } = await forgejoSide(t, TOKEN, { tokens: [TOKEN, 'other'], login: 'deploy-bridge' });
+  return { sim, comments: side.comments };
 }
 
 t.test('create, edit, list its own (one unpaginated list)', async (t) => {

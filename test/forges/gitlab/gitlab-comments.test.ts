@@ -1,13 +1,10 @@
 /** GitLab's pull request comments (merge request notes) through the real client and gate against the simulator. */
 import t, { type Test } from 'tap';
-import { pino } from 'pino';
 import { ForgeError } from '../../../src/common/errors.js';
-import { createMetrics } from '../../../src/common/metrics.js';
 import { CommentRefused } from '../../../src/forges/comments-port.js';
 import { gitlabCommentRefusalOf } from '../../../src/forges/gitlab/gitlab-comments.js';
-import { createGitLabSide } from '../../../src/forges/gitlab/gitlab-side.js';
-import { parseGitLabUrl, type GitLabLocation } from '../../../src/forges/gitlab/gitlab-url.js';
-import { rateLimitFault, startGitLabSimulator } from '../../harness/gitlab-sim.js';
+import { rateLimitFault } from '../../harness/gitlab-sim.js';
+import { gitlabSide } from './side-rig.js';
 
 const TOKEN = 'glpat-comments';
 const PROJECT = 'platform/team/web';
@@ -15,17 +12,8 @@ const repo = { owner: 'platform/team', repo: 'web' };
 const SHA = 'c'.repeat(40);
 
 async function side(t: Test) {
-  const sim = await startGitLabSimulator({ tokens: { [TOKEN]: 'deploy-bridge', other: 'someone-else' } });
-  t.teardown(() => sim.close());
-  const s = createGitLabSide({
-    location: parseGitLabUrl(sim.url) as GitLabLocation,
-    token: TOKEN,
-    userAgent: 'test',
-    metrics: createMetrics(),
-    log: pino({ level: 'silent' }),
-    now: Date.now,
-  });
-  return { sim, comments: s.comments, other: otherUser(sim) };
+  const { sim, side } = await gitlabSide(t, TOKEN, { tokens: { [TOKEN]: 'deploy-bridge', other: 'someone-else' } });
+  return { sim, comments: side.comments, other: otherUser(sim) };
 }
 
 /** A note by another user, straight on the simulator's API. */
