@@ -1,7 +1,7 @@
 /** Forgejo's pull request comments through the real client and gate against the simulator's comment endpoints. */
 import t, { type Test } from 'tap';
 import { CommentRefused } from '../../../src/forges/comments-port.js';
-import { forgejoSide } from './side-rig.js';
+import { forgejoSide } from '../side-rigs.js';
 
 const TOKEN = 'fj_comments_token';
 const repo = { owner: 'acme', repo: 'web' };

@@ -4,7 +4,7 @@ import { ForgeError } from '../../../src/common/errors.js';
 import { CommentRefused } from '../../../src/forges/comments-port.js';
 import { gitlabCommentRefusalOf } from '../../../src/forges/gitlab/gitlab-comments.js';
 import { rateLimitFault } from '../../harness/gitlab-sim.js';
-import { gitlabSide } from './side-rig.js';
+import { gitlabSide } from '../side-rigs.js';
 
 const TOKEN = 'glpat-comments';
 const PROJECT = 'platform/team/web';
