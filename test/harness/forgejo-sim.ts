@@ -6,7 +6,8 @@
  * included; 404 for an unknown repository; 500 for a status on a commit the repository lacks), can
  * sit under a sub-path, and injects faults like the GitHub simulator (429/503 with Retry-After, 5xx,
  * answers lost after the work, hangs, resets). Its repositories are private: an anonymous read is
- * refused (401) except `GET /version`.
+ * refused (401) except `GET /version`. Also issue comments (forgejo-sim/comments.ts) and single
+ * commit reads with their dates (forgejo-sim/commits.ts over the shared CommitBook).
  */
 import type { IncomingMessage } from 'node:http';
 import type { ErrorFault } from './github-sim/faults.js';

@@ -3,6 +3,8 @@
  * speaks GitHub's wire format (so octokit talks to it unchanged), validates every request against
  * the official OpenAPI schema, applies GitHub's side effects and rate limits, and can inject faults.
  * The request pipeline (records, hooks, faults, latency) is SimServer's; this is GitHub's adapter to it.
+ * Also the pull request conversation (github-sim/comments.ts) and git commit reads with their dates
+ * (github-sim/commits.ts over the shared CommitBook; an installation token needs `contents` read).
  * Used by tests, benchmarks and the demo.
  */
 import type { IncomingMessage } from 'node:http';

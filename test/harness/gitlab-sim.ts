@@ -7,6 +7,8 @@
  * an unknown commit or ref), environments created on demand, `DeploymentsFinder`'s list rules,
  * `x-next-page`/`Link` pagination, a sub-path install, and faults like the other simulators
  * (429 with `Retry-After`/`RateLimit-Reset`, 5xx, answers lost after the work, hangs, resets).
+ * Also merge request notes (gitlab-sim/notes.ts) and single commit reads with their dates
+ * (gitlab-sim/commits.ts over the shared CommitBook).
  */
 import type { IncomingMessage } from 'node:http';
 import type { ErrorFault } from './github-sim/faults.js';
