@@ -502,3 +502,25 @@ t.test('git commits: a repository that does not exist is 404', async (t) => {
   );
   t.equal(sim.commitReads().length, 1);
 });
+
+t.test(
+  'git commits: reads pass full secondary windows (only content-generating requests count) but spend the primary budget',
+  async (t) => {
+    const { sim, gh } = await setup(t, {
+      writesPerMinute: 1,
+      secondaryLimits: { windows: [{ count: 1, ms: 60_000 }] },
+      requestsPerHour: 4,
+    });
+    await create(gh);
+    t.match(await failure(create(gh)), { status: 403 }, 'the write windows are full');
+    const read = () => gh.request('GET /repos/{owner}/{repo}/git/commits/{commit_sha}', { ...repo, commit_sha: SHA });
+    t.equal((await read()).status, 200);
+    t.equal((await read()).status, 200, 'a second read in the same minute');
+    t.equal(sim.secondaryRefusals(), 1, 'only the second create was refused');
+    t.match(
+      await failure(read()),
+      { status: 403, response: { headers: { 'x-ratelimit-remaining': '0' } } },
+      'the fifth request of the hour',
+    );
+  },
+);
