@@ -17,18 +17,7 @@ export function githubCommitTimes(clientFor: (r: RepoRef) => Promise<Octokit>, t
   return {
     async committedAt(owner, repo, sha) {
       const what = `read the commit ${owner}/${repo}@${sha.slice(0, 12)}`;
-      const octokit = await clientFor({ owner, repo }).catch((err: unknown) => {
-        // An installation that was not granted Contents read: GitHub refuses the token (422), not the commit.
-        if (err instanceof GitHubCallError && err.status === 422 && err.retryAt === undefined)
-          throw new GitHubCallError(
-            `${what}: the App was not granted Contents read (${err.githubMessage ?? err.message})`,
-            403,
-            err.githubMessage,
-            'getCommit',
-            { cause: err },
-          );
-        throw err;
-      });
+      const octokit = await clientFor({ owner, repo });
       try {
         const commit = await callGitHub<{ committer?: { date?: unknown } | null }>(
           'getCommit',
@@ -39,6 +28,15 @@ export function githubCommitTimes(clientFor: (r: RepoRef) => Promise<Octokit>, t
         );
         return forgeDate(commit.committer?.date);
       } catch (err) {
+        // An installation not granted Contents read: GitHub refuses the token (422) when the read mints it, not the commit.
+        if (err instanceof GitHubCallError && err.operation === 'installationToken' && err.status === 422)
+          throw new GitHubCallError(
+            `${what}: the App was not granted Contents read (${err.githubMessage ?? err.message})`,
+            403,
+            err.githubMessage,
+            'getCommit',
+            { cause: err },
+          );
         if (commitMissing(err)) return null;
         throw err;
       }

@@ -28,3 +28,10 @@ for (const auth of ['token', 'app'] as const) {
       t.match(sim.app?.issued, [{ permissions: { contents: 'read', metadata: 'read' } }], 'a token of its own for commits');
   });
 }
+
+t.test('an App installation not granted Contents read: a 403 naming the permission, never "no such commit"', async (t) => {
+  const app = AUTH.app.sim?.app;
+  if (app === undefined) throw new Error('the App rig is missing');
+  const { side } = await startRig(t, { ...AUTH.app, sim: { app: { ...app, permissions: { deployments: 'write', metadata: 'read' } } } });
+  await t.rejects(side.commits.committedAt(OWNER, REPO, 'a'.repeat(40)), { status: 403, message: /not granted Contents read/ });
+});
