@@ -62,7 +62,10 @@ t.test('lead time, change failure rate and time to restore from a real rollout, 
   t.match(metrics, /gdb_dora_commit_time_reads_total\{forge="github",result="known"\} 1/);
   t.match(metrics, /gdb_dora_lead_time_seconds_count\{forge="github",environment="production"\} 1/);
   t.match(metrics, /gdb_dora_time_to_restore_seconds_count\{forge="github",environment="production"\} 1/);
-  t.match(metrics, /gdb_forge_requests_total\{forge="github",operation="getCommit",status="200"\} 1/);
+  t.match(
+    metrics,
+    /gdb_forge_requests_total\{forge="github",operation="GET \/repos\/\{owner\}\/\{repo\}\/git\/commits\/\{commit_sha\}",status="200"\} 1/,
+  );
 
   // A restart: the figures are the database's, the commit time is not read again.
   await bridge.kill('SIGTERM');
