@@ -12,8 +12,8 @@ import {
   goesBefore,
   nextSlots,
   primaryAllows,
-  prune,
   rankOf,
+  stale,
   type BudgetWindow,
   type Turn,
   type TurnRules,
@@ -165,7 +165,8 @@ export class BudgetGate {
       book = { sent: [], waiting: new Map(), served: new Map(), inflight: 0 };
       this.books.set(scope, book);
     }
-    book.sent = prune(this.windows, book.sent, now);
+    const drop = stale(this.windows, book.sent, now);
+    if (drop > 0) book.sent.splice(0, drop);
     for (const [k, w] of book.waiting) if (w.due + FORGET_MS < now) book.waiting.delete(k);
     for (const [k, s] of book.served) if (s.at + INHERIT_MS < now) book.served.delete(k);
     return book;
