@@ -32,6 +32,7 @@ import { Resync } from './runtime/resync.js';
 import { createSourceRunner } from './runtime/source-runner.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
 import { DoraStore } from './store/dora-store.js';
+import { DoraCache } from './http/dora-cache.js';
 import { matchesPattern } from './metadata/patterns.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
@@ -175,8 +176,7 @@ async function main(config: Config): Promise<void> {
     forges: forges.list,
     refusals,
     ...(comments ? { comments: commentStore } : {}),
-    dora: new DoraStore(db),
-    doraEnvironments: (e) => config.doraEnvironments.some((p) => matchesPattern(p, e)),
+    dora: new DoraCache(new DoraStore(db), (e) => config.doraEnvironments.some((p) => matchesPattern(p, e))),
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());

@@ -93,6 +93,15 @@ export class DoraStore {
     return [...groupBy(rows, (r) => JSON.stringify([r.forge, r.owner, r.repo, r.environment])).values()].flatMap(foldOutcomes);
   }
 
+  /** What the outcomes are now, cheaply (the last rowid and the count): another value means rows came or went. */
+  version(): string {
+    const r = this.db.prepare(`SELECT COALESCE(MAX(rowid), 0) AS last, COUNT(*) AS rows FROM deployment_outcomes`).get() as {
+      last: number;
+      rows: number;
+    };
+    return `${r.last}:${r.rows}`;
+  }
+
   /** The first outcome recorded: the history is complete from then on (the upgrade, or a database lost and started anew). */
   since(): number | undefined {
     const r = this.db.prepare(`SELECT MIN(at) AS at FROM deployment_outcomes`).get() as { at: number | null };

@@ -102,6 +102,25 @@ t.test('adoption after a crash records the outcome it finds; the filter narrows;
   t.end();
 });
 
+t.test('version: another value when an outcome is appended or pruned, the same for a state that appends none', (t) => {
+  const { deployments, dora, db } = open(t);
+  const day = 86_400_000;
+  const empty = dora.version();
+  deploy(deployments, id(), 100, ['in_progress', 100]);
+  t.equal(dora.version(), empty, 'in_progress is no outcome');
+  deployments.setState(id(), 'success', 'live', 200);
+  const one = dora.version();
+  t.not(one, empty, 'a success appended');
+  deployments.setState(id(), 'success', 'again', 300);
+  t.equal(dora.version(), one, 'the same state twice appends nothing');
+  deploy(deployments, id({ sha: sha('b') }), 20 * day, ['success', 20 * day]);
+  const two = dora.version();
+  t.not(two, one);
+  pruneStorage(db(), 90 * day + 201);
+  t.not(dora.version(), two, 'the oldest pruned (the last rowid is the same, the count is not)');
+  t.end();
+});
+
 t.test('outcomes are kept 90 days; the history then starts at the oldest one kept', (t) => {
   const { deployments, dora, db: current } = open(t);
   const day = 86_400_000;
