@@ -5,7 +5,7 @@
  */
 import type { DoraFigures, DoraOptions } from '../lifecycle/dora.js';
 import type { DoraStore } from '../store/dora-store.js';
-import { doraWindow } from './dora-metrics.js';
+import { doraSummary, doraWindow } from './dora-metrics.js';
 
 /** How long figures stand while no outcome came or went: the window slides by at most this much before they are computed again. */
 export const DORA_CACHE_MS = 60_000;
@@ -26,7 +26,7 @@ export type DoraSource = Pick<DoraStore, 'facts' | 'since' | 'version'>;
 
 /** The figures `/metrics` and `/state` show, kept between changes. */
 export class DoraCache {
-  private last: (Computed & { figures: readonly DoraFigures[] }) | undefined;
+  private last: (Computed & { figures: readonly DoraFigures[]; summary?: ReturnType<typeof doraSummary> }) | undefined;
 
   constructor(
     private readonly store: DoraSource,
@@ -41,5 +41,14 @@ export class DoraCache {
     const figures = doraWindow(this.store, now, this.include);
     this.last = { version, at: now, figures };
     return figures;
+  }
+
+  /** `/state`'s `dora` of those figures, made once per computation (not per read: with `*`, one entry per environment). */
+  summary(now: number): ReturnType<typeof doraSummary> {
+    const figures = this.figures(now);
+    const last = this.last;
+    if (last?.figures !== figures) return doraSummary(figures);
+    last.summary ??= doraSummary(figures);
+    return last.summary;
   }
 }

@@ -9,7 +9,6 @@ import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import type { Trust } from '../metadata/repository-trust.js';
 import type { DoraCache } from './dora-cache.js';
-import { doraSummary } from './dora-metrics.js';
 
 export interface StatusDeps {
   queue: QueueStore;
@@ -40,7 +39,7 @@ export interface StatusDeps {
   /** The trust boundary (ALLOWED_REPOSITORIES): open, or an allow-list of so many patterns. */
   trust?: Trust;
   /** The DORA figures of `/metrics` and `/state`, from the recorded outcomes (with `DORA_ENVIRONMENTS`), kept between changes. */
-  dora?: Pick<DoraCache, 'figures'>;
+  dora?: Pick<DoraCache, 'figures' | 'summary'>;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -109,7 +108,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
       items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
     },
     // The four DORA keys of the last 30 days per repository and environment (the `dora` command's figures).
-    ...(deps.dora ? { dora: doraSummary(deps.dora.figures(deps.now())) } : {}),
+    ...(deps.dora ? { dora: deps.dora.summary(deps.now()) } : {}),
     readiness: deps.readiness(),
     ...(deps.storageState ? { storage: deps.storageState() } : {}),
     ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),

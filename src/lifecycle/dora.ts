@@ -164,8 +164,9 @@ export function environmentFigures(
   const raw = successes.flatMap((s) => (s.commitAt !== null ? [s.at - s.commitAt] : []));
   const leadTimesMs = raw.map((d) => Math.max(0, d));
   const finished = facts.filter((f) => (f.succeededAt !== null || f.failedAt !== null) && inWindow(atOf(f)));
-  const index = indexEnvironment(facts, opts.commitOrder?.get(facts[0]?.repository ?? ''));
-  const failedChanges = finished.filter((f) => f.failedAt !== null || rolledBack(f, index, opts)).length;
+  // One deployment alone cannot be rolled back (that needs another commit): the index only for two or more.
+  const index = facts.length > 1 ? indexEnvironment(facts, opts.commitOrder?.get(facts[0]?.repository ?? '')) : undefined;
+  const failedChanges = finished.filter((f) => f.failedAt !== null || (index !== undefined && rolledBack(f, index, opts))).length;
   const failures = facts.flatMap((f) => (f.failedAt !== null && inWindow(f.failedAt) ? [f.failedAt] : []));
   // Each failure's restore: the first success at or after it (successAt is ascending).
   const restoreTimesMs = failures.flatMap((at) => {

@@ -90,3 +90,17 @@ t.test('DORA_ENVIRONMENTS: the include reaches the figures', (t) => {
   t.equal(new DoraCache(store, (e) => e.startsWith('qa-')).figures(NOW).length, 1);
   t.end();
 });
+
+t.test("/state's summary: made once per computation, the figures' own", (t) => {
+  const { s, store } = fakeStore();
+  const cache = new DoraCache(store);
+  const summary = cache.summary(NOW);
+  t.equal(summary.environments.length, 1);
+  t.equal(summary.environments[0]?.deployments, 1);
+  t.equal(cache.summary(NOW + 1), summary, 'the same object while the figures stand');
+  s.version = '2:2';
+  const next = cache.summary(NOW + 2);
+  t.not(next, summary, 'a new one once the figures were computed again');
+  t.equal(s.reads, 2);
+  t.end();
+});
