@@ -8,6 +8,7 @@
  * loopback addresses (127.0.0.2…) so the limit does not throttle the benchmark. Next to each RSS: the V8
  * heap used / total from the bridge's /metrics (RSS also holds garbage not yet collected).
  *   TRACKED=10000 EVENTS=100000 node dist/bench/memory.js      (needs `npx tsc -p .` first; Linux only)
+ * DORA_ENVIRONMENTS, when set, is passed on to the bridge (which gets no other variable of the benchmark's).
  */
 import { existsSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -23,6 +24,7 @@ const DRY = process.env.TRACKED_MODE === 'dry-run';
 const PER_SOURCE = 10;
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const ADDRESSES = Number(process.env.ADDRESSES ?? 200);
+const DORA_ENVIRONMENTS = process.env.DORA_ENVIRONMENTS;
 
 /** Keeps connections open per local address, as Flux's HTTP client does. */
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -94,7 +96,11 @@ const answers = (codes: number[]) =>
 async function main(): Promise<void> {
   const world = await startWorld({ github: { requestsPerHour: 100_000_000 } });
   try {
-    const env: Record<string, string> = DRY ? { DRY_RUN: 'true' } : { GITHUB_WRITE_INTERVAL: '0s', ...plentifulBudget() };
+    const env: Record<string, string> = {
+      ...(DRY ? { DRY_RUN: 'true' } : { GITHUB_WRITE_INTERVAL: '0s', ...plentifulBudget() }),
+      // The bridge gets only the environment given here: DORA_ENVIRONMENTS is passed on when the benchmark has it.
+      ...(DORA_ENVIRONMENTS === undefined ? {} : { DORA_ENVIRONMENTS }),
+    };
     const bridge = await world.bridge(env);
     const dbPath = world.env().DATABASE_PATH!;
     const pid = bridge.child.pid!;
@@ -102,7 +108,7 @@ async function main(): Promise<void> {
     await pause(2000);
     const idle = rssMiB(pid);
     say(
-      `memory: ${DRY ? 'DRY_RUN=true' : 'GITHUB_WRITE_INTERVAL=0s against the simulator'}; idle RSS ${idle.toFixed(1)} MiB (${await heap(bridge)}), SQLite ${dbBytes(dbPath)}; ${load()}`,
+      `memory: ${DRY ? 'DRY_RUN=true' : 'GITHUB_WRITE_INTERVAL=0s against the simulator'}${DORA_ENVIRONMENTS === undefined ? '' : `, DORA_ENVIRONMENTS=${DORA_ENVIRONMENTS}`}; idle RSS ${idle.toFixed(1)} MiB (${await heap(bridge)}), SQLite ${dbBytes(dbPath)}; ${load()}`,
     );
 
     // TRACKED workloads appear (10 per Kustomization, each its own repository); Flux reports each Kustomization once.

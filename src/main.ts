@@ -36,6 +36,7 @@ import { CommitTimeStore } from './store/commit-time-store.js';
 import { EnvironmentKinds } from './store/environment-kinds.js';
 import { CommitTimes } from './runtime/commit-times.js';
 import { countsForDora } from './lifecycle/dora.js';
+import { DoraCache } from './http/dora-cache.js';
 import { matchesPattern } from './metadata/patterns.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
@@ -190,8 +191,7 @@ async function main(config: Config): Promise<void> {
     forges: forges.list,
     refusals,
     ...(comments ? { comments: commentStore } : {}),
-    dora: new DoraStore(db),
-    doraEnvironments,
+    dora: new DoraCache(new DoraStore(db), doraEnvironments),
     commitTimes: () => {
       const e = commitTimes.lastError;
       return { ...commitTimeStore.counts(), lastError: e ? { ...e, at: new Date(e.at).toISOString() } : null };

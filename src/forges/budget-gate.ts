@@ -12,8 +12,8 @@ import {
   goesBefore,
   nextSlots,
   primaryAllows,
-  prune,
   rankOf,
+  stale,
   type BudgetWindow,
   type Turn,
   type TurnRules,
@@ -61,7 +61,7 @@ const FORGET_MS = 10 * 60_000;
 interface Book {
   sent: number[];
   waiting: Map<string, Waiting>;
-  /** Identities served lately: since when they had waited. */
+  /** Identities served lately: since when they had waited; in the order they were served. */
   served: Map<string, { since: number; at: number }>;
   inflight: number;
 }
@@ -109,6 +109,8 @@ export class BudgetGate {
       );
     }
     book.waiting.delete(t.key);
+    // Deleted first so the map stays in the order of `at`: the prune in book() stops at the first one still kept.
+    book.served.delete(t.key);
     book.served.set(t.key, { since, at: now });
     book.sent.push(decision.sendAt);
     if (decision.sendAt > now) await (this.o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(decision.sendAt - now);
@@ -165,9 +167,15 @@ export class BudgetGate {
       book = { sent: [], waiting: new Map(), served: new Map(), inflight: 0 };
       this.books.set(scope, book);
     }
-    book.sent = prune(this.windows, book.sent, now);
+    // Stale sends change no slot (nextSlots never reaches them), so they are dropped once they are half the
+    // ledger: a copy per write of a large ledger (a large count such as 1000000/1m) would be garbage per write.
+    const drop = stale(this.windows, book.sent, now);
+    if (drop > 0 && drop * 2 >= book.sent.length) book.sent.splice(0, drop);
     for (const [k, w] of book.waiting) if (w.due + FORGET_MS < now) book.waiting.delete(k);
-    for (const [k, s] of book.served) if (s.at + INHERIT_MS < now) book.served.delete(k);
+    for (const [k, s] of book.served) {
+      if (s.at + INHERIT_MS >= now) break;
+      book.served.delete(k);
+    }
     return book;
   }
 }

@@ -48,28 +48,39 @@ export function budgetText(windows: readonly BudgetWindow[]): string {
   return windows.map((w) => `${w.count}/${unit(w.ms)}`).join(',');
 }
 
-/** The send times still inside the longest window at `now` (ascending); older ones no longer count. */
-export function prune(windows: readonly BudgetWindow[], sent: readonly number[], now: number): number[] {
+/**
+ * How many of the oldest send times (ascending) no longer count at `now`: those outside the longest window,
+ * and those more than the largest count back (a window only looks at the write `count` places before). Pure,
+ * O(log n): the gate drops them in place, so a scope's ledger never holds more than a window's writes.
+ */
+export function stale(windows: readonly BudgetWindow[], sent: readonly number[], now: number): number {
   const longest = Math.max(0, ...windows.map((w) => w.ms));
-  return sent.filter((s) => s > now - longest);
+  const most = Math.max(0, ...windows.map((w) => w.count));
+  let [lo, hi] = [0, sent.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sent[mid] ?? Infinity) > now - longest) hi = mid;
+    else lo = mid + 1;
+  }
+  return Math.max(lo, sent.length - most);
 }
 
 /**
  * The times at which the next `n` writes may go, earliest first, if each is sent as soon as allowed: for
  * every window, a write must come at least `ms` after the write `count` places before it. `sent`: the times
- * of earlier writes, ascending.
+ * of earlier writes, ascending (read, not copied: O(n × windows) whatever the ledger's length).
  */
 export function nextSlots(windows: readonly BudgetWindow[], sent: readonly number[], now: number, n: number): number[] {
-  const times = [...sent];
   const out: number[] = [];
+  const at = (i: number) => (i < sent.length ? sent[i] : out[i - sent.length]);
   for (let i = 0; i < n; i++) {
-    let at = now;
+    let slot = now;
     for (const w of windows) {
-      const before = times[times.length - w.count];
-      if (before !== undefined) at = Math.max(at, before + w.ms);
+      const index = sent.length + out.length - w.count;
+      const before = index >= 0 ? at(index) : undefined;
+      if (before !== undefined) slot = Math.max(slot, before + w.ms);
     }
-    times.push(at);
-    out.push(at);
+    out.push(slot);
   }
   return out;
 }

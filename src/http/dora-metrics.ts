@@ -80,14 +80,8 @@ export function doraSummary(figures: readonly DoraFigures[]) {
   };
 }
 
-/** Sets the `gdb_dora_*` series from the store's outcomes over the window ending `now`: the unknown ones are left out. */
-export function setDoraMetrics(
-  metrics: Metrics,
-  store: Pick<DoraStore, 'facts' | 'since'>,
-  now: number,
-  include?: DoraOptions['include'],
-): void {
-  const figures = doraWindow(store, now, include);
+/** Sets the `gdb_dora_*` series from the figures of the window (`doraWindow`): the unknown ones are left out. */
+export function setDoraMetrics(metrics: Metrics, figures: readonly DoraFigures[]): void {
   const m = metrics;
   for (const metric of [m.doraDeploymentsPerDay, m.doraChangeFailureRatio, m.doraLeadTimeClamped, m.doraLeadTime, m.doraTimeToRestore])
     metric.reset();

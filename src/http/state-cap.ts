@@ -29,20 +29,30 @@ const size = (body: unknown): number => Buffer.byteLength(JSON.stringify(body));
 /**
  * `body` when its JSON fits in `maxBytes`; otherwise a copy whose lists keep their first entries
  * (the largest list halved, again and again), with `truncated` naming the limit and how many
- * entries of each list were left out.
+ * entries of each list were left out. The whole answer is serialised once: a list shortened in place
+ * changes the answer's length by exactly the change of its own text, so only the halved list is
+ * serialised again (an answer of many MiB, such as `dora` with `DORA_ENVIRONMENTS='*'`, was serialised
+ * whole a dozen times per read).
  */
 export function capState(body: StateBody, maxBytes = MAX_STATE_BYTES): StateBody {
-  if (size(body) <= maxBytes) return body;
+  const whole = size(body);
+  if (whole <= maxBytes) return body;
   const omitted: Partial<Record<ListPath, number>> = {};
+  const sizes = new Map(LISTS.map((p) => [p, size(listAt(body, p) ?? [])]));
+  const original = new Map(sizes);
   let out = body;
   const withNote = () => ({ ...out, truncated: { maxBytes, omitted } });
-  while (size(withNote()) > maxBytes) {
-    const longest = LISTS.map((p) => ({ p, n: size(listAt(out, p) ?? []) })).sort((x, y) => y.n - x.n)[0];
+  // `{...out, truncated}` appends `,"truncated":{…}` to out's JSON (out has other keys: it is over the limit).
+  const noteBytes = () => size({ truncated: { maxBytes, omitted } }) - 1;
+  const total = () => whole + LISTS.reduce((n, p) => n + (sizes.get(p) ?? 0) - (original.get(p) ?? 0), 0) + noteBytes();
+  while (total() > maxBytes) {
+    const longest = LISTS.map((p) => ({ p, n: sizes.get(p) ?? 0 })).sort((x, y) => y.n - x.n)[0];
     const list = longest === undefined ? undefined : listAt(out, longest.p);
     if (longest === undefined || list === undefined || list.length === 0) break;
     const kept = list.slice(0, Math.floor(list.length / 2));
     omitted[longest.p] = (omitted[longest.p] ?? 0) + list.length - kept.length;
     out = setListAt(out, longest.p, kept);
+    sizes.set(longest.p, size(kept));
   }
   return withNote();
 }

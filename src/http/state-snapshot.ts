@@ -8,8 +8,7 @@ import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import type { Trust } from '../metadata/repository-trust.js';
-import type { DoraStore } from '../store/dora-store.js';
-import { doraSummary, doraWindow } from './dora-metrics.js';
+import type { DoraCache } from './dora-cache.js';
 
 export interface StatusDeps {
   queue: QueueStore;
@@ -39,10 +38,8 @@ export interface StatusDeps {
   statusRatePerMinute?: number;
   /** The trust boundary (ALLOWED_REPOSITORIES): open, or an allow-list of so many patterns. */
   trust?: Trust;
-  /** The recorded outcomes the `gdb_dora_*` metrics are computed from at each scrape. */
-  dora?: Pick<DoraStore, 'facts' | 'since'>;
-  /** `DORA_ENVIRONMENTS`: which environments the metrics count besides production ones. */
-  doraEnvironments?: (environment: string) => boolean;
+  /** The DORA figures of `/metrics` and `/state`, from the recorded outcomes (with `DORA_ENVIRONMENTS`), kept between changes. */
+  dora?: Pick<DoraCache, 'figures' | 'summary'>;
   /** The commit times read for the lead time: how many are known, missing on their forge, failed (asked again), the last failure. */
   commitTimes?: () => Record<string, unknown>;
 }
@@ -114,12 +111,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
     },
     // The four DORA keys of the last 30 days per repository and environment (the `dora` command's figures).
     ...(deps.dora
-      ? {
-          dora: {
-            ...doraSummary(doraWindow(deps.dora, deps.now(), deps.doraEnvironments)),
-            ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}),
-          },
-        }
+      ? { dora: { ...deps.dora.summary(deps.now()), ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}) } }
       : {}),
     readiness: deps.readiness(),
     ...(deps.storageState ? { storage: deps.storageState() } : {}),

@@ -67,6 +67,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
   });
 
   const startedAt = deps.now();
+  let shownDora: unknown;
   app.get('/metrics', async (_req, reply) => {
     setScrapeGauges(deps, startedAt);
     const counts = deps.queue.counts();
@@ -77,7 +78,10 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     for (const f of forges) f.scrape();
-    if (deps.dora) setDoraMetrics(deps.metrics, deps.dora, deps.now(), deps.doraEnvironments);
+    const dora = deps.dora?.figures(deps.now());
+    // The series are set again only when the figures were computed again (the cache gives the same array between changes).
+    if (dora !== undefined && dora !== shownDora) setDoraMetrics(deps.metrics, dora);
+    shownDora = dora;
     deps.metrics.forgeRefusals.reset();
     for (const { forge, code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.forgeRefusals.set({ forge, code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

@@ -99,24 +99,56 @@ export function median(values: readonly number[]): number | undefined {
 /** When a fact happened, for its window: its finish (success, else failure), else its start. */
 const atOf = (f: DeploymentFact): number => f.succeededAt ?? f.failedAt ?? f.startedAt;
 
+/** The first index of ascending `values` at or above `min` (`values.length` when none is). */
+function lowerBound(values: readonly number[], min: number): number {
+  let [lo, hi] = [0, values.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] ?? Infinity) >= min) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** One environment's facts indexed once, so each question about a fact costs O(log n), not a pass over all of them. */
+interface EnvironmentIndex {
+  /** The facts by start, ties in their order (a stable sort), and their starts. */
+  byStart: readonly DeploymentFact[];
+  starts: readonly number[];
+  /** Each commit's first start. */
+  firstSeen: ReadonlyMap<string, number>;
+  /** Each commit's place in the given order, where it has one. */
+  rank: ReadonlyMap<string, number>;
+}
+
+function indexEnvironment(facts: readonly DeploymentFact[], order?: readonly string[]): EnvironmentIndex {
+  const byStart = [...facts].sort((a, b) => a.startedAt - b.startedAt);
+  const firstSeen = new Map<string, number>();
+  for (const f of byStart) if (!firstSeen.has(f.sha)) firstSeen.set(f.sha, f.startedAt);
+  const rank = new Map<string, number>();
+  for (const [i, sha] of (order ?? []).entries()) if (!rank.has(sha)) rank.set(sha, i);
+  return { byStart, starts: byStart.map((f) => f.startedAt), firstSeen, rank };
+}
+
 /** Whether commit `a` is older than commit `b` in one environment's facts: by the given order, commit times, then first sight. */
-function olderThan(a: DeploymentFact, b: DeploymentFact, facts: readonly DeploymentFact[], order?: readonly string[]): boolean {
-  const ra = order?.indexOf(a.sha) ?? -1;
-  const rb = order?.indexOf(b.sha) ?? -1;
-  if (ra >= 0 && rb >= 0) return ra < rb;
+function olderThan(a: DeploymentFact, b: DeploymentFact, index: EnvironmentIndex): boolean {
+  const [ra, rb] = [index.rank.get(a.sha), index.rank.get(b.sha)];
+  if (ra !== undefined && rb !== undefined) return ra < rb;
   if (a.commitAt !== null && b.commitAt !== null) return a.commitAt < b.commitAt;
-  const first = (sha: string) => Math.min(...facts.filter((f) => f.sha === sha).map((f) => f.startedAt));
-  return first(a.sha) < first(b.sha);
+  return (index.firstSeen.get(a.sha) ?? Infinity) < (index.firstSeen.get(b.sha) ?? Infinity);
 }
 
 /** Whether a successful deployment was followed, within the rollback window, by a deployment of an older commit. */
-function rolledBack(f: DeploymentFact, facts: readonly DeploymentFact[], opts: DoraOptions): boolean {
+function rolledBack(f: DeploymentFact, index: EnvironmentIndex, opts: DoraOptions): boolean {
   const done = f.succeededAt;
   if (done === null) return false;
-  const next = facts
-    .filter((n) => n.sha !== f.sha && n.startedAt >= done && n.startedAt <= done + opts.rollbackWindowMs)
-    .sort((a, b) => a.startedAt - b.startedAt)[0];
-  return next !== undefined && olderThan(next, f, facts, opts.commitOrder?.get(f.repository));
+  // The first deployment of another commit that started within the window after it (the earliest start; ties in order).
+  for (let i = lowerBound(index.starts, done); i < index.byStart.length; i++) {
+    const next = index.byStart[i];
+    if (next === undefined || next.startedAt > done + opts.rollbackWindowMs) return false;
+    if (next.sha !== f.sha) return olderThan(next, f, index);
+  }
+  return false;
 }
 
 /** The figures of one environment's facts (all of one forge, repository and environment). Pure. */
@@ -127,7 +159,7 @@ export function environmentFigures(
   const start = Math.max(opts.now - opts.windowMs, opts.since ?? -Infinity);
   const inWindow = (t: number) => t >= start && t < opts.now;
   const known = start < opts.now && facts.length > 0;
-  const successAt = facts.flatMap((f) => (f.succeededAt !== null ? [f.succeededAt] : []));
+  const successAt = facts.flatMap((f) => (f.succeededAt !== null ? [f.succeededAt] : [])).sort((a, b) => a - b);
   const successes = facts.flatMap((f) =>
     f.succeededAt !== null && inWindow(f.succeededAt) ? [{ at: f.succeededAt, commitAt: f.commitAt }] : [],
   );
@@ -135,9 +167,15 @@ export function environmentFigures(
   const raw = successes.flatMap((s) => (s.commitAt !== null ? [s.at - s.commitAt] : []));
   const leadTimesMs = raw.map((d) => Math.max(0, d));
   const finished = facts.filter((f) => (f.succeededAt !== null || f.failedAt !== null) && inWindow(atOf(f)));
-  const failedChanges = finished.filter((f) => f.failedAt !== null || rolledBack(f, facts, opts)).length;
+  // One deployment alone cannot be rolled back (that needs another commit): the index only for two or more.
+  const index = facts.length > 1 ? indexEnvironment(facts, opts.commitOrder?.get(facts[0]?.repository ?? '')) : undefined;
+  const failedChanges = finished.filter((f) => f.failedAt !== null || (index !== undefined && rolledBack(f, index, opts))).length;
   const failures = facts.flatMap((f) => (f.failedAt !== null && inWindow(f.failedAt) ? [f.failedAt] : []));
-  const restoreTimesMs = failures.map((at) => Math.min(...successAt.filter((s) => s >= at)) - at).filter((d) => Number.isFinite(d));
+  // Each failure's restore: the first success at or after it (successAt is ascending).
+  const restoreTimesMs = failures.flatMap((at) => {
+    const next = successAt[lowerBound(successAt, at)];
+    return next === undefined ? [] : [next - at];
+  });
   return {
     perDay: known ? successes.length / days : undefined,
     perWeek: known ? (successes.length / days) * 7 : undefined,

@@ -96,6 +96,19 @@ export class DoraStore {
     return [...groupBy(rows, (r) => JSON.stringify([r.forge, r.owner, r.repo, r.environment])).values()].flatMap(foldOutcomes);
   }
 
+  /** What the figures are computed from now, cheaply (outcomes: the last rowid and the count; known commit times; environment kinds): another value means something came or went. */
+  version(): string {
+    // Outcomes come and go; commit times and environment kinds arrive later and change the figures too.
+    const r = this.db
+      .prepare(
+        `SELECT (SELECT COALESCE(MAX(rowid), 0) || ':' || COUNT(*) FROM deployment_outcomes)
+          || ' ' || (SELECT COUNT(*) || ':' || COALESCE(MAX(read_at), 0) FROM commit_times WHERE state = 'known')
+          || ' ' || (SELECT COUNT(*) || ':' || COALESCE(MAX(seen_at), 0) FROM environment_kinds) AS v`,
+      )
+      .get() as { v: string };
+    return r.v;
+  }
+
   /** The first outcome recorded: the history is complete from then on (the upgrade, or a database lost and started anew). */
   since(): number | undefined {
     const r = this.db.prepare(`SELECT MIN(at) AS at FROM deployment_outcomes`).get() as { at: number | null };

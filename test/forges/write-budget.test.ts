@@ -7,7 +7,7 @@ import {
   nextSlots,
   parseBudget,
   primaryAllows,
-  prune,
+  stale,
   type BudgetWindow,
   type Waiting,
   withMargin,
@@ -71,7 +71,21 @@ t.test('nextSlots: the next writes as early as every window allows', (t) => {
     { name: 'none asked', windows: GITHUB, sent: [1, 2], now: 3, n: 0, want: [] },
   ];
   for (const r of rows) t.same(nextSlots(r.windows, r.sent, r.now, r.n), r.want, r.name);
-  t.same(prune(GITHUB, [0, 1, H - 1, H], H + 1), [H - 1, H], 'prune keeps what is inside the longest window');
+  const stales: Array<[string, BudgetWindow[], number[], number, number]> = [
+    ['what is outside the longest window no longer counts', GITHUB, [0, 1, H - 1, H], H + 1, 2],
+    ['a send exactly one longest window back no longer counts', GITHUB, [1, 2], H + 1, 1],
+    ['all inside: none', GITHUB, [10, 20], 30, 0],
+    ['all outside: every one', GITHUB, [10, 20], 2 * H, 2],
+    ['none sent', GITHUB, [], 0, 0],
+    ['more than the largest count back no longer counts, even inside the window', [{ count: 2, ms: H }], [1, 2, 3, 4], 5, 2],
+    ['the largest count of several windows is kept', [{ count: 1, ms: 1000 }, ...GITHUB], [1, 2, 3], 4, 0],
+  ];
+  for (const [name, windows, sent, now, want] of stales) t.equal(stale(windows, sent, now), want, name);
+  t.same(
+    nextSlots([{ count: 3, ms: M }], [1, 2, 3, 4, 5].slice(stale([{ count: 3, ms: M }], [1, 2, 3, 4, 5], 6)), 6, 2),
+    nextSlots([{ count: 3, ms: M }], [1, 2, 3, 4, 5], 6, 2),
+    'dropping the stale sends changes no slot',
+  );
   t.end();
 });
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createMetrics } from '../../src/common/metrics.js';
-import { DORA_WINDOW_MS, setDoraMetrics, totalsByEnvironment } from '../../src/http/dora-metrics.js';
+import { DORA_WINDOW_MS, doraWindow, setDoraMetrics, totalsByEnvironment } from '../../src/http/dora-metrics.js';
 import type { DeploymentFact } from '../../src/lifecycle/dora.js';
 import { doraFigures } from '../../src/lifecycle/dora.js';
 
@@ -54,7 +54,7 @@ t.test('the totals sum repositories per forge and environment', (t) => {
 
 t.test('the series: bounded labels, no repository, histograms in seconds, clamped skew counted', async (t) => {
   const metrics = createMetrics();
-  setDoraMetrics(metrics, store(FACTS, NOW - DORA_WINDOW_MS), NOW);
+  setDoraMetrics(metrics, doraWindow(store(FACTS, NOW - DORA_WINDOW_MS), NOW));
   const text = await metrics.registry.metrics();
   const l = '{forge="github",environment="production"}';
   t.equal(sample(text, `gdb_dora_deployments_per_day${l}`), 3 / 30, 'three successes over 30 days');
@@ -75,20 +75,23 @@ t.test('the series: bounded labels, no repository, histograms in seconds, clampe
 
 t.test('what cannot be known has no series; a new scrape replaces the last one', async (t) => {
   const metrics = createMetrics();
-  setDoraMetrics(metrics, store(FACTS, NOW - DORA_WINDOW_MS), NOW);
-  setDoraMetrics(metrics, store([fact('acme/shop', 'a', { succeededAt: NOW - H })], NOW), NOW);
+  setDoraMetrics(metrics, doraWindow(store(FACTS, NOW - DORA_WINDOW_MS), NOW));
+  setDoraMetrics(metrics, doraWindow(store([fact('acme/shop', 'a', { succeededAt: NOW - H })], NOW), NOW));
   const text = await metrics.registry.metrics();
   t.notMatch(text, /^gdb_dora_deployments_per_day\{/m, 'a history that starts now: no rate, not 0');
   t.notMatch(text, /^gdb_dora_change_failure_ratio\{/m, 'no finished deployment in a window of no length');
   t.notMatch(text, /^gdb_dora_lead_time_seconds_count\{/m, 'no commit time: no lead time, and the last scrape is gone');
-  setDoraMetrics(metrics, store([], undefined), NOW);
+  setDoraMetrics(metrics, doraWindow(store([], undefined), NOW));
   t.notMatch(await metrics.registry.metrics(), /^gdb_dora_\w+\{/m, 'an empty database: no series at all');
   t.end();
 });
 
 t.test('other environments by pattern', async (t) => {
   const metrics = createMetrics();
-  setDoraMetrics(metrics, store(FACTS, NOW - DORA_WINDOW_MS), NOW, (e) => e === 'staging');
+  setDoraMetrics(
+    metrics,
+    doraWindow(store(FACTS, NOW - DORA_WINDOW_MS), NOW, (e) => e === 'staging'),
+  );
   t.equal(sample(await metrics.registry.metrics(), 'gdb_dora_deployments_per_day{forge="github",environment="staging"}'), 1 / 30);
   t.end();
 });

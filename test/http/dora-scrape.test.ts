@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import t from 'tap';
 import { createMetrics } from '../../src/common/metrics.js';
+import { DoraCache } from '../../src/http/dora-cache.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
@@ -34,8 +35,7 @@ t.test('the scrape: production and DORA_ENVIRONMENTS counted, other environments
     log: pino({ level: 'silent' }),
     now: () => NOW,
     ...IDLE_APP,
-    dora: new DoraStore(db),
-    doraEnvironments: (e) => e.startsWith('qa-'),
+    dora: new DoraCache(new DoraStore(db), (e) => e.startsWith('qa-')),
   });
   t.teardown(async () => {
     await app.close();

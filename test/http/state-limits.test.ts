@@ -58,6 +58,30 @@ t.test('capState: a small answer as it is; a large one shortened, valid, saying 
   t.end();
 });
 
+t.test('capState: several lists, one nested (dora), halved largest first until the answer fits', (t) => {
+  const body = {
+    deployments: Array.from({ length: 100 }, (_, i) => ({ i, pad: 'd'.repeat(80) })),
+    skipped: Array.from({ length: 7 }, (_, i) => ({ i, reason: 'r'.repeat(300) })),
+    fluxObjects: [{ name: 'x' }],
+    queue: { pending: 1, items: Array.from({ length: 30 }, (_, i) => ({ i })) },
+    dora: {
+      windowDays: 30,
+      environments: Array.from({ length: 10_000 }, (_, i) => ({ repository: `acme/r-${i}`, deploymentsPerDay: 0.5 })),
+    },
+  };
+  for (const [max, omitted] of [
+    [100_000, { 'dora.environments': 8750 }],
+    [5000, { 'dora.environments': 9961, deployments: 88, skipped: 4 }],
+  ] as const) {
+    const out = capState(body, max);
+    const bytes = Buffer.byteLength(JSON.stringify(out));
+    t.ok(bytes <= max, `${bytes} ≤ ${max}`);
+    t.strictSame(out.truncated, { maxBytes: max, omitted }, `${max}: what was left out`);
+    t.equal((out.dora as { windowDays: number }).windowDays, 30, 'the rest of dora kept');
+  }
+  t.end();
+});
+
 t.test('/state with 20 skip reasons of 200,000 characters (rows stored before values were bounded) stays under its cap', async (t) => {
   const { app, sources } = await bridge(t);
   for (let i = 0; i < 20; i++) {

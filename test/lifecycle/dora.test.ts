@@ -55,6 +55,21 @@ t.test('the table: one row per case', (t) => {
       want: { failedChanges: 0, changeFailureRate: 0 },
     },
     {
+      name: 'the same commit again (another workload) is passed over: the older commit after it rolls both back',
+      facts: [ok('old', 5 * D), ok('new', 3 * D), ok('new', 3 * D - 2 * H), ok('old', 3 * D - 3 * H)],
+      want: { deployments: 4, failedChanges: 2 },
+    },
+    {
+      name: 'two deployments that start at once: the first recorded is the next one (a newer commit: no rollback)',
+      facts: [ok('a', 5 * D), ok('b', 3 * D), ok('c', 3 * D - 2 * H), ok('a', 3 * D - 2 * H)],
+      want: { deployments: 4, failedChanges: 0 },
+    },
+    {
+      name: 'a failure is restored by the first success after it, not by an earlier or a later one',
+      facts: [ok('z', 6 * D), fact('a', 4 * D, { failedAt: NOW - 4 * D + H }), ok('b', 4 * D - 5 * H), ok('c', 2 * D)],
+      want: { restoreTimesMs: [5 * H], unrestored: 0 },
+    },
+    {
       name: 'the commit order, when given, decides which commit is older',
       facts: [ok('x', 5 * D), ok('y', 3 * D)],
       opts: { rollbackWindowMs: 3 * D, commitOrder: new Map([['acme/shop', ['y', 'x']]]) },

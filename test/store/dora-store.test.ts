@@ -7,6 +7,8 @@ import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { record, SHOP_ORIGIN, shopDeployment } from '../harness/recorded-deployments.js';
 import { DoraStore } from '../../src/store/dora-store.js';
 import { TransientEnvironmentStore } from '../../src/store/transient-store.js';
+import { CommitTimeStore } from '../../src/store/commit-time-store.js';
+import { EnvironmentKinds } from '../../src/store/environment-kinds.js';
 import { doraFigures } from '../../src/lifecycle/dora.js';
 import { pruneStorage } from '../../src/store/retention.js';
 import { CommitStatusRows } from '../../src/forges/forgejo/commit-status-rows.js';
@@ -102,6 +104,25 @@ t.test('adoption after a crash records the outcome it finds; the filter narrows;
   t.end();
 });
 
+t.test('version: another value when an outcome is appended or pruned, the same for a state that appends none', (t) => {
+  const { deployments, dora, db } = open(t);
+  const day = 86_400_000;
+  const empty = dora.version();
+  deploy(deployments, id(), 100, ['in_progress', 100]);
+  t.equal(dora.version(), empty, 'in_progress is no outcome');
+  deployments.setState(id(), 'success', 'live', 200);
+  const one = dora.version();
+  t.not(one, empty, 'a success appended');
+  deployments.setState(id(), 'success', 'again', 300);
+  t.equal(dora.version(), one, 'the same state twice appends nothing');
+  deploy(deployments, id({ sha: sha('b') }), 20 * day, ['success', 20 * day]);
+  const two = dora.version();
+  t.not(two, one);
+  pruneStorage(db(), 90 * day + 201);
+  t.not(dora.version(), two, 'the oldest pruned (the last rowid is the same, the count is not)');
+  t.end();
+});
+
 t.test('outcomes are kept 90 days; the history then starts at the oldest one kept', (t) => {
   const { deployments, dora, db: current } = open(t);
   const day = 86_400_000;
@@ -152,5 +173,20 @@ t.test("Forgejo's commit-status rows record their outcomes too", (t) => {
   );
   t.throws(() => rows.settle({ ...key, context: 'other' }, 'success', 'x', 160), /no deployment row/);
   t.equal(dora.facts().length, 1, 'a refused write leaves no outcome behind');
+  t.end();
+});
+
+t.test('version: also another value when a commit time becomes known or an environment kind changes', (t) => {
+  const { deployments, dora, db } = open(t);
+  deploy(deployments, id(), 100, ['success', 150]);
+  const before = dora.version();
+  new CommitTimeStore(db()).record({ forge: 'github', owner: 'acme', repo: 'shop', sha: sha('a') }, 50, 160);
+  const known = dora.version();
+  t.not(known, before, 'a commit time read');
+  new EnvironmentKinds(db(), () => 170).note(
+    { forge: 'github', owner: 'acme', repo: 'shop', environment: 'live' },
+    { production: true, transient: false },
+  );
+  t.not(dora.version(), known, 'an environment kind noted');
   t.end();
 });

@@ -1,0 +1,54 @@
+/**
+ * The DORA figures of the last 30 days, computed at most once per change of the recorded outcomes or per
+ * minute (the window slides), and shared by `/metrics` and `/state`: a scrape or a read between changes
+ * costs one cheap query, not a pass over every outcome.
+ */
+import type { DoraFigures, DoraOptions } from '../lifecycle/dora.js';
+import type { DoraStore } from '../store/dora-store.js';
+import { doraSummary, doraWindow } from './dora-metrics.js';
+
+/** How long figures stand while no outcome came or went: the window slides by at most this much before they are computed again. */
+export const DORA_CACHE_MS = 60_000;
+
+/** What the figures were computed from: the outcomes' version and the time. */
+export interface Computed {
+  version: string;
+  at: number;
+}
+
+/** Whether figures computed at `c` still stand at `now` for outcomes at `version`: same outcomes, less than `maxAgeMs` old (a clock set back too). Pure. */
+export function stillStands(c: Computed | undefined, version: string, now: number, maxAgeMs: number): boolean {
+  return c !== undefined && c.version === version && now >= c.at && now - c.at < maxAgeMs;
+}
+
+/** Where the figures come from: the store's reader, and its version. */
+export type DoraSource = Pick<DoraStore, 'facts' | 'since' | 'version'>;
+
+/** The figures `/metrics` and `/state` show, kept between changes. */
+export class DoraCache {
+  private last: (Computed & { figures: readonly DoraFigures[]; summary?: ReturnType<typeof doraSummary> }) | undefined;
+
+  constructor(
+    private readonly store: DoraSource,
+    private readonly include?: DoraOptions['include'],
+    private readonly maxAgeMs = DORA_CACHE_MS,
+  ) {}
+
+  /** The figures over the window ending `now`: the same array as last time while they still stand. */
+  figures(now: number): readonly DoraFigures[] {
+    const version = this.store.version();
+    if (this.last !== undefined && stillStands(this.last, version, now, this.maxAgeMs)) return this.last.figures;
+    const figures = doraWindow(this.store, now, this.include);
+    this.last = { version, at: now, figures };
+    return figures;
+  }
+
+  /** `/state`'s `dora` of those figures, made once per computation (not per read: with `*`, one entry per environment). */
+  summary(now: number): ReturnType<typeof doraSummary> {
+    const figures = this.figures(now);
+    const last = this.last;
+    if (last?.figures !== figures) return doraSummary(figures);
+    last.summary ??= doraSummary(figures);
+    return last.summary;
+  }
+}
