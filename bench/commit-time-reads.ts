@@ -28,6 +28,8 @@ interface Outcome {
   lifecycles: number;
   leadTimes: number;
   violations: number;
+  /** ms from each production success settled to its lead time known. */
+  delays: number[];
 }
 
 async function run(doraEnvironments: string | undefined): Promise<Outcome> {
@@ -51,13 +53,19 @@ async function run(doraEnvironments: string | undefined): Promise<Outcome> {
       await bridge.post(fluxEvent('Kustomization', 'flux-system', source, { reason: 'ReconciliationSucceeded' }));
       await settled(bridge, WAIT_MS);
     };
+    const known = async () => (await bridge.state()).dora?.commitTimes?.known ?? 0;
+    const delays: number[] = [];
     for (let n = 1; n <= COMMITS; n++) {
       const commit = sha(`commit-time-reads-${n}`);
       for (const [environment, workloads] of STAGES) await deploy(commit, environment(n), workloads, `web-${environment(n)}`);
+      // From the production success settled to its commit time known (the lead time shown), polled every 50 ms.
+      const from = Date.now();
+      while ((await known()) < n && Date.now() - from < WAIT_MS) await new Promise((r) => setTimeout(r, 50));
+      delays.push(Date.now() - from);
     }
     // A commit that never leaves its preview.
     await deploy(sha('commit-time-reads-abandoned'), `pr-${COMMITS + 1}`, ['web-preview'], 'web-preview-abandoned');
-    await bridge.waitFor('every lead time known', async () => (await bridge.state()).dora?.commitTimes?.known === COMMITS, WAIT_MS);
+    await bridge.waitFor('every lead time known', async () => (await known()) === COMMITS, WAIT_MS);
     const reads = world.github.commitReads().length;
     await bridge.kill('SIGTERM');
     bridge = await world.bridge(env);
@@ -73,6 +81,7 @@ async function run(doraEnvironments: string | undefined): Promise<Outcome> {
       lifecycles: COMMITS,
       leadTimes,
       violations: world.github.violations.length,
+      delays,
     };
   } finally {
     await world.close();
@@ -88,6 +97,6 @@ for (const [label, dora] of [
   say(
     `${label}: ${o.reads} reads for ${o.lifecycles} lifecycles (minimum ${o.lifecycles}: one per commit that reached a counted environment; ` +
       `${(o.reads / o.lifecycles).toFixed(2)} per lifecycle), ${o.afterRestart} after a restart, ${o.leadTimes} environments with a lead time, ` +
-      `${o.violations} schema violations`,
+      `${o.violations} schema violations; lead time known ${Math.max(...o.delays)} ms at most after the success settled (${o.delays.join(', ')})`,
   );
 }

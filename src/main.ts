@@ -53,6 +53,17 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Time on top of the grace for closing the server and the database before exiting anyway. */
 const SHUTDOWN_EXTRA_MS = 5_000;
 
+/** `run`, then `after` (a reconcile may have recorded an outcome: the commit-time reader looks at once, not at its next interval). */
+const withAfter =
+  <A extends unknown[], R>(run: (...args: A) => Promise<R>, after: () => void) =>
+  async (...args: A): Promise<R> => {
+    try {
+      return await run(...args);
+    } finally {
+      after();
+    }
+  };
+
 /** The composition root: configuration → store → clients → app → listen; signals. */
 async function main(config: Config): Promise<void> {
   const version = controllerVersion();
@@ -122,16 +133,19 @@ async function main(config: Config): Promise<void> {
     now,
     pausedUntil: () => forges.pausedUntil(),
     storage,
-    run: createSourceRunner({
-      reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog }, item),
-      readers: { fresh: kube.reader, pass: listings.reader },
-      rechecks: new RecheckSchedule(config.cleanupGraceMs),
-      tracking: rollouts.tracking,
-      sources,
-      metrics,
-      log,
-      now,
-    }),
+    run: withAfter(
+      createSourceRunner({
+        reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog }, item),
+        readers: { fresh: kube.reader, pass: listings.reader },
+        rechecks: new RecheckSchedule(config.cleanupGraceMs),
+        tracking: rollouts.tracking,
+        sources,
+        metrics,
+        log,
+        now,
+      }),
+      () => commitTimes.nudge(),
+    ),
   });
   const resync = new Resync({
     kube: listings.reader,

@@ -40,6 +40,7 @@ export class CommitTimes {
   private timer: NodeJS.Timeout | undefined;
   private seen = -1;
   private running: Promise<number> | undefined;
+  private stopped = false;
   /** Forges whose credential may not read commits, until when. */
   private readonly held = new Map<string, number>();
   /** The last failure, for /state (its reason was logged once, at the commit's first failed read). */
@@ -54,11 +55,18 @@ export class CommitTimes {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
+  }
+
+  /** A look now rather than at the next interval (an outcome may have been recorded); cheap when nothing changed. */
+  nudge(): void {
+    void this.runOnce();
   }
 
   /** One look (never two at once); the number of reads it made. */
   runOnce(): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
     this.running ??= this.look().finally(() => (this.running = undefined));
     return this.running;
   }

@@ -184,6 +184,19 @@ t.test('a failing database is logged and the look returns', async (t) => {
   t.equal(w.warnings.length, 1);
 });
 
+t.test('a nudge looks at once; after stop nothing is read', async (t) => {
+  const w = world(t);
+  w.succeed('a');
+  w.reader.nudge();
+  await w.reader.runOnce();
+  t.same(w.gh.reads, ['acme/shop@a'], 'read on the nudge');
+  w.reader.stop();
+  w.succeed('b');
+  w.reader.nudge();
+  t.equal(await w.reader.runOnce(), 0);
+  t.same(w.gh.reads, ['acme/shop@a'], 'nothing after stop');
+});
+
 t.test('retry delays double from five minutes to at most a day', (t) => {
   t.same([1, 2, 3, 20].map(retryDelayMs), [300_000, 600_000, 1_200_000, 86_400_000]);
   t.end();
