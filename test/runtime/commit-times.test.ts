@@ -1,10 +1,6 @@
 /** The commit-time reader: once per counted commit, never for previews, missing kept, failures with backoff, pauses not failures. */
 import t, { type Test } from 'tap';
 import pino from 'pino';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { CommitTimeStore } from '../../src/store/commit-time-store.js';
 import { TransientEnvironmentStore } from '../../src/store/transient-store.js';
@@ -15,6 +11,7 @@ import { ForgeError } from '../../src/common/errors.js';
 import { countsForDora } from '../../src/lifecycle/dora.js';
 import type { CommitTimesPort } from '../../src/forges/commit-times-port.js';
 import { record, shopDeployment } from '../harness/recorded-deployments.js';
+import { tempDatabase } from '../harness/temp-database.js';
 
 const NOW = Date.UTC(2026, 11, 1);
 
@@ -33,17 +30,12 @@ function forge() {
 }
 
 function world(t: Test, include?: (e: string) => boolean) {
-  const dir = mkdtempSync(join(tmpdir(), 'gdb-commit-reader-'));
-  const db = openDatabase(join(dir, 'bridge.db'));
-  t.teardown(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const db = tempDatabase(t, 'gdb-commit-reader-').db();
   let clock = NOW;
   const gh = forge();
   const warnings: unknown[] = [];
   const log = pino({ level: 'silent' });
-  log.warn = ((o: unknown) => void warnings.push(o)) as typeof log.warn;
+  log.warn = (o: unknown) => void warnings.push(o);
   const told: string[] = [];
   const store = new CommitTimeStore(db);
   const reader = new CommitTimes({

@@ -1,9 +1,6 @@
 /** Commit times (schema 14): what is wanted, what a read leaves, the join into the DORA facts, the prune. */
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/store/database.js';
+import { tempDatabase } from '../harness/temp-database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { CommitTimeStore } from '../../src/store/commit-time-store.js';
 import { DoraStore } from '../../src/store/dora-store.js';
@@ -12,22 +9,14 @@ import { pruneStorage } from '../../src/store/retention.js';
 import { record, shopDeployment } from '../harness/recorded-deployments.js';
 
 function open(t: Test) {
-  const dir = mkdtempSync(join(tmpdir(), 'gdb-commit-times-'));
-  const path = join(dir, 'bridge.db');
-  let db = openDatabase(path);
-  t.teardown(() => {
-    if (db.open) db.close();
-    rmSync(dir, { recursive: true, force: true });
+  const temp = tempDatabase(t, 'gdb-commit-times-');
+  const stores = (db = temp.db()) => ({
+    deployments: new DeploymentStore(db),
+    times: new CommitTimeStore(db),
+    dora: new DoraStore(db),
+    db,
   });
-  const stores = () => ({ deployments: new DeploymentStore(db), times: new CommitTimeStore(db), dora: new DoraStore(db), db });
-  return {
-    ...stores(),
-    reopen: () => {
-      db.close();
-      db = openDatabase(path);
-      return stores();
-    },
-  };
+  return { ...stores(), reopen: () => stores(temp.reopen()) };
 }
 
 const production = { forge: 'github', owner: 'acme', repo: 'shop', environment: 'production' };

@@ -1,9 +1,7 @@
 /** Environment kinds (schema 14): noted on publish, written only on a change, read by the DORA facts and the commit reader. */
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/store/database.js';
+import type { Db } from '../../src/store/database.js';
+import { tempDatabase } from '../harness/temp-database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { DoraStore } from '../../src/store/dora-store.js';
 import { CommitTimeStore } from '../../src/store/commit-time-store.js';
@@ -15,34 +13,19 @@ import { record, shopDeployment } from '../harness/recorded-deployments.js';
 const DAY = 86_400_000;
 
 function open(t: Test) {
-  const dir = mkdtempSync(join(tmpdir(), 'gdb-kinds-'));
-  const path = join(dir, 'bridge.db');
-  let db = openDatabase(path);
-  t.teardown(() => {
-    if (db.open) db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const temp = tempDatabase(t, 'gdb-kinds-');
   let clock = 1_000;
-  const stores = () => ({
+  const stores = (db = temp.db()) => ({
     kinds: new EnvironmentKinds(db, () => clock),
     deployments: new DeploymentStore(db),
     dora: new DoraStore(db),
     db,
   });
-  return {
-    ...stores(),
-    at: (ms: number) => (clock = ms),
-    reopen: () => {
-      db.close();
-      db = openDatabase(path);
-      return stores();
-    },
-  };
+  return { ...stores(), at: (ms: number) => (clock = ms), reopen: () => stores(temp.reopen()) };
 }
 
 const env = (environment: string) => ({ forge: 'github', owner: 'acme', repo: 'shop', environment });
-const rows = (db: ReturnType<typeof openDatabase>) =>
-  db.prepare(`SELECT environment, production, transient, seen_at FROM environment_kinds ORDER BY environment`).all();
+const rows = (db: Db) => db.prepare(`SELECT environment, production, transient, seen_at FROM environment_kinds ORDER BY environment`).all();
 
 t.test('a kind is written once, and again only when it changes', (t) => {
   const { kinds, db, at } = open(t);
