@@ -110,9 +110,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
       items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
     },
     // The four DORA keys of the last 30 days per repository and environment (the `dora` command's figures).
-    ...(deps.dora
-      ? { dora: { ...deps.dora.summary(deps.now()), ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}) } }
-      : {}),
+    ...(deps.dora ? { dora: { ...deps.dora.summary(deps.now()), ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}) } } : {}),
     readiness: deps.readiness(),
     ...(deps.storageState ? { storage: deps.storageState() } : {}),
     ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
