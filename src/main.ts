@@ -31,13 +31,7 @@ import { RecheckSchedule } from './runtime/recheck-schedule.js';
 import { Resync } from './runtime/resync.js';
 import { createSourceRunner } from './runtime/source-runner.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
-import { DoraStore } from './store/dora-store.js';
-import { CommitTimeStore } from './store/commit-time-store.js';
-import { EnvironmentKinds } from './store/environment-kinds.js';
-import { CommitTimes } from './runtime/commit-times.js';
-import { countsForDora } from './lifecycle/dora.js';
-import { DoraCache } from './http/dora-cache.js';
-import { matchesPattern } from './metadata/patterns.js';
+import { buildDora } from './runtime/dora-wiring.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
 import { QueueStore } from './store/queue-store.js';
@@ -95,7 +89,9 @@ async function main(config: Config): Promise<void> {
   const refusals = new RefusalStore(db);
   const userAgent = `github-deployment-bridge/${version}`;
   const forges = buildForges(config, { db, deployments, refusals, metrics, log, now, userAgent, dryRun: config.dryRun });
-  const router = ForgeRouter.over(forges.list, log, new EnvironmentKinds(db, now));
+  // DORA: commit times read once per counted commit, the environments' kinds, the figures (docs/dora.md).
+  const dora = buildDora({ db, forges: forges.list, environments: config.doraEnvironments, metrics, log, now });
+  const router = ForgeRouter.over(forges.list, log, dora.kinds);
   const defaults = buildDefaults(config, version, forges.hosts);
   const commentStore = new CommentStore(db);
   // PULL_REQUEST_COMMENTS: one comment per pull request and cluster, through each forge's comments.
@@ -112,17 +108,6 @@ async function main(config: Config): Promise<void> {
         now,
       })
     : undefined;
-  // The DORA lead time: each counted commit's committer date, read once from its forge.
-  const doraEnvironments = (e: string) => config.doraEnvironments.some((p) => matchesPattern(p, e));
-  const commitTimeStore = new CommitTimeStore(db);
-  const commitTimes = new CommitTimes({
-    store: commitTimeStore,
-    forges: new Map(forges.list.flatMap((f) => (f.commits ? [[f.name, f.commits] as const] : []))),
-    counts: (env) => countsForDora(env, doraEnvironments),
-    onRead: (forge, result) => metrics.doraCommitTimeReads.inc({ forge, result }),
-    log: log.child({ component: 'commit-times' }),
-    now,
-  });
   const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, comments, graceMs: config.cleanupGraceMs, log };
   const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now };
 
@@ -144,7 +129,7 @@ async function main(config: Config): Promise<void> {
         log,
         now,
       }),
-      () => commitTimes.nudge(),
+      () => dora.commitTimes.nudge(),
     ),
   });
   const resync = new Resync({
@@ -205,11 +190,8 @@ async function main(config: Config): Promise<void> {
     forges: forges.list,
     refusals,
     ...(comments ? { comments: commentStore } : {}),
-    dora: new DoraCache(new DoraStore(db), doraEnvironments),
-    commitTimes: () => {
-      const e = commitTimes.lastError;
-      return { ...commitTimeStore.counts(), lastError: e ? { ...e, at: new Date(e.at).toISOString() } : null };
-    },
+    dora: dora.figures,
+    commitTimes: dora.state,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());
@@ -218,7 +200,7 @@ async function main(config: Config): Promise<void> {
   worker.start();
   resync.start();
   pruning.start();
-  commitTimes.start();
+  dora.commitTimes.start();
   // A comment a crash or a stop left due (a create cut short, an edit not made) is written now.
   comments?.settle();
   log.info(
@@ -247,7 +229,7 @@ async function main(config: Config): Promise<void> {
     log.info({ signal }, 'shutting down: finishing in-flight work');
     await resync.stop();
     pruning.stop();
-    commitTimes.stop();
+    dora.commitTimes.stop();
     rollouts.stop();
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);

@@ -1,0 +1,49 @@
+/**
+ * The DORA figures' parts, built once for the composition root: the commit-time reader over the forges that read
+ * commits, the environment kinds the router notes, the figures' cache `/metrics` and `/state` share, and `/state`'s
+ * `dora.commitTimes`.
+ */
+import type { Logger } from 'pino';
+import type { Metrics } from '../common/metrics.js';
+import type { Forge } from '../forges/forge.js';
+import { DoraCache } from '../http/dora-cache.js';
+import { countsForDora } from '../lifecycle/dora.js';
+import { matchesPattern } from '../metadata/patterns.js';
+import type { Db } from '../store/database.js';
+import { CommitTimeStore } from '../store/commit-time-store.js';
+import { DoraStore } from '../store/dora-store.js';
+import { EnvironmentKinds } from '../store/environment-kinds.js';
+import { CommitTimes } from './commit-times.js';
+
+export interface DoraWiringOptions {
+  db: Db;
+  forges: readonly Pick<Forge, 'name' | 'commits'>[];
+  /** `DORA_ENVIRONMENTS`: patterns of environments counted besides production ones. */
+  environments: readonly string[];
+  metrics: Metrics;
+  log: Logger;
+  now: () => number;
+}
+
+export function buildDora(o: DoraWiringOptions) {
+  const include = (e: string) => o.environments.some((p) => matchesPattern(p, e));
+  const store = new CommitTimeStore(o.db);
+  const commitTimes = new CommitTimes({
+    store,
+    forges: new Map(o.forges.flatMap((f) => (f.commits ? [[f.name, f.commits] as const] : []))),
+    counts: (env) => countsForDora(env, include),
+    onRead: (forge, result) => o.metrics.doraCommitTimeReads.inc({ forge, result }),
+    log: o.log.child({ component: 'commit-times' }),
+    now: o.now,
+  });
+  return {
+    commitTimes,
+    kinds: new EnvironmentKinds(o.db, o.now),
+    figures: new DoraCache(new DoraStore(o.db), include),
+    /** `/state`'s `dora.commitTimes`: how many are known, missing on their forge, failed (asked again), the last failure. */
+    state: () => {
+      const e = commitTimes.lastError;
+      return { ...store.counts(), lastError: e ? { ...e, at: new Date(e.at).toISOString() } : null };
+    },
+  };
+}
