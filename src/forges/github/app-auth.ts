@@ -117,6 +117,7 @@ export function createAppSide(o: AppSideOptions): AppSide {
   };
   const via = async (r: RepoRef) => portFor(await resolver.installationFor(r));
   const clients = new Map<string, Octokit>();
+  let saidContents = false;
   const clientFor = async (r: RepoRef, permissions: Readonly<Record<string, string>>): Promise<Octokit> => {
     const installationId = await resolver.installationFor(r);
     const key = `${installationId} ${JSON.stringify(permissions)}`;
@@ -151,6 +152,15 @@ export function createAppSide(o: AppSideOptions): AppSide {
       const deployments = app.permissions?.deployments;
       if (app.permissions !== undefined && deployments !== 'write') {
         return `GitHub App ${app.slug ?? o.app.appId} has Deployments permission "${deployments ?? 'none'}": give it Deployments read & write`;
+      }
+      // Optional, so not a problem: said once per process, since only the DORA lead time needs it.
+      const contents = app.permissions?.contents;
+      if (app.permissions !== undefined && contents !== 'read' && contents !== 'write' && !saidContents) {
+        saidContents = true;
+        o.client.log.warn(
+          { app: app.slug ?? o.app.appId },
+          'the GitHub App has no Contents read permission: DORA lead times stay unknown (docs/github-app.md)',
+        );
       }
       return undefined;
     },

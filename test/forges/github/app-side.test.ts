@@ -3,6 +3,7 @@
  * App's public key, mints installation tokens and opens only their installation's repositories.
  */
 import t, { type Test } from 'tap';
+import { pino } from 'pino';
 import { ForgePaused } from '../../../src/forges/forge-health.js';
 import { generateKeyPairSync } from 'node:crypto';
 import type { SimInstallation } from '../../harness/github-sim.js';
@@ -201,4 +202,24 @@ t.test('an App without Deployments write: not ready, says which permission to gi
   const rig = await appRig(t, { permissions: { deployments: 'read', metadata: 'read' } });
   await rig.side.monitor.checkNow();
   t.match(rig.side.health.readinessProblem(), /has Deployments permission "read": give it Deployments read & write/);
+});
+
+t.test('an App without Contents read: ready, and told once that DORA lead times stay unknown', async (t) => {
+  const warnings: string[] = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg) });
+  for (const [permissions, said] of [
+    [{ deployments: 'write', metadata: 'read' }, 1],
+    [{ deployments: 'write', metadata: 'read', contents: 'read' }, 0],
+  ] as const) {
+    warnings.length = 0;
+    const rig = await startRig(t, {
+      sim: { app: { id: APP_ID, publicKey: keys.publicKey, installations: INSTALLATIONS, permissions } },
+      auth: { kind: 'app', appId: APP_ID, privateKey: PEM },
+      log,
+    });
+    await rig.side.monitor.checkNow();
+    await rig.side.monitor.checkNow();
+    t.equal(rig.side.health.readinessProblem(), undefined, 'Contents is optional: no problem');
+    t.equal(warnings.filter((w) => /no Contents read permission: DORA lead times stay unknown/.test(w)).length, said);
+  }
 });

@@ -8,7 +8,7 @@ import { guardGitHub } from '../../../src/forges/github/github-forge.js';
 import { createHash } from 'node:crypto';
 import type { BudgetWindow } from '../../../src/forges/write-budget.js';
 import type { Test } from 'tap';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { createGitHubSide, type GitHubAuth, type GitHubSide } from '../../../src/forges/github/github-client.js';
 import type { DesiredState } from '../../../src/lifecycle/status-plan.js';
 import { resolveTarget, type ReportTarget } from '../../../src/metadata/resolve-target.js';
@@ -68,7 +68,7 @@ export interface Rig {
 
 export async function startRig(
   t: Test,
-  o: { sim?: GitHubSimulatorOptions; auth?: GitHubAuth; timeoutMs?: number; writeBudget?: BudgetWindow[] } = {},
+  o: { sim?: GitHubSimulatorOptions; auth?: GitHubAuth; timeoutMs?: number; writeBudget?: BudgetWindow[]; log?: Logger } = {},
 ): Promise<Rig> {
   const sim = await startGitHubSimulator({ tokens: [TOKEN], ...o.sim });
   const db = openDatabase(':memory:');
@@ -79,7 +79,7 @@ export async function startRig(
   });
   const clock = { now: Date.now() };
   const now = () => clock.now;
-  const log = pino({ level: 'silent' });
+  const log = o.log ?? pino({ level: 'silent' });
   const metrics = createMetrics();
   const auth = o.auth ?? { kind: 'token', token: TOKEN };
   const side = createGitHubSide({
