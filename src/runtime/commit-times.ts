@@ -81,7 +81,7 @@ export class CommitTimes {
       let complete = true;
       for (const ref of this.wanted(now)) {
         if (reads >= READS_PER_LOOK) break;
-        if ((this.held.get(ref.forge) ?? 0) > this.o.now()) {
+        if (this.heldNow(ref.forge)) {
           complete = false;
           continue;
         }
@@ -90,7 +90,7 @@ export class CommitTimes {
         else reads += 1;
       }
       // Seen only once everything wanted is answered: a pause, or a full look (more may wait), and the next look goes on.
-      if (reads >= READS_PER_LOOK || [...this.held.values()].some((until) => until > this.o.now())) complete = false;
+      if (reads >= READS_PER_LOOK || [...this.held.keys()].some((forge) => this.heldNow(forge))) complete = false;
       if (complete) this.seen = version;
     } catch (err) {
       // The database failed (the storage health reports it): the next look tries again.
@@ -104,11 +104,16 @@ export class CommitTimes {
     const from = now - COMMIT_TIMES_LOOKBACK_MS;
     const refs = new Map<string, CommitRef>();
     for (const env of this.o.store.environments(from)) {
-      if (!this.o.forges.has(env.forge) || (this.held.get(env.forge) ?? 0) > now || !this.o.counts(env)) continue;
+      if (!this.o.forges.has(env.forge) || this.heldNow(env.forge) || !this.o.counts(env)) continue;
       for (const ref of this.o.store.wanted(env, from, now, READS_PER_LOOK))
         refs.set(JSON.stringify([ref.forge, ref.owner, ref.repo, ref.sha]), ref);
     }
     return [...refs.values()];
+  }
+
+  /** Whether the forge's commit reads are held (its credential may not read commits). */
+  private heldNow(forge: string): boolean {
+    return (this.held.get(forge) ?? 0) > this.o.now();
   }
 
   private async read(ref: CommitRef): Promise<'known' | 'missing' | 'failed' | 'paused'> {
