@@ -87,7 +87,7 @@ export const REPORTING_SETTINGS = {
     parse: repositoryPatterns,
     default: '',
     shown: 'all',
-    doc: 'comma list of `owner/*` and `owner/repo` (case-insensitive); a workload naming another repository is skipped with a reason, never written (see [Trust boundary](trust-boundary.md))',
+    doc: 'comma list of `owner/*` and `owner/repo` (any forge), `host[:port]/owner/*` and `host[:port]/owner/repo` (one forge; no port: the forge on its default port), case-insensitive; a workload naming another repository is skipped with a reason, never written (see [Trust boundary](trust-boundary.md))',
   }),
   repositorySource: setting('REPOSITORY_SOURCE', {
     parse: oneOf(['annotation', 'any'], { ignoreCase: true }),

@@ -1,6 +1,7 @@
 /** A forge's web base URL as a person configures it (`FORGEJO_URL`, `GITLAB_URL`), and its API root below it. */
 import { isTrue } from '../common/setting-parsers.js';
 import type { Check, Invalid } from '../common/settings-schema.js';
+import type { ForgeHost } from '../metadata/forge-route.js';
 
 /** The setting that lets a forge's URL be plain http (a simulator, a sidecar or mesh that encrypts); warned at start. */
 export const ALLOW_HTTP_SETTING = 'ALLOW_HTTP_FORGE_URLS';
@@ -21,7 +22,7 @@ export interface ForgeLocation {
   webUrl: string;
   /** The API root, e.g. `https://example.com/forgejo/api/v1`. */
   apiBase: string;
-  /** `host[:port]`, lower case: a repository URL on this host is reported to this forge. */
+  /** `host[:port]`, lower case (the port when not the scheme's default): with the scheme and base path, where its repositories are. */
   host: string;
   /** The host name alone, lower case. */
   hostname: string;
@@ -48,4 +49,10 @@ export function parseForgeUrl(value: string, name: string, apiPath: string, toke
   if (basePath.endsWith(apiPath)) basePath = basePath.slice(0, -apiPath.length);
   const webUrl = `${u.origin}${basePath}`;
   return { webUrl, apiBase: `${webUrl}${apiPath}`, host: u.host.toLowerCase(), hostname: u.hostname.toLowerCase(), basePath };
+}
+
+/** Where a forge at this web URL lives, for routing: `host[:port]` (the port when not the default), scheme and base path. */
+export function placeOf(webUrl: string): Required<Pick<ForgeHost, 'host' | 'scheme' | 'basePath'>> {
+  const u = new URL(webUrl);
+  return { host: u.host.toLowerCase(), scheme: u.protocol === 'http:' ? 'http' : 'https', basePath: u.pathname.replace(/\/+$/, '') };
 }

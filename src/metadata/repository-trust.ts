@@ -8,12 +8,13 @@
 export type RepositorySource = 'annotation' | 'any';
 
 /**
- * One `ALLOWED_REPOSITORIES` entry: `owner/*` or `owner/repo` (on any forge), `host/owner/*` or
- * `host/owner/repo` (only on that forge's host), and on GitLab `host/group/sub/project` and
- * `host/group/*` (every project below the group, subgroups included); compared case-insensitively.
+ * One `ALLOWED_REPOSITORIES` entry: `owner/*` or `owner/repo` (on any forge), `host[:port]/owner/*` or
+ * `host[:port]/owner/repo` (only on the forge at that host and port; without a port, the forge on its
+ * scheme's default port), and on GitLab `host/group/sub/project` and `host/group/*` (every project below
+ * the group, subgroups included); compared case-insensitively.
  */
 export interface RepositoryPattern {
-  /** The forge's host name; absent: any forge. */
+  /** The forge's host name, with `:port` when one was written; absent: any forge. */
   host?: string;
   owner: string;
   /** `*` matches every repository of the owner. */
@@ -21,7 +22,8 @@ export interface RepositoryPattern {
 }
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
-const HOST = /^[A-Za-z0-9.-]+$/;
+/** A host name, and a port when written (`gitlab.corp.example:8443`). */
+const HOST = /^[A-Za-z0-9.-]+(?::(\d{1,5}))?$/;
 /** Most segments of a repository path: GitLab nests 20 levels of groups above a project. */
 const MAX_SEGMENTS = 21;
 
@@ -43,7 +45,7 @@ export function parseRepositoryPatterns(value: string): { patterns: RepositoryPa
     const bad =
       parts.length < 2 ||
       parts.length > MAX_SEGMENTS + 1 ||
-      (host !== undefined && !HOST.test(host)) ||
+      (host !== undefined && !validHost(host)) ||
       // A group path (`host/group/sub/project`) needs a host that reads as one: `acme/web/extra` stays a mistake.
       (parts.length > 3 && !host?.includes('.')) ||
       repo === undefined ||
@@ -51,23 +53,45 @@ export function parseRepositoryPatterns(value: string): { patterns: RepositoryPa
       !groups.every((g) => NAME.test(g)) ||
       (repo !== '*' && !NAME.test(repo));
     if (bad) {
-      errors.push(`"${entry}" is not owner/repo, owner/*, host/owner/repo or host/owner/*`);
+      errors.push(`"${entry}" is not owner/repo, owner/*, host[:port]/owner/repo or host[:port]/owner/*`);
       continue;
     }
-    patterns.push({ ...(host === undefined ? {} : { host: host.toLowerCase() }), owner: owner.toLowerCase(), repo: repo.toLowerCase() });
+    patterns.push({ ...(host === undefined ? {} : { host: normalHost(host) }), owner: owner.toLowerCase(), repo: repo.toLowerCase() });
   }
   return { patterns, errors };
 }
 
-/** True when `owner/repo` on the forge at `host` matches one of the patterns; an empty list allows every repository. */
-export function repositoryAllowed(patterns: readonly RepositoryPattern[], owner: string, repo: string, host?: string): boolean {
+function validHost(host: string): boolean {
+  const port = HOST.exec(host)?.[1];
+  return HOST.test(host) && (port === undefined || (Number(port) >= 1 && Number(port) <= 65_535));
+}
+
+/** `host[:port]` lower case, the port without leading zeros. */
+function normalHost(host: string): string {
+  const [name = '', port] = host.toLowerCase().split(':');
+  return port === undefined ? name : `${name}:${Number(port)}`;
+}
+
+/**
+ * True when `owner/repo` on the forge at `host` (`name[:port]`, the port only when not its scheme's default,
+ * `defaultPort`) matches one of the patterns; an empty list allows every repository. A pattern without a port
+ * names the forge on its default port; one naming the default port is the same.
+ */
+export function repositoryAllowed(
+  patterns: readonly RepositoryPattern[],
+  owner: string,
+  repo: string,
+  host?: string,
+  defaultPort = 443,
+): boolean {
   if (patterns.length === 0) return true;
   const o = owner.toLowerCase();
   const r = repo.toLowerCase();
-  const h = host?.toLowerCase();
+  const h = host === undefined ? undefined : normalHost(host);
+  const onForge = (p: RepositoryPattern) => p.host === undefined || p.host === h || p.host === `${h}:${defaultPort}`;
   // `group/*` covers every repository below the group, subgroups included (only GitLab's owners nest).
   const below = (p: RepositoryPattern) => p.repo === '*' && o.startsWith(`${p.owner}/`);
-  return patterns.some((p) => (p.host === undefined || p.host === h) && ((p.owner === o && (p.repo === '*' || p.repo === r)) || below(p)));
+  return patterns.some((p) => onForge(p) && ((p.owner === o && (p.repo === '*' || p.repo === r)) || below(p)));
 }
 
 /** The patterns as written back in configuration syntax, for messages. */

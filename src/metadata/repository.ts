@@ -16,12 +16,15 @@ const NAME = /^[A-Za-z0-9_.-]+$/;
 /** Most path segments a URL may name: GitLab nests 20 levels of groups above a project. */
 const MAX_SEGMENTS = 21;
 
-/** `owner/repo`; in a URL also `group/sub/repo` (GitLab's nested groups: the owner is the group path). */
-function fromPath(path: string, nested: boolean): RepoName | undefined {
+/**
+ * The repository a path names, below its forge's base path: `owner/repo[.git]`; on a forge whose paths nest
+ * (`nested`, GitLab) also `group/sub/repo`, the owner being the group path; a web URL's `/-/tree/…` tail dropped.
+ */
+export function repositoryName(path: string, nested: boolean): RepoName | undefined {
   const parts = path
     .replace(/^\/+|\/+$/g, '')
-    .replace(/\/-\/.*$/, '')
-    .replace(/\.git$/, '')
+    .replace(/\/-(\/.*)?$/, '')
+    .replace(/\.git\/?$/, '')
     .split('/');
   if (parts.length < 2 || parts.length > (nested ? MAX_SEGMENTS : 2)) return undefined;
   if (!parts.every((p) => NAME.test(p) && p !== '.' && p !== '..')) return undefined;
@@ -54,7 +57,7 @@ export function parseRepository(value: string, nestedHosts: readonly string[] = 
   } else {
     path = v;
   }
-  const name = fromPath(path, urlHost !== undefined && nestedHosts.includes(urlHost.toLowerCase()));
+  const name = repositoryName(path, urlHost !== undefined && nestedHosts.includes(urlHost.toLowerCase()));
   if (name === undefined) return { error: `${quoted(value)} does not name owner/repo` };
   return urlHost === undefined ? name : { ...name, host: urlHost.toLowerCase() };
 }

@@ -1,12 +1,13 @@
 import { boundedValue, boundedValues, oneLine, quoted, wasCut } from '../common/text.js';
 import type { K8sObject, SourceRef } from '../flux/k8s-objects.js';
-import { parseCommit, parseRepository } from './repository.js';
+import { parseCommit, repositoryName } from './repository.js';
+import { parseRepositoryLocation } from './repository-location.js';
 import { isTransient } from './patterns.js';
 import { expandUrl } from './url-template.js';
 import { escapeTemplateValues } from './url-escape.js';
 import type { RouteScheme } from './route-url.js';
 import type { Identity } from '../lifecycle/identity.js';
-import { routeRepository, type ForgeHost } from './forge-route.js';
+import { nestedPathHint, routeRepository, type ForgeHost } from './forge-route.js';
 import { pickRepository, repositoryAllowed, type RepositoryPattern, type RepositorySource } from './repository-trust.js';
 import { FLUX_BRANCH_ANNOTATION, REF_KEY, TIER_KEY, targetRef, targetTier, type TargetRef, type Tier } from './ref-tier.js';
 
@@ -62,7 +63,7 @@ export interface SourceInfo extends SourceRef {
 
 /** Everything needed to create and update one deployment (or, on a forge of commit statuses, one status context). */
 export interface ReportTarget extends Identity {
-  /** Where it is reported (`forge`): decided by the repository's host (`routeRepository`). */
+  /** Where it is reported (`forge`): decided by the repository's scheme, host, port and path (`routeRepository`). */
   /** The cluster the workload runs in (`cluster` annotation, else `CLUSTER_NAME`): part of a status context. */
   cluster: string;
   /** Sent as the deployment `task` only when `deployment-name` is annotated. */
@@ -166,15 +167,22 @@ export function resolveTarget(
         };
   }
   const origin = picked.from === 'annotation' ? `${ANNOTATION_PREFIX}repository annotation` : `${LABEL_SOURCE} label`;
-  const repo = parseRepository(
-    picked.value,
-    defaults.forges.flatMap((f) => (f.nested === true ? [f.host.toLowerCase()] : [])),
-  );
-  if ('error' in repo) return { code: 'bad_repository', skip: `repository ${repo.error}: fix the ${origin}` };
-  const routed = routeRepository(repo, defaults.forges);
+  const location = parseRepositoryLocation(picked.value);
+  if ('error' in location) return { code: 'bad_repository', skip: `repository ${location.error}: fix the ${origin}` };
+  const routed = routeRepository(location, defaults.forges);
   if ('error' in routed) return { code: 'bad_repository', skip: `repository ${quoted(picked.value)} (from the ${origin}) ${routed.error}` };
-  if (!repositoryAllowed(defaults.allowedRepositories ?? [], repo.owner, repo.repo, routed.host)) {
-    return { code: 'repository_not_allowed', skip: `${repo.owner}/${repo.repo} (from the ${origin}) is not in ALLOWED_REPOSITORIES` };
+  const repo = repositoryName(routed.path, routed.nested);
+  if (repo === undefined) {
+    const hint = nestedPathHint(location, routed, defaults.forges);
+    return {
+      code: 'bad_repository',
+      skip: `repository ${quoted(picked.value)} does not name owner/repo${hint === undefined ? '' : ` (${hint})`}: fix the ${origin}`,
+    };
+  }
+  if (!repositoryAllowed(defaults.allowedRepositories ?? [], repo.owner, repo.repo, routed.host, routed.defaultPort)) {
+    // The forge's port, when it has one, tells two forges on one host name apart.
+    const on = routed.host.includes(':') ? ` on ${routed.host}` : '';
+    return { code: 'repository_not_allowed', skip: `${repo.owner}/${repo.repo}${on} (from the ${origin}) is not in ALLOWED_REPOSITORIES` };
   }
   const commitValue = a.commit ?? labels[LABEL_REVISION];
   if (!commitValue)

@@ -98,7 +98,7 @@ t.test('GitHub problems are reported with the others at once', (t) => {
     /^WEBHOOK_TOKEN/,
     /^GITHUB_APP_ID="abc"/,
     /^GITHUB_APP_PRIVATE_KEY or/,
-    /^ALLOWED_REPOSITORIES: "acme" is not owner\/repo, owner\/\*, host\/owner\/repo or host\/owner\/\*/,
+    /^ALLOWED_REPOSITORIES: "acme" is not owner\/repo, owner\/\*, host\[:port\]\/owner\/repo or host\[:port\]\/owner\/\*/,
     /^REPOSITORY_SOURCE="labels" must be annotation or any/,
   ]) {
     t.ok(

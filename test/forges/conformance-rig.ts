@@ -142,7 +142,7 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
     target(o = {}) {
       const image = `registry.example.com/acme/shop:1.0.0`;
       const annotations = {
-        repository: `https://${host.host}/${OWNER}/${o.repo ?? REPO}`,
+        repository: `${host.scheme ?? 'https'}://${host.host}${host.basePath ?? ''}/${OWNER}/${o.repo ?? REPO}`,
         commit: SHA,
         environment: o.preview === true ? 'pr-7' : 'staging',
         'environment-url': 'https://shop.example.com/',

@@ -2,7 +2,7 @@ import t from 'tap';
 import { ANNOTATION_PREFIX as P, LABEL_REVISION, LABEL_SOURCE, resolveTarget, type Defaults } from '../../src/metadata/resolve-target.js';
 import { describePatterns, parseRepositoryPatterns, pickRepository, repositoryAllowed } from '../../src/metadata/repository-trust.js';
 
-const NOT = 'is not owner/repo, owner/*, host/owner/repo or host/owner/*';
+const NOT = 'is not owner/repo, owner/*, host[:port]/owner/repo or host[:port]/owner/*';
 
 t.test('ALLOWED_REPOSITORIES patterns', (t) => {
   const rows: Array<[string, string[], string[]]> = [
@@ -12,7 +12,13 @@ t.test('ALLOWED_REPOSITORIES patterns', (t) => {
     ['Forgejo.example.com/acme/web', ['forgejo.example.com/acme/web'], []],
     ['forgejo.example.com/acme/*,acme/x', ['forgejo.example.com/acme/*', 'acme/x'], []],
     ['acme/web/extra/more', [], [`"acme/web/extra/more" ${NOT}`]],
-    ['host:3000/acme/web', [], [`"host:3000/acme/web" ${NOT}`]],
+    ['Host:3000/acme/web', ['host:3000/acme/web'], []],
+    ['gitlab.corp.example:08443/platform/*', ['gitlab.corp.example:8443/platform/*'], []],
+    ['gitlab.corp.example:8443/platform/team/*', ['gitlab.corp.example:8443/platform/team/*'], []],
+    ['host:70000/acme/web', [], [`"host:70000/acme/web" ${NOT}`]],
+    ['host:0/acme/web', [], [`"host:0/acme/web" ${NOT}`]],
+    ['host:/acme/web', [], [`"host:/acme/web" ${NOT}`]],
+    ['host:3000:1/acme/web', [], [`"host:3000:1/acme/web" ${NOT}`]],
     ['*/web', [], [`"*/web" ${NOT}`]],
     ['acme/we b,ok/x', ['ok/x'], [`"acme/we b" ${NOT}`]],
     ['', [], []],
@@ -51,6 +57,24 @@ t.test('host/owner patterns match only on that forge; owner patterns on any', (t
     ['forgejo.example.com', 'acme', 'api', false],
   ];
   for (const [host, owner, repo, want] of rows) t.equal(repositoryAllowed(patterns, owner, repo, host), want, `${host}/${owner}/${repo}`);
+  t.end();
+});
+
+t.test('host:port patterns match only the forge on that port; a pattern without a port, the forge on its default port', (t) => {
+  const { patterns } = parseRepositoryPatterns('corp.example:8443/platform/*,corp.example/acme/*,ghe.example:443/org/*');
+  // [forge host as routed (the port only when not the default), its default port, owner, repo, allowed]
+  const rows: Array<[string, number, string, string, boolean]> = [
+    ['corp.example:8443', 443, 'platform/team', 'shop', true],
+    ['corp.example:3000', 80, 'platform', 'shop', false],
+    ['corp.example', 443, 'platform', 'shop', false],
+    ['corp.example', 443, 'acme', 'web', true],
+    ['corp.example:3000', 80, 'acme', 'web', false],
+    ['corp.example:8443', 443, 'acme', 'web', false],
+    ['ghe.example', 443, 'org', 'app', true],
+    ['ghe.example', 80, 'org', 'app', false],
+  ];
+  for (const [host, defaultPort, owner, repo, want] of rows)
+    t.equal(repositoryAllowed(patterns, owner, repo, host, defaultPort), want, `${host} (default ${defaultPort}) ${owner}/${repo}`);
   t.end();
 });
 

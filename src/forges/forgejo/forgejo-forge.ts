@@ -8,6 +8,7 @@ import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf, repoWebPath } from '../forge.js';
 import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { forgeHealthState } from '../forge-state.js';
+import { placeOf } from '../forge-url.js';
 import { GuardedPublisher } from '../refusal-guard.js';
 import { forgejoWordOf } from './commit-status-plan.js';
 import { CommitStatusRows } from './commit-status-rows.js';
@@ -42,8 +43,7 @@ export interface ForgejoSettings extends ForgejoReporting {
 export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
   name: 'forgejo',
   reports: 'Forgejo/Gitea commit statuses',
-  host: (s) =>
-    s.forgejoUrl === undefined ? undefined : { forge: 'forgejo', host: new URL(s.forgejoUrl.webUrl).hostname, setting: 'FORGEJO_URL' },
+  host: (s) => (s.forgejoUrl === undefined ? undefined : { forge: 'forgejo', ...placeOf(s.forgejoUrl.webUrl), setting: 'FORGEJO_URL' }),
   configuredIn: (env) => Boolean(env.FORGEJO_URL?.trim()),
   explain: (s, t) => ({
     where: `Forgejo ${explainCommit(t)} commit status "${contextOf(s.forgejoStatusContext, t)}"`,

@@ -12,9 +12,9 @@ const MAX_WRITE_INTERVAL_MS = 5_000;
 const GITHUB_API = 'https://api.github.com';
 const WEB = ['https:', 'http:'];
 
-/** The web host of a GitHub API base URL: api.github.com → github.com; GHES https://h/api/v3 → h. */
+/** The web host (and port, when not the default) of a GitHub API base URL: api.github.com → github.com; GHES https://h:8443/api/v3 → h:8443. */
 export function webHostOf(apiUrl: string): string {
-  const host = new URL(apiUrl).hostname;
+  const host = new URL(apiUrl).host.toLowerCase();
   return host === 'api.github.com' ? 'github.com' : host;
 }
 
@@ -29,7 +29,7 @@ const budget: Parse<BudgetWindow[]> = (value, check) => {
 const webHost: Parse<string> = (value, check) => {
   const checked = url(WEB)(value, check);
   if (checked === INVALID) return INVALID;
-  return URL.canParse(checked) ? new URL(checked).hostname : check.invalid('is not an absolute URL');
+  return URL.canParse(checked) ? new URL(checked).host.toLowerCase() : check.invalid('is not an absolute URL');
 };
 
 const EITHER = 'one of token or App';

@@ -9,6 +9,7 @@ import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf, repoWebPath } from '../forge.js';
 import { forgeGauges, statusCounter } from '../forge-metrics.js';
 import { forgeHealthState } from '../forge-state.js';
+import { placeOf } from '../forge-url.js';
 import { GuardedPublisher } from '../refusal-guard.js';
 import { TransientEnvironmentStore } from '../../store/transient-store.js';
 import { gitlabDryRunPort } from './gitlab-dry-run.js';
@@ -34,7 +35,7 @@ export const gitlabForge: ForgeFactory<GitLabSettings, GitLabReporting> = {
   name: 'gitlab',
   reports: 'GitLab deployments',
   host: (s) =>
-    s.gitlabUrl === undefined ? undefined : { forge: 'gitlab', host: s.gitlabUrl.hostname, setting: 'GITLAB_URL', nested: true },
+    s.gitlabUrl === undefined ? undefined : { forge: 'gitlab', ...placeOf(s.gitlabUrl.webUrl), setting: 'GITLAB_URL', nested: true },
   configuredIn: (env) => Boolean(env.GITLAB_URL?.trim()),
   explain: (_s, t) => ({ where: `GitLab ${explainCommit(t)} deployment to environment ${t.environment}`, urlField: 'external_url' }),
   build(s, d): Forge | undefined {
