@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { createMetrics } from '../../src/common/metrics.js';
 import type { Forge, ForgeFactory } from '../../src/forges/forge.js';
 import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve-target.js';
+import type { ForgeHost } from '../../src/metadata/forge-route.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
 import { DeploymentStore, type DeploymentRow, type Origin } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
@@ -41,6 +42,8 @@ export interface ConformanceSim {
 /** One started simulator, as its driver hands it to the suite. */
 export interface DriverWorld<S> {
   sim: ConformanceSim;
+  /** The simulator's origin (scheme, host, port): where a same-origin redirect points. */
+  origin: string;
   /** The forge's settings against this simulator: its credentials accepted, its writes not spaced. */
   settings: S;
   /** One simulator write in neutral words: `create in_progress`, `status success`, `status gone`, `environment`, `stop`. */
@@ -54,8 +57,12 @@ export interface DriverWorld<S> {
 /** The forge-specific part of the conformance suite: a few lines per forge. */
 export interface ConformanceDriver<S extends R, R = S> {
   factory: ForgeFactory<S, R>;
-  /** Starts the simulator: acme/shop holds any commit, acme/locked refuses the bridge (403 or 404). */
-  start(): Promise<DriverWorld<S>>;
+  /**
+   * Starts the simulator: acme/shop holds any commit, acme/locked refuses the bridge (403 or 404), every other
+   * repository does not exist (404). `pathPrefix`: the forge is installed under that sub-path (GitHub: its API
+   * is, as on GitHub Enterprise Server).
+   */
+  start(o?: { pathPrefix?: string }): Promise<DriverWorld<S>>;
   /** The forge's own answer asking to wait `seconds` (429 with Retry-After). */
   rateLimited(seconds: number): ErrorFault;
   /** The forge's documented writes, in `wordOf` words. */
@@ -88,6 +95,12 @@ export interface World {
   shown(): string[];
   /** A target of acme/shop (or `repo`) at SHA in `staging`, or in the transient `pr-7` when `preview`. */
   target(o?: { repo?: string; preview?: boolean }): Published;
+  /** Where the forge lives, as routing sees it. */
+  readonly host: ForgeHost;
+  /** The simulator's origin. */
+  readonly origin: string;
+  /** A target whose `repository` annotation is `repository`, routed among `forges` (default: this forge alone); or the skip reason. */
+  resolve(repository: string, forges?: readonly ForgeHost[]): Published | string;
   /** The row the forge keeps for a target, read from the SQLite file. */
   row(p: Published): DeploymentRow | undefined;
   /** Moves the forge's clock. */
@@ -95,11 +108,30 @@ export interface World {
 }
 
 const log = pino({ level: 'silent' });
+
+/** A target as the reconcile resolves it from a workload's `repository` annotation, or the skip reason. */
+function resolve(repository: string, forges: readonly ForgeHost[], preview: boolean): Published | string {
+  const image = `registry.example.com/acme/shop:1.0.0`;
+  const annotations = {
+    repository,
+    commit: SHA,
+    environment: preview ? 'pr-7' : 'staging',
+    'environment-url': 'https://shop.example.com/',
+    ...(preview ? { transient: 'true' } : {}),
+  };
+  const r = resolveTarget(source, { ...workload, annotations, containers: [{ name: 'app', image }] }, { name: 'app', image }, undefined, {
+    cluster: 'eu-1',
+    description: 'Deployed by Flux',
+    forges,
+    controllerVersion: '0.1.0',
+  });
+  return 'target' in r ? { target: r.target, origin: { source, workload, container: 'app', image } } : r.skip;
+}
 const source = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'shop' };
 const workload = { kind: 'Deployment', namespace: 'shop', name: 'shop' };
 
-export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriver<S, R>): Promise<World> {
-  const started = await driver.start();
+export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriver<S, R>, o: { pathPrefix?: string } = {}): Promise<World> {
+  const started = await driver.start(o);
   const { sim, settings } = started;
   const dir = mkdtempSync(join(tmpdir(), 'gdb-conformance-'));
   const file = join(dir, 'bridge.db');
@@ -139,25 +171,18 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
     asksToWrite: (r) => started.asksToWrite(r),
     writes: () => sim.writes().map((w) => started.wordOf(w)),
     shown: () => started.shown(),
+    host,
+    origin: started.origin,
     target(o = {}) {
-      const image = `registry.example.com/acme/shop:1.0.0`;
-      const annotations = {
-        repository: `${host.scheme ?? 'https'}://${host.host}${host.basePath ?? ''}/${OWNER}/${o.repo ?? REPO}`,
-        commit: SHA,
-        environment: o.preview === true ? 'pr-7' : 'staging',
-        'environment-url': 'https://shop.example.com/',
-        ...(o.preview === true ? { transient: 'true' } : {}),
-      };
-      const r = resolveTarget(
-        source,
-        { ...workload, annotations, containers: [{ name: 'app', image }] },
-        { name: 'app', image },
-        undefined,
-        { cluster: 'eu-1', description: 'Deployed by Flux', forges: [host], controllerVersion: '0.1.0' },
+      const r = resolve(
+        `${host.scheme ?? 'https'}://${host.host}${host.basePath ?? ''}/${OWNER}/${o.repo ?? REPO}`,
+        [host],
+        o.preview === true,
       );
-      if (!('target' in r)) throw new Error(r.skip);
-      return { target: r.target, origin: { source, workload, container: 'app', image } };
+      if (typeof r === 'string') throw new Error(r);
+      return r;
     },
+    resolve: (repository, forges = [host]) => resolve(repository, forges, false),
     row: (p) => new DeploymentStore(db).get(p.target),
     tick: (ms) => void (clock += ms),
   };

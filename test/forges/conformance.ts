@@ -12,6 +12,7 @@ import { REFUSAL_RETRY_MS } from '../../src/lifecycle/refusal.js';
 import type { DesiredState } from '../../src/lifecycle/status-plan.js';
 import { RefusedByForge } from '../../src/forges/refusal-guard.js';
 import type { SimRecord } from '../harness/sim-server.js';
+import { locationConformance } from './conformance-location.js';
 import { LOCKED, MISSING, SHA, openWorld, type ConformanceDriver, type Published, type World } from './conformance-rig.js';
 
 const RETRY_AFTER_S = 30;
@@ -174,4 +175,6 @@ export function forgeConformance<S extends R, R>(t: Test, driver: ConformanceDri
         t.same(w.sim.violations, []);
       });
     }
+
+  locationConformance(t, driver);
 }

@@ -1,7 +1,7 @@
 /**
  * The HTTP plumbing of a forge simulator, apart from what the forge says: a loopback server that
  * records every request, runs request hooks, applies injected faults (error answers, answers lost
- * after the work, hangs, resets), delays answers, and closes cleanly with requests still held. The
+ * after the work, hangs, resets, redirects), delays answers, and closes cleanly with requests still held. The
  * forge itself is an adapter: where its API lives, how it answers, how it words its refusals, what
  * it adds to every answer. The GitHub and Forgejo simulators are its two adapters.
  */
@@ -203,6 +203,8 @@ export class SimServer<R extends SimReply, Rec extends SimRecord> {
         return void res.once('close', () => this.held.delete(res));
       }
       if (fault !== undefined && 'status' in fault) reply = this.injected(fault.status, fault);
+      else if (fault !== undefined && 'redirect' in fault)
+        reply = this.injected(fault.redirect, { status: fault.redirect, headers: { location: `${fault.to}${req.url ?? '/'}` }, body: '' });
       else reply = inApi === undefined ? this.adapter.outside(rec) : this.guarded(req, rec);
       if (armed !== undefined && fault !== undefined && 'afterWork' in fault) {
         if (reply.didWork === true) reply = { ...this.injected(fault.afterWork, fault), didWork: true };

@@ -1,6 +1,7 @@
 import { BodyTooLarge, MAX_FORGE_ANSWER_BYTES, readCapped } from '../../common/capped-body.js';
 import { ForgeError } from '../../common/errors.js';
 import { retryAtOf, type ForgejoOperation } from './forgejo-error.js';
+import { sameOriginFetch } from '../forge-fetch.js';
 import type { CommitStatusPort, CreateStatusBody, ForgejoStatus, RepoRef } from './forgejo-types.js';
 
 /** Every Forgejo request is abandoned after this long (the body read included); the queue retries later. */
@@ -46,11 +47,14 @@ const short = (sha: string) => sha.slice(0, 7);
 
 /**
  * The Forgejo (and Gitea) commit-status API over Node's fetch: `Authorization: token …`, one timeout
- * per request, no retries (the queue retries), every failure a `ForgeError` with the status, Forgejo's
+ * per request, redirects followed on its own origin only (forge-fetch.ts), no retries (the queue retries), every failure a `ForgeError` with the status, Forgejo's
  * message and, for 429/503 with `Retry-After`, the time to come back. The token never appears in an
  * error or a callback.
  */
 export class ForgejoClient implements CommitStatusPort {
+  /** Redirects followed on Forgejo's own origin only: the token never leaves it. */
+  private readonly fetch = sameOriginFetch();
+
   constructor(private readonly o: ForgejoClientOptions) {}
 
   async createStatus(r: RepoRef, sha: string, body: CreateStatusBody): Promise<ForgejoStatus> {
@@ -110,7 +114,7 @@ export class ForgejoClient implements CommitStatusPort {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(url, {
+      res = await this.fetch(url, {
         method,
         headers: {
           authorization: `token ${token}`,

@@ -9,6 +9,7 @@ import { BudgetDeferred, type BudgetGate } from '../budget-gate.js';
 import type { Turn } from '../write-budget.js';
 import { rateLimitOf } from './rate-limit.js';
 import { MAX_FORGE_ANSWER_BYTES, cappedFetch } from '../../common/capped-body.js';
+import { sameOriginFetch } from '../forge-fetch.js';
 import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment, GhStatus, RepoRef } from './github-types.js';
 import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
 
@@ -99,8 +100,9 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     authStrategy: gatedAuth(o.credentials, gate),
     baseUrl: o.baseUrl,
     userAgent: o.userAgent,
-    // Every answer read with a bound (capped-body.ts): a larger one fails like a network failure, outcome unknown.
-    request: { fetch: cappedFetch(o.maxAnswerBytes ?? MAX_FORGE_ANSWER_BYTES) },
+    // Every answer read with a bound (capped-body.ts): a larger one fails like a network failure, outcome unknown;
+    // redirects followed on GitHub's own origin only (forge-fetch.ts): the token never leaves it.
+    request: { fetch: cappedFetch(o.maxAnswerBytes ?? MAX_FORGE_ANSWER_BYTES, sameOriginFetch()) },
     // A retried POST whose first attempt succeeded would duplicate a deployment: the queue retries instead.
     retry: { enabled: false },
     throttle: { enabled: false },

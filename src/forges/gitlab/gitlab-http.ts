@@ -1,13 +1,15 @@
 /**
  * One GitLab request on Node's fetch, the forge HTTP layer the Forgejo client uses too: the global
  * dispatcher (`installProxy` routes it through `HTTPS_PROXY`/`NO_PROXY`, undici keeps connections
- * alive), one timeout per request including the body read, the answer read with a size cap (as the
+ * alive), redirects followed on GitLab's own origin only (forge-fetch.ts: `PRIVATE-TOKEN` never leaves it), one
+ * timeout per request including the body read, the answer read with a size cap (as the
  * registry client does), no retries (the queue retries), every failure a `GitLabError`. The token is
  * read before each request (a rotated `GITLAB_TOKEN_FILE` is picked up) and never appears in an error.
  */
 import { BodyTooLarge, MAX_FORGE_ANSWER_BYTES, readCapped } from '../../common/capped-body.js';
 import { readFile } from 'node:fs/promises';
 import { GitLabError, gitlabMessageOf, pauseUntilOf, type GitLabOperation } from './gitlab-error.js';
+import { sameOriginFetch } from '../forge-fetch.js';
 
 /** Every GitLab request is abandoned after this long (the body read included). */
 export const GITLAB_TIMEOUT_MS = 15_000;
@@ -49,6 +51,9 @@ export interface GitLabAnswer {
   headers: Headers;
 }
 
+/** Node's fetch, following redirects on the request's own origin only (stateless, so shared). */
+const forgeFetch = sameOriginFetch();
+
 /** Sends one request; the parsed JSON answer, or a GitLabError. */
 export async function gitlabRequest(o: GitLabHttpOptions, r: GitLabRequest): Promise<GitLabAnswer> {
   const url = new URL(`${o.apiBase}${r.path}`);
@@ -66,7 +71,7 @@ export async function gitlabRequest(o: GitLabHttpOptions, r: GitLabRequest): Pro
   let res: Response;
   let text: string;
   try {
-    res = await fetch(url, {
+    res = await forgeFetch(url, {
       method: r.method,
       headers: {
         'private-token': token,

@@ -18,13 +18,14 @@ const environmentOf = (context: string): string => /^deploy\/([^/ ]+)/.exec(cont
 
 export const forgejoDriver: ConformanceDriver<ForgejoSettings> = {
   factory: forgejoForge,
-  async start() {
-    const sim = await startForgejoSimulator({ tokens: [TOKEN], repos: [`${OWNER}/${REPO}`] });
+  async start(o = {}) {
+    const sim = await startForgejoSimulator({ tokens: [TOKEN], repos: [`${OWNER}/${REPO}`], ...o });
     const url = parseForgejoUrl(sim.url);
     const template = parseContextTemplate(DEFAULT_CONTEXT_TEMPLATE);
     if ('problem' in url || 'problem' in template) throw new Error('bad Forgejo settings');
     return {
       sim,
+      origin: new URL(sim.url).origin,
       settings: { forgejoUrl: url, forgejoStatusContext: template, forgejoToken: { kind: 'inline', value: TOKEN } },
       asksToWrite: (r) => r.method === 'POST',
       wordOf: (w) => `status ${neutral(w.body as { state: string; description: string })}`,

@@ -21,10 +21,11 @@ const neutral = (state: string): string => ({ inactive: 'gone', queued: 'pending
 function githubDriver(auth: GitHubAuth, sim: GitHubSimulatorOptions): ConformanceDriver<GitHubSettings, GitHubReporting> {
   return {
     factory: githubForge,
-    async start() {
-      const s = await startGitHubSimulator({ ...sim, repos: [`${OWNER}/${REPO}`] });
+    async start(o = {}) {
+      const s = await startGitHubSimulator({ ...sim, repos: [`${OWNER}/${REPO}`], ...o });
       return {
         sim: s,
+        origin: new URL(s.url).origin,
         settings: {
           githubHost: 'github.com',
           githubAuth: auth,

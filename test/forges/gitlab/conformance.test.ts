@@ -13,8 +13,9 @@ const neutral = (status: string): string => ({ running: 'in_progress', failed: '
 
 export const gitlabDriver: ConformanceDriver<GitLabSettings> = {
   factory: gitlabForge,
-  async start() {
+  async start(o = {}) {
     const sim = await startGitLabSimulator({
+      ...o,
       tokens: { [TOKEN]: USER },
       projects: [{ path: `${OWNER}/${REPO}` }, { path: `${OWNER}/${LOCKED}`, reporters: [USER] }],
     });
@@ -22,6 +23,7 @@ export const gitlabDriver: ConformanceDriver<GitLabSettings> = {
     if ('problem' in url) throw new Error(url.problem);
     return {
       sim,
+      origin: new URL(sim.url).origin,
       settings: { gitlabUrl: url, gitlabToken: { kind: 'inline', value: TOKEN } },
       asksToWrite: (r) => r.method === 'POST' || r.method === 'PUT',
       wordOf(w) {

@@ -28,7 +28,16 @@ export interface ResetFault {
   reset: true;
 }
 
-export type FaultKind = ErrorFault | AfterWorkFault | HangFault | ResetFault;
+/**
+ * Answer with a redirect to the same path and query on `to` (an origin, e.g. `http://127.0.0.1:4000`): the
+ * simulator's own origin is a same-origin redirect (followed, the request then answered), another a redirect away.
+ */
+export interface RedirectFault {
+  redirect: 301 | 302 | 303 | 307 | 308;
+  to: string;
+}
+
+export type FaultKind = ErrorFault | AfterWorkFault | HangFault | ResetFault | RedirectFault;
 
 export interface FaultMatch {
   /** HTTP method, any case; every method when omitted. */
