@@ -252,7 +252,7 @@ t.test('trust boundary: host/owner patterns; a repository outside gets no reques
   const forgejo = forgejoOf(world);
   putApp(world, 'shop', A, 'staging');
   putKustomization(world, 'apps', ['shop'], READY);
-  const bridge = await world.bridge({ ALLOWED_REPOSITORIES: `${new URL(forgejo.url).hostname}/platform/*,github.com/acme/*` });
+  const bridge = await world.bridge({ ALLOWED_REPOSITORIES: `${new URL(forgejo.url).host}/platform/*,github.com/acme/*` });
   await event(bridge, 'apps');
   await settle(bridge);
   t.match((await bridge.state()).skipped, [{ code: 'repository_not_allowed', reason: /acme\/shop .* is not in ALLOWED_REPOSITORIES/ }]);

@@ -53,7 +53,7 @@ const deployments = (gitlab: GitLabSimulator) => gitlab.project(PROJECT)?.deploy
 t.test('a rollout: one deployment, running then success, ref = branch; nothing new: no writes', async (t) => {
   const { world, gitlab } = await gitlabWorld(t);
   putShop(world, gitlab, PROGRESSING);
-  const bridge = await world.bridge({ ALLOWED_REPOSITORIES: `127.0.0.1/platform/*` });
+  const bridge = await world.bridge({ ALLOWED_REPOSITORIES: `${new URL(gitlab.url).host}/platform/*` });
   await event(bridge, 'Progressing');
   await bridge.waitFor('running', () => deployments(gitlab).length === 1 && deployments(gitlab)[0]?.status === 'running');
   putShop(world, gitlab, READY);

@@ -202,7 +202,7 @@ t.test('list deployments: environment, status, order_by/sort; updated_* needs or
 t.test('pagination: per_page (default 20, at most 100), x-next-page, x-total, Link', async (t) => {
   const sim = await startGitLabSimulator({ tokens: { [TOKEN]: 'deploy-bridge' } });
   t.teardown(() => sim.close());
-  const id = encodeURIComponent('g/p');
+  const id = encodeURIComponent('acme/p');
   for (let i = 0; i < 25; i++)
     await call(sim, 'POST', `projects/${id}/deployments`, {
       body: { environment: `e${i % 2}`, sha: SHA, ref: 'main', tag: false, status: 'success' },
@@ -411,4 +411,17 @@ t.test('commits/:sha: an undeclared query parameter is ignored but recorded; a b
     { operation: 'getApiV4ProjectsIdRepositoryCommitsSha', kind: 'query', errors: [/stat is not a parameter GitLab declares/] },
   ]);
   t.equal((await call(sim, 'GET', `projects/${ID}/repository/commits/${SHA}?stats=maybe`)).status, 400);
+});
+
+t.test('a project that does not exist is 404, also under a sub-path: no path exists by accident', async (t) => {
+  const sim = await startGitLabSimulator({ tokens: { [TOKEN]: 'deploy-bridge' }, pathPrefix: '/gitlab' });
+  t.teardown(() => sim.close());
+  const create = { environment: 'staging', sha: SHA, ref: 'main', tag: false, status: 'running' };
+  const at = (path: string) => `projects/${encodeURIComponent(path)}/deployments`;
+  t.equal((await call(sim, 'POST', at('gitlab/platform/team/shop'), { body: create })).status, 404, 'the sub-path taken for a group');
+  t.equal((await call(sim, 'POST', at('127.0.0.1/acme/shop'), { body: create })).status, 404, 'a host taken for a group');
+  t.equal((await call(sim, 'POST', at('platform/team/shop'), { body: create })).status, 201, 'below a group that exists');
+  t.same(sim.writes().length, 1);
+  const declared = await setup(t);
+  t.equal((await call(declared, 'POST', at('acme/web'), { body: create })).status, 404, 'with projects declared, only those exist');
 });

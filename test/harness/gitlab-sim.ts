@@ -30,8 +30,13 @@ export type { CommitDates } from './commit-book.js';
 export interface GitLabSimulatorOptions {
   /** Accepted tokens → their user's username; when omitted any token is user `deploy-bridge`; none still gets 401. */
   tokens?: Record<string, string>;
-  /** The projects that exist; when omitted every `group/…/project` path exists, holding any 40-hex SHA on `main`. */
+  /**
+   * The projects that exist; when omitted every `group/…/project` path below one of `groups` exists, holding any
+   * 40-hex SHA on `main`. Any other path answers 404, as GitLab does for a project that does not exist.
+   */
   projects?: SimProject[];
+  /** Without `projects`: the top-level groups whose every project path exists (default DEFAULT_GROUPS). */
+  groups?: string[];
   /** A sub-path install: the web base URL ends in it, the API is below it (e.g. "/gitlab" → "/gitlab/api/v4"). */
   pathPrefix?: string;
   latencyMs?: number;
@@ -81,6 +86,11 @@ export function rateLimitFault(o: { retryAfterSeconds?: number; resetEpochSecond
 
 const API_PATH = '/api/v4';
 const DEFAULT_USER = 'deploy-bridge';
+/**
+ * The top-level groups of a simulator started without `projects`: the ones the tests' worlds name. A path below
+ * another group (`gitlab/platform/team/shop`, a sub-path mistaken for a group) does not exist.
+ */
+export const DEFAULT_GROUPS = ['acme', 'platform'];
 
 class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabSimulator, SimAdapter<Reply, RecordedRequest> {
   url = '';
@@ -99,7 +109,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitLabS
   constructor(private readonly options: GitLabSimulatorOptions) {
     super();
     this.spec = compileSpec(loadOpenApi(options.fixturePath));
-    this.book = new GitLabBook(options.projects, options.clock ?? Date.now);
+    this.book = new GitLabBook(options.projects, options.clock ?? Date.now, options.groups ?? DEFAULT_GROUPS);
     this.conversation = new GitLabConversation(this.book.now);
     this.commitBook = new CommitBook(options.defaultCommitDate, (options.clock ?? Date.now)(), COMMIT_PATH);
     this.commits = new GitLabCommits(this.commitBook);

@@ -102,9 +102,9 @@ t.test('listDeployments: by environment and status, newest first, page after pag
   t.match(sim.requests.at(-1)?.query, { environment: 'staging', status: 'success', order_by: 'id', sort: 'desc', per_page: '100' });
   const many = await setup(t, { projects: undefined });
   for (let i = 0; i < 230; i++)
-    await many.gitlab.createDeployment('g/p', { environment: 'e', sha: SHA, ref: 'main', tag: false, status: 'success' });
+    await many.gitlab.createDeployment('acme/p', { environment: 'e', sha: SHA, ref: 'main', tag: false, status: 'success' });
   const start = many.sim.requests.length;
-  t.equal((await many.gitlab.listDeployments('g/p', { environment: 'e', status: 'success' })).length, 230);
+  t.equal((await many.gitlab.listDeployments('acme/p', { environment: 'e', status: 'success' })).length, 230);
   t.same(
     many.sim.requests.slice(start).map((r) => r.query.page),
     ['1', '2', '3'],

@@ -90,6 +90,8 @@ export class GitLabBook {
   constructor(
     private readonly projects: SimProject[] | undefined,
     readonly now: () => number,
+    /** Without `projects`: the top-level groups whose every project path exists. */
+    private readonly groups: readonly string[] = [],
   ) {
     for (const p of projects ?? []) this.add(p);
   }
@@ -100,11 +102,12 @@ export class GitLabBook {
     return state;
   }
 
-  /** A project by numeric id or full path; with no projects configured, every path exists. */
+  /** A project by numeric id or full path; with no projects configured, every path below one of `groups` exists. */
   project(idOrPath: string): ProjectState | undefined {
     if (/^\d+$/.test(idOrPath)) return [...this.byPath.values()].find((p) => String(p.id) === idOrPath);
     const found = this.byPath.get(idOrPath.toLowerCase());
-    if (found !== undefined || this.projects !== undefined || !idOrPath.includes('/')) return found;
+    const group = idOrPath.split('/')[0]?.toLowerCase() ?? '';
+    if (found !== undefined || this.projects !== undefined || !idOrPath.includes('/') || !this.groups.includes(group)) return found;
     return this.add({ path: idOrPath });
   }
 
