@@ -284,3 +284,17 @@ t.test('git commits: a query parameter the swagger does not have is recorded, an
   t.equal((await call(sim, 'GET', `${REPO}/git/commits/${SHA}?stats=false`)).status, 200);
   t.match(sim.violations, [{ operation: 'repoGetSingleCommit', kind: 'query', errors: [/"stats" is not defined by Forgejo/] }]);
 });
+
+t.test('a repository that does not exist is 404, also under a sub-path: none exists by accident', async (t) => {
+  const sim = await setup(t, { pathPrefix: '/forgejo' });
+  t.match(sim.apiUrl, /\/forgejo\/api\/v1$/);
+  const status = (path: string) => call(sim, 'POST', `${path}/statuses/${SHA}`, { body: { state: 'success', context: 'c' } });
+  t.equal((await status('repos/forgejo/acme')).status, 404, 'the sub-path taken for an owner');
+  t.equal((await status('repos/other/web')).status, 404, 'an owner the simulator was not given');
+  t.equal((await status(REPO)).status, 201, 'a repository of acme, the default owner');
+  const listed = await setup(t, { repos: ['acme/shop'] });
+  t.equal((await call(listed, 'GET', `${REPO}/statuses/${SHA}`)).status, 404, 'with repos listed, only those exist');
+  const owners = await setup(t, { owners: ['globex'] });
+  t.equal((await call(owners, 'GET', `${REPO}/statuses/${SHA}`)).status, 404, 'with owners given, only theirs');
+  t.equal((await call(owners, 'GET', `repos/globex/web/statuses/${SHA}`)).status, 200);
+});

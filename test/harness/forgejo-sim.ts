@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { ErrorFault } from './github-sim/faults.js';
-import { dispatch } from './forgejo-sim/dispatch.js';
+import { dispatch, repoExists } from './forgejo-sim/dispatch.js';
 import type { ForgejoSimulatorOptions, RecordedRequest } from './forgejo-sim/options.js';
 import type { Reply, RouteContext, Violation } from './forgejo-sim/routes.js';
 import { compileSwagger, loadSwagger, type SwaggerValidators } from './forgejo-sim/spec.js';
@@ -148,9 +148,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements Forgejo
     };
     const token = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const repo = /^\/repos\/([^/]+)\/([^/]+)\//.exec(rec.path);
-    const known =
-      repo !== null &&
-      (this.options.repos === undefined || this.options.repos.map((r) => r.toLowerCase()).includes(`${repo[1]}/${repo[2]}`.toLowerCase()));
+    const known = repo !== null && repoExists(this.options, repo[1] ?? '', repo[2] ?? '');
     if (token !== undefined && (this.options.tokens === undefined || this.options.tokens.includes(token)) && known) {
       const spoken =
         this.commits.answer(this.site, rec.method, rec.path, rec.query) ??

@@ -17,10 +17,20 @@ export interface ApiRequest {
   authorization: string | undefined;
 }
 
-/** Which tokens and repositories exist (undefined: any). */
+/** Which tokens and repositories exist: tokens undefined, any; repos undefined, every repository of `owners`. */
 export interface Access {
   tokens?: string[] | undefined;
   repos?: string[] | undefined;
+  owners?: string[] | undefined;
+}
+
+/** The owners of a simulator started without `repos`: the one the tests' worlds name. */
+export const DEFAULT_OWNERS = ['acme'];
+
+/** Whether a repository exists: listed in `repos`, or, without `repos`, of one of `owners`; another answers 404 as on Forgejo. */
+export function repoExists(access: Access, owner: string, repo: string): boolean {
+  if (access.repos !== undefined) return access.repos.map((r) => r.toLowerCase()).includes(repoKey(owner, repo));
+  return (access.owners ?? DEFAULT_OWNERS).map((o) => o.toLowerCase()).includes(owner.toLowerCase());
 }
 
 export function dispatch(ctx: RouteContext, req: ApiRequest, access: Access): { reply: Reply; credential: 'none' | 'token' } {
@@ -34,8 +44,6 @@ export function dispatch(ctx: RouteContext, req: ApiRequest, access: Access): { 
   const site = siteRoute(ctx, req.method, req.path);
   if (site !== undefined) return answer(site);
   const route = matchRepoRoute(req.method, req.path);
-  const allowed = access.repos?.map((r) => r.toLowerCase());
-  if (route === undefined || (allowed !== undefined && !allowed.includes(repoKey(route.owner, route.repo))))
-    return answer(notFound(ctx.site));
+  if (route === undefined || !repoExists(access, route.owner, route.repo)) return answer(notFound(ctx.site));
   return answer(route.handler(ctx, { owner: route.owner, repo: route.repo, ref: route.ref, query: req.query, body: req.body ?? {} }));
 }

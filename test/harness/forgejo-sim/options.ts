@@ -5,8 +5,10 @@ import type { RepoFacts } from './routes.js';
 export interface ForgejoSimulatorOptions extends RepoFacts {
   /** Accepted tokens (`Authorization: token X` or `Bearer X`); when omitted any token is accepted, none still gets 401. */
   tokens?: string[];
-  /** "owner/repo" names that exist; when set, others answer 404. */
+  /** "owner/repo" names that exist; others answer 404. */
   repos?: string[];
+  /** Without `repos`: the owners whose every repository exists (default DEFAULT_OWNERS, `acme`); others answer 404. */
+  owners?: string[];
   /** A sub-path install: the web base URL ends in it, the API is below it (e.g. "/forgejo" → "/forgejo/api/v1"). */
   pathPrefix?: string;
   /** Delay every answer by this many milliseconds. */
