@@ -20,6 +20,8 @@ import type { DeploymentRow } from '../store/deployment-store.js';
 export const DEFAULT_COMMENT_WINDOW_MS = 5_000;
 /** How long a write that failed for a transient reason waits before it is tried again. */
 const RETRY_MS = 30_000;
+/** Longest wait for a time a forge named (a write comes back at least this often, and within Node's timer range). */
+const MAX_WAIT_MS = 3_600_000;
 
 export interface PrCommentsOptions {
   store: CommentStore;
@@ -232,9 +234,12 @@ export class PullRequestComments {
         this.skip(key, err.reason, clog, count);
         return;
       }
-      count('failed');
-      clog.warn({ err: errorMessage(err) }, 'pull request comment not written; trying again later');
-      this.schedule(key, null, RETRY_MS);
+      // Not sent (the comment class's budget share, or a pause): back at the time named, without a warning each time.
+      const retryAt = (err as { retryAt?: unknown; notSent?: unknown } | null)?.retryAt;
+      const notSent = (err as { notSent?: unknown } | null)?.notSent === true && typeof retryAt === 'number';
+      count(notSent ? 'deferred' : 'failed');
+      if (!notSent) clog.warn({ err: errorMessage(err) }, 'pull request comment not written; trying again later');
+      this.schedule(key, null, Math.min(MAX_WAIT_MS, Math.max(notSent ? 0 : RETRY_MS, typeof retryAt === 'number' ? retryAt - now() : 0)));
     }
   }
 

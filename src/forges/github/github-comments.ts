@@ -8,6 +8,10 @@ import type { Octokit } from 'octokit';
 import { CommentRefused, LIST_CAP, ListCapped, type CommentRepo, type CommentsPort, type ForgeComment } from '../comments-port.js';
 import { GitHubCallError, type CommentOperation } from './call-error.js';
 import { callGitHub, GITHUB_TIMEOUT_MS } from './octokit-factory.js';
+import { COMMENT_CLASS, type Turn } from '../write-budget.js';
+
+/** Every comment request's place in the write budget: the comment class, one line per repository. */
+const turnOf = (r: CommentRepo): Turn => ({ key: `comment:${r.owner}/${r.repo}`, class: COMMENT_CLASS, final: true });
 
 /** What an installation token for comments may do (least privilege). */
 export const COMMENT_TOKEN_PERMISSIONS = { pull_requests: 'write', metadata: 'read' } as const;
@@ -74,7 +78,12 @@ export function githubComments(
   /** `GET …/commits/{sha}/pulls`, its first page (a commit on more than 100 open pull requests is not looked at further). */
   const pullsOf = (r: CommentRepo, sha: string) =>
     call<GhPull[]>('pullRequest', r, `find the pull requests of ${r.owner}/${r.repo}@${sha.slice(0, 7)}`, (o, signal) =>
-      o.request('GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', { ...r, commit_sha: sha, per_page: PER_PAGE, request: { signal } }),
+      o.request('GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls', {
+        ...r,
+        commit_sha: sha,
+        per_page: PER_PAGE,
+        request: { signal, turn: turnOf(r) },
+      }),
     );
   const own = async (c: GhComment): Promise<boolean> =>
     author.kind === 'app' ? c.performed_via_github_app?.id === author.appId : c.user?.login === (await author.login());
@@ -82,7 +91,7 @@ export function githubComments(
     maxBodyChars: GITHUB_MAX_COMMENT_CHARS,
     async pullRequest(r, pr) {
       const issue = await call<GhIssue>('pullRequest', r, `read pull request #${pr} of ${r.owner}/${r.repo}`, (o, signal) =>
-        o.request('GET /repos/{owner}/{repo}/issues/{issue_number}', { ...r, issue_number: pr, request: { signal } }),
+        o.request('GET /repos/{owner}/{repo}/issues/{issue_number}', { ...r, issue_number: pr, request: { signal, turn: turnOf(r) } }),
       );
       if (issue.pull_request === undefined) throw new CommentRefused(`#${pr} of ${r.owner}/${r.repo} is an issue, not a pull request`);
       return { open: issue.state === 'open', locked: issue.locked };
@@ -98,7 +107,7 @@ export function githubComments(
             issue_number: pr,
             per_page: PER_PAGE,
             page,
-            request: { signal },
+            request: { signal, turn: turnOf(r) },
           }),
         );
         items += comments.length;
@@ -122,14 +131,24 @@ export function githubComments(
     },
     async create(r, pr, body) {
       const c = await call<GhComment>('createComment', r, `comment on #${pr} in ${r.owner}/${r.repo}`, (o, signal) =>
-        o.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...r, issue_number: pr, body, request: { signal } }),
+        o.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+          ...r,
+          issue_number: pr,
+          body,
+          request: { signal, turn: turnOf(r) },
+        }),
       );
       return c.id;
     },
     async edit(r, pr, id, body) {
       try {
         await call('editComment', r, `edit comment ${id} on #${pr} in ${r.owner}/${r.repo}`, (o, signal) =>
-          o.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...r, comment_id: id, body, request: { signal } }),
+          o.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+            ...r,
+            comment_id: id,
+            body,
+            request: { signal, turn: turnOf(r) },
+          }),
         );
         return true;
       } catch (err) {
