@@ -227,9 +227,15 @@ export class CommentStore {
     return (this.db.prepare(`SELECT * FROM pr_comments WHERE dirty = 1 OR pending = 1`).all() as EntryRow[]).map(entryOf);
   }
 
-  /** Every comment, for /state. */
-  all(): CommentEntry[] {
-    return (this.db.prepare(`SELECT * FROM pr_comments ORDER BY forge, owner, repo, pr, cluster`).all() as EntryRow[]).map(entryOf);
+  /** Every comment (tests), or the `limit` most lately changed (/state and the status page: a bounded list). */
+  all(limit = -1): CommentEntry[] {
+    const sql = `SELECT * FROM pr_comments ORDER BY ${limit < 0 ? 'forge, owner, repo, pr, cluster' : 'updated_at DESC, forge, owner, repo, pr'} LIMIT ?`;
+    return (this.db.prepare(sql).all(limit) as EntryRow[]).map(entryOf);
+  }
+
+  /** How many comments the bridge keeps. */
+  count(): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM pr_comments`).get() as { n: number }).n;
   }
 
   /** The pending mark, committed durably before the create is sent. */
