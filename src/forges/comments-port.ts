@@ -44,7 +44,7 @@ export interface CommentsPort {
 
 /** An answer that retrying will not change: the pull request is missing or locked, or a permission is missing. */
 export class CommentRefused extends Error {
-  override readonly name = 'CommentRefused';
+  override readonly name: string = 'CommentRefused';
   constructor(
     readonly reason: string,
     options?: { cause?: unknown },
@@ -64,6 +64,7 @@ export const LIST_CAP = { pages: 10, items: 1_000 } as const;
  * than risk a second one (a refusal: logged once, counted as `list_capped`, its reason in /state).
  */
 export class ListCapped extends CommentRefused {
+  override readonly name: string = 'ListCapped';
   constructor(what: string, read: { pages: number; items: number }) {
     super(
       `${what}: stopped after ${read.pages} page(s) and ${read.items} comments (the cap is ${LIST_CAP.pages} pages, ${LIST_CAP.items} comments): no comment is written, lest it be a second one`,
