@@ -30,7 +30,7 @@ async function hostile(t: Test, perPage: number): Promise<{ url: string; lists: 
     lists += 1;
     const page = Number(url.searchParams.get('page') ?? '1');
     res.setHeader('x-next-page', String(page + 1));
-    res.setHeader('link', `<${`http://${req.headers.host}${url.pathname}?page=${page + 1}`}>; rel="next"`);
+    res.setHeader('link', `<http://${req.headers.host}${url.pathname}?page=${page + 1}>; rel="next"`);
     res.end(JSON.stringify(Array.from({ length: perPage }, (_, i) => comment(page * 10_000 + i))));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
