@@ -4,7 +4,7 @@ import { GitHubError } from './github-error.js';
 import { ForgeError } from '../../common/errors.js';
 import type { Metrics } from '../../common/metrics.js';
 import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
-import { ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';
+import { commentScope, ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';
 import { BudgetDeferred, type BudgetGate } from '../budget-gate.js';
 import { COMMENT_CLASS, type Turn } from '../write-budget.js';
 import { rateLimitOf } from './rate-limit.js';
@@ -58,9 +58,6 @@ export interface GitHubClientOptions {
 
 /** The pace of clients given no WriteSpacing: 1 s between writes, shared by all of them. */
 const DEFAULT_SPACING = new WriteSpacing(DEFAULT_WRITE_INTERVAL_MS);
-
-/** The scope whose pause holds back only the pull request comments of `scope` (their own refusals pause them alone). */
-export const commentScope = (scope: string): string => `${scope} (comments)`;
 
 /** A content-creating request, as the throttler counts writes: neither a read nor a token mint. */
 const isWrite = (method: string, url: string) => method !== 'GET' && method !== 'HEAD' && !url.endsWith('/access_tokens');
