@@ -67,7 +67,7 @@ export function explainLines(
       if (pullRequest != null)
         lines.push(
           'number' in pullRequest
-            ? `      pull request #${pullRequest.number} comment row (${pullRequest.why})`
+            ? `      pull request #${pullRequest.number} comment row (${pullRequest.why}), shown once the forge confirms commit ${t.sha.slice(0, 7)} is on it (its head, or on its head branch)`
             : `      no pull request comment row: ${pullRequest.problem}`,
         );
       for (const warning of t.warnings) lines.push(`      warning: ${warning}`);

@@ -88,10 +88,17 @@ function rowLine(r: CommentRow): string {
 const order = (a: CommentRow, b: CommentRow) =>
   a.environment.localeCompare(b.environment) || a.deploymentName.localeCompare(b.deploymentName);
 
-/** The comment's text for the bridge's cluster and the pull request's rows. */
-export function renderComment(cluster: string, rows: readonly CommentRow[]): string {
+/** Longest comment, in UTF-16 code units, when the forge says none (GitHub's 65,536 characters). */
+export const DEFAULT_MAX_COMMENT_CHARS = 65_536;
+/** Kept free below the limit for the last line (`…and N more workloads, not shown.`). */
+const FOOTER_CHARS = 100;
+
+/**
+ * The comment's text for the bridge's cluster and the pull request's rows: at most MAX_ROWS rows, and never more
+ * than `maxChars` in all (the forge's limit on a comment); the rows left out are counted on the last line.
+ */
+export function renderComment(cluster: string, rows: readonly CommentRow[], maxChars = DEFAULT_MAX_COMMENT_CHARS): string {
   const sorted = [...rows].sort(order);
-  const shown = sorted.slice(0, MAX_ROWS);
   const allGone = rows.length > 0 && rows.every((r) => r.state === 'gone');
   const lines = [
     commentMarker(cluster),
@@ -101,8 +108,17 @@ export function renderComment(cluster: string, rows: readonly CommentRow[]): str
     '',
     '| Deployment | Environment | State | Preview | Commit | Image | Updated |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-    ...shown.map(rowLine),
   ];
-  if (sorted.length > shown.length) lines.push('', `…and ${sorted.length - shown.length} more workloads, not shown.`);
+  // Each line costs its length and a newline; the room left keeps the last line's place.
+  let used = lines.reduce((n, l) => n + l.length + 1, 0) + FOOTER_CHARS;
+  let shown = 0;
+  for (const r of sorted.slice(0, MAX_ROWS)) {
+    const line = rowLine(r);
+    if (used + line.length + 1 > maxChars) break;
+    lines.push(line);
+    used += line.length + 1;
+    shown += 1;
+  }
+  if (sorted.length > shown) lines.push('', `…and ${sorted.length - shown} more workloads, not shown.`);
   return `${lines.join('\n')}\n`;
 }

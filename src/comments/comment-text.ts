@@ -29,6 +29,16 @@ export function markdownText(text: string, maxChars: number): string {
 
 /** Longest link kept, in characters: longer URLs are shown without their link. */
 export const MAX_URL_CHARS = 500;
+/** Longest host shown as a link's text, in characters. */
+const HOST_CHARS = 80;
+
+/**
+ * A host as a link's text: at most HOST_CHARS, cut at its start (`…` first), so the registrable name at its end
+ * (the one that says whose site it is) stays visible however long the subdomain before it.
+ */
+export function hostText(host: string): string {
+  return host.length <= HOST_CHARS ? host : `…${host.slice(host.length - (HOST_CHARS - 1))}`;
+}
 
 /**
  * A Markdown link to `url` when it is an absolute http(s) URL without credentials, its text the URL's host
@@ -45,5 +55,5 @@ export function markdownLink(url: string): string | undefined {
   if (parsed.username !== '' || parsed.password !== '') return undefined;
   const href = parsed.href.replace(/[()<>|\\\s"'`[\]]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
   if (href.length > MAX_URL_CHARS) return undefined;
-  return `[${markdownText(parsed.host, 80)}](${href})`;
+  return `[${markdownText(hostText(parsed.host), HOST_CHARS)}](${href})`;
 }

@@ -9,10 +9,17 @@ export const CHANGE_REQUEST_ANNOTATION = 'event.toolkit.fluxcd.io/change_request
 /** The workload's own annotation, without the bridge's prefix (`github-deployment-bridge.io/pull-request`). */
 export const PULL_REQUEST_KEY = 'pull-request';
 
+import type { ForgeHost } from '../metadata/forge-route.js';
+import { routeRepository } from '../metadata/forge-route.js';
+import { parseRepository } from '../metadata/repository.js';
+import { quoted } from '../common/text.js';
+
 /** A pull request (merge request on GitLab) by its number in the repository, and why the bridge thinks so. */
 export interface PullRequestRef {
   number: number;
   why: string;
+  /** The repository a pull request URL named (`https://github.com/acme/web`): it must be the deployment's. */
+  repository?: string;
 }
 
 /** What the annotations say: a pull request, a value that names none (shown as the reason), or nothing. */
@@ -26,11 +33,44 @@ const MAX_NUMBER = 2 ** 31 - 1;
  * (`…/pull/42`, `…/pulls/42`, `…/merge_requests/42`); undefined for anything else.
  */
 export function parsePullRequestNumber(value: string): number | undefined {
+  return parsePullRequest(value)?.number;
+}
+
+/** A pull request from an annotation value: its number, and the repository part of a URL (without `/pull/N`). */
+export function parsePullRequest(value: string): { number: number; repository?: string } | undefined {
   const v = value.trim();
-  const m = /^#?(\d{1,10})$/.exec(v) ?? /^https?:\/\/[^\s?#]+\/(?:pull|pulls|merge_requests)\/(\d{1,10})\/?(?:[?#].*)?$/.exec(v);
-  if (m === null) return undefined;
-  const n = Number(m[1]);
-  return n >= 1 && n <= MAX_NUMBER ? n : undefined;
+  const bare = /^#?(\d{1,10})$/.exec(v);
+  const url = bare === null ? /^(https?:\/\/[^\s?#]+?)(?:\/-)?\/(?:pull|pulls|merge_requests)\/(\d{1,10})\/?(?:[?#].*)?$/.exec(v) : null;
+  const n = Number(bare?.[1] ?? url?.[2] ?? NaN);
+  if (!(n >= 1 && n <= MAX_NUMBER)) return undefined;
+  return url?.[1] === undefined ? { number: n } : { number: n, repository: url[1] };
+}
+
+/**
+ * The pull request of a target: `pr` when it is the target's repository's (a number always is; a URL must name
+ * the same forge and repository), else the problem. Pure; `forges` as routing knows them.
+ */
+export function pullRequestFor(
+  pr: PullRequestResolution,
+  target: { forge: string; owner: string; repo: string },
+  forges: readonly ForgeHost[],
+): PullRequestResolution {
+  if (pr === null || 'problem' in pr || pr.repository === undefined) return pr;
+  const parsed = parseRepository(
+    pr.repository,
+    forges.flatMap((f) => (f.nested === true ? [f.host.toLowerCase()] : [])),
+  );
+  const routed = 'error' in parsed ? parsed : routeRepository(parsed, forges);
+  const same =
+    !('error' in parsed) &&
+    !('error' in routed) &&
+    routed.forge === target.forge &&
+    parsed.owner.toLowerCase() === target.owner.toLowerCase() &&
+    parsed.repo.toLowerCase() === target.repo.toLowerCase();
+  if (same) return pr;
+  return {
+    problem: `${pr.why.replace(/^from /, '')} names pull request ${quoted(`${pr.repository}/…/${pr.number}`)} of another repository than ${target.owner}/${target.repo}: refused (a comment goes only on the deployment's own repository's pull requests)`,
+  };
 }
 
 /**
@@ -48,9 +88,9 @@ export function pullRequestOf(
   ];
   for (const [value, where] of sources) {
     if (value === undefined || value.trim() === '') continue;
-    const number = parsePullRequestNumber(value);
-    if (number === undefined) return { problem: `${where} names no pull request (a number, #number or a pull request URL)` };
-    return { number, why: `from ${where}` };
+    const parsed = parsePullRequest(value);
+    if (parsed === undefined) return { problem: `${where} names no pull request (a number, #number or a pull request URL)` };
+    return { ...parsed, why: `from ${where}` };
   }
   return null;
 }

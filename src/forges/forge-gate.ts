@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { ForgeError } from '../common/errors.js';
 import type { CredentialMonitor } from './credential-monitor.js';
-import { ForgePaused, type ForgeHealth } from './forge-health.js';
+import { ForgePaused, TOKEN_SCOPE, type ForgeHealth } from './forge-health.js';
 
 export interface ForgeGateOptions {
   health: ForgeHealth;
@@ -19,19 +19,26 @@ export interface ForgeGateOptions {
   notSent: () => void;
   /** Turns the client's own error into a ForgeError (GitLab's `GitLabError`); identity by default. */
   translate?: (err: unknown) => unknown;
+  /**
+   * The scope a rate limit pauses (default the token's: all of the forge's work). Pull request comments pass
+   * `commentScope(TOKEN_SCOPE)`: a wait a comment was told pauses comments only; they still wait for the token's.
+   */
+  pauseScope?: string;
 }
 
 export function forgeGate(o: ForgeGateOptions): <T>(call: () => Promise<T>) => Promise<T> {
   const observeFailure = (err: ForgeError) => {
     if (err.status === 401) o.monitor.rejected(err.forgeMessage ?? 'unauthorized');
     else if (err.retryAt !== undefined) {
-      o.health.rateLimited({ kind: 'secondary', until: err.retryAt, reason: err.message });
-      o.log.warn({ until: new Date(err.retryAt).toISOString() }, `${o.waitWords}: pausing its work`);
+      o.health.rateLimited({ kind: 'secondary', until: err.retryAt, reason: err.message }, o.pauseScope ?? TOKEN_SCOPE);
+      const what = o.pauseScope === undefined ? 'its work' : `its requests of ${o.pauseScope}`;
+      o.log.warn({ until: new Date(err.retryAt).toISOString() }, `${o.waitWords}: pausing ${what}`);
     } else if (err.status === undefined || err.status >= 500) o.health.unreachable(err.message);
   };
   return async (call) => {
     try {
       o.health.assertOpen();
+      if (o.pauseScope !== undefined) o.health.assertOpen(o.pauseScope);
     } catch (err) {
       if (!(err instanceof ForgePaused)) throw err;
       o.notSent();

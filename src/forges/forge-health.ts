@@ -35,6 +35,9 @@ export type CredentialState = 'unchecked' | 'ok' | 'rejected' | 'unreachable';
 /** The scope of a forge with a single credential (a token). */
 export const TOKEN_SCOPE = 'token';
 
+/** The scope whose pause holds back only the pull request comments of `scope`: a comment's refusal pauses comments alone. */
+export const commentScope = (scope: string): string => `${scope} (comments)`;
+
 /**
  * A pause of one forge's requests (every forge has this tracker): of one credential scope for a rate
  * limit (each has its own budget), of all of them for rejected credentials.

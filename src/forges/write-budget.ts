@@ -87,11 +87,19 @@ export function nextSlots(windows: readonly BudgetWindow[], sent: readonly numbe
 
 /**
  * What a write is worth under backlog, best first: final statuses (success, failure) of production, then the
- * rest of production (its creates, `in_progress`), then other environments, then previews, then `inactive`.
+ * rest of production (its creates, `in_progress`), then other environments, then previews, then `inactive`;
+ * pull request comments last, in a class of their own (`COMMENT_CLASS`).
  */
-export type TurnClass = 'production' | 'environment' | 'preview' | 'inactive';
+export type TurnClass = 'production' | 'environment' | 'preview' | 'inactive' | 'comment';
 
-const CLASS_RANK: Record<TurnClass, number> = { production: 0, environment: 1, preview: 2, inactive: 3 };
+const CLASS_RANK: Record<TurnClass, number> = { production: 0, environment: 1, preview: 2, inactive: 3, comment: 4 };
+
+/**
+ * Pull request comments' class: it never ages (no wait lifts it above deployment work, nor into the primary
+ * reserve), uses only OPTIONAL_SHARE of every window, and never waits in place (a write whose slot is not now is
+ * told to come back: it holds no slot it does not use). Its rate limits pause comments only (the clients' part).
+ */
+export const COMMENT_CLASS = 'comment' satisfies TurnClass;
 
 /** One request's place in its scope's line: whose it is (an identity key), its class, whether it carries a final state. */
 export interface Turn {
@@ -133,7 +141,8 @@ export const DEFAULT_TURN_RULES: TurnRules = { agingMs: 5 * 60_000, graceMs: 15_
 
 /** A write's rank at `now` (lower goes first): its class, half a class down when not final, lifted one class per `agingMs` waited. */
 export function rankOf(w: Waiting, now: number, agingMs: number): number {
-  return CLASS_RANK[w.class] + (w.final ? 0 : 0.5) - Math.max(0, now - w.since) / agingMs;
+  const aged = w.class === COMMENT_CLASS ? 0 : Math.max(0, now - w.since) / agingMs;
+  return CLASS_RANK[w.class] + (w.final ? 0 : 0.5) - aged;
 }
 
 /** Whether `a` goes before `b` at `now`: lower rank, then the longer wait, then the key (a total order). */
@@ -161,9 +170,10 @@ export function decideTurn(
   rules: TurnRules = DEFAULT_TURN_RULES,
 ): TurnDecision {
   const ahead = others.filter((w) => w.key !== me.key && now <= w.due + rules.graceMs && goesBefore(w, me, now, rules.agingMs)).length;
-  const held = me.optional === true && now - me.since < rules.agingMs;
+  const comment = me.class === COMMENT_CLASS;
+  const held = comment || (me.optional === true && now - me.since < rules.agingMs);
   const at = nextSlots(held ? optionalWindows(windows) : windows, sent, now, ahead + 1)[ahead] ?? now;
-  return at <= now + rules.holdMs ? { sendAt: at } : { retryAt: at };
+  return at <= now + (comment ? 0 : rules.holdMs) ? { sendAt: at } : { retryAt: at };
 }
 
 /** Share of the primary budget (per hour) kept back from a request of each rank: production's final statuses keep 1 %. */

@@ -48,9 +48,13 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /** The pull request a deployment's comment row belongs to (at its commit), and why; null when none names one. */
 function pullRequestOfRow(comments: CommentStore, d: Parameters<CommentStore['rowsOf']>[0] & { sha: string }) {
-  const row = comments.rowsOf(d).find((r) => r.sha === d.sha);
-  return row === undefined ? null : { number: row.key.pr, why: row.why };
+  const row = comments.rowsOf(d).find((r) => r.sha === d.sha && r.state !== 'gone') ?? comments.rowsOf(d).find((r) => r.sha === d.sha);
+  if (row === undefined) return null;
+  return { number: row.key.pr, why: row.why, ...(row.refusal === undefined ? {} : { leftOut: row.refusal }) };
 }
+
+/** The pull request comments /state and the status page list: the most lately changed (the rest counted). */
+export const MAX_STATE_COMMENTS = 200;
 
 /** What /state serves and the status page (`GET /`) renders: one snapshot. */
 export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; environment?: string } = {}) {
@@ -82,7 +86,8 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
       })),
     ...(deps.comments
       ? {
-          pullRequestComments: deps.comments.all().map((c) => ({
+          pullRequestCommentsOmitted: Math.max(0, deps.comments.count() - MAX_STATE_COMMENTS),
+          pullRequestComments: deps.comments.all(MAX_STATE_COMMENTS).map((c) => ({
             forge: c.forge,
             repository: `${c.owner}/${c.repo}`,
             pullRequest: c.pr,

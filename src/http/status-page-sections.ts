@@ -59,5 +59,7 @@ export function commentsSection(state: StateSnapshot, titles: Readonly<Record<st
     (c) =>
       `<tr>${cell(titles[c.forge] ?? c.forge)}${cell(c.repository)}${cell(`#${c.pullRequest}`)}${cell(c.cluster)}${cell(commentState(c))}</tr>`,
   );
-  return `<h2>Pull request comments</h2>\n${table(['forge', 'repository', 'pull request', 'cluster', 'comment'], rows)}`;
+  const more = state.pullRequestCommentsOmitted ?? 0;
+  const note = more > 0 ? `<p>…and ${more} more, not shown (the most lately changed first).</p>\n` : '';
+  return `<h2>Pull request comments</h2>\n${table(['forge', 'repository', 'pull request', 'cluster', 'comment'], rows)}${note}`;
 }

@@ -10,7 +10,7 @@ import { errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
 import { isOwnComment, renderComment } from '../comments/comment-render.js';
 import type { PullRequestRef } from '../comments/pull-request.js';
-import { CommentRefused, type CommentsPort } from '../forges/comments-port.js';
+import { CommentRefused, ListCapped, type CommentRepo, type CommentsPort } from '../forges/comments-port.js';
 import type { DeliveryState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { CommentKey, CommentStore } from '../store/comment-store.js';
@@ -20,6 +20,8 @@ import type { DeploymentRow } from '../store/deployment-store.js';
 export const DEFAULT_COMMENT_WINDOW_MS = 5_000;
 /** How long a write that failed for a transient reason waits before it is tried again. */
 const RETRY_MS = 30_000;
+/** Longest wait for a time a forge named (a write comes back at least this often, and within Node's timer range). */
+const MAX_WAIT_MS = 3_600_000;
 
 export interface PrCommentsOptions {
   store: CommentStore;
@@ -159,17 +161,20 @@ export class PullRequestComments {
       return;
     }
     const since = now();
-    const rows = store.rows(key);
-    const body = renderComment(key.cluster, rows);
-    const hash = hashOf(body);
     const repo = { owner: key.owner, repo: key.repo };
     const clog = log.child({ forge: key.forge, repo: `${key.owner}/${key.repo}`, pullRequest: key.pr });
     const count = (outcome: string) => this.o.metrics.prComments.inc({ forge: key.forge, outcome });
     if (this.o.dryRun) {
-      this.dryRun(key, body, clog);
+      this.dryRun(key, renderComment(key.cluster, store.rows(key), port.maxBodyChars), clog);
       return;
     }
     try {
+      await this.checkCommits(key, port, repo, clog, count);
+      const all = store.rows(key);
+      // A row whose commit is not its pull request's is left out (its reason is in /state).
+      const rows = all.filter((r) => r.refusal === undefined);
+      const body = renderComment(key.cluster, rows, port.maxBodyChars);
+      const hash = hashOf(body);
       let commentId = entry.commentId;
       if (commentId === null && entry.pending) {
         // A create was cut short: it may have reached the forge. Look for it before making another.
@@ -199,6 +204,11 @@ export class PullRequestComments {
         clog.warn({ commentId }, 'pull request comment was deleted on the forge: making it again');
         store.recordId(key, null);
       }
+      const refused = all.find((r) => r.refusal !== undefined)?.refusal;
+      if (rows.length === 0 && refused !== undefined) {
+        this.skip(key, refused, clog, count);
+        return;
+      }
       if (rows.every((r) => r.state === 'gone')) {
         store.skipped(key, 'the preview is gone: no comment is made for it now');
         return;
@@ -220,12 +230,36 @@ export class PullRequestComments {
       clog.info({ commentId: created }, 'pull request comment created');
     } catch (err) {
       if (err instanceof CommentRefused) {
+        if (err instanceof ListCapped) count('list_capped');
         this.skip(key, err.reason, clog, count);
         return;
       }
-      count('failed');
-      clog.warn({ err: errorMessage(err) }, 'pull request comment not written; trying again later');
-      this.schedule(key, null, RETRY_MS);
+      // Not sent (the comment class's budget share, or a pause): back at the time named, without a warning each time.
+      const retryAt = (err as { retryAt?: unknown; notSent?: unknown } | null)?.retryAt;
+      const notSent = (err as { notSent?: unknown } | null)?.notSent === true && typeof retryAt === 'number';
+      count(notSent ? 'deferred' : 'failed');
+      if (!notSent) clog.warn({ err: errorMessage(err) }, 'pull request comment not written; trying again later');
+      this.schedule(key, null, Math.min(MAX_WAIT_MS, Math.max(notSent ? 0 : RETRY_MS, typeof retryAt === 'number' ? retryAt - now() : 0)));
+    }
+  }
+
+  /**
+   * Checks, once per commit, that each live row's commit is its pull request's (the head, or on its head branch):
+   * an annotation can name any pull request number, and a row of another pull request's commit must not be shown.
+   */
+  private async checkCommits(
+    key: CommentKey,
+    port: CommentsPort,
+    repo: CommentRepo,
+    clog: Logger,
+    count: (outcome: string) => void,
+  ): Promise<void> {
+    for (const sha of this.o.store.uncheckedShas(key)) {
+      const refusal = await port.commitOnPullRequest(repo, key.pr, sha);
+      this.o.store.recordCheck(key, sha, refusal ?? null);
+      if (refusal === undefined) continue;
+      count('foreign_commit');
+      clog.warn({ sha, reason: refusal }, "pull request comment row left out: its commit is not the pull request's");
     }
   }
 

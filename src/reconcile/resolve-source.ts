@@ -15,7 +15,7 @@ import {
   type SourceInfo,
 } from '../metadata/resolve-target.js';
 import type { Metrics } from '../common/metrics.js';
-import { pullRequestOf, type PullRequestResolution } from '../comments/pull-request.js';
+import { pullRequestFor, pullRequestOf, type PullRequestResolution } from '../comments/pull-request.js';
 import { routeUrl, type DiscoveredUrl } from '../metadata/route-url.js';
 import type { Origin } from '../store/deployment-store.js';
 import type { Skip } from '../store/source-store.js';
@@ -166,7 +166,8 @@ async function resolveWorkload(
       candidates.push({
         target: r.target,
         origin: { source: ref, workload, container: container.name, image: container.image },
-        pullRequest,
+        // A pull request URL of another repository is refused (the number alone would name the deployment's own #N).
+        pullRequest: pullRequestFor(pullRequest, r.target, deps.defaults.forges),
       });
     else failed.push({ source: ref, workload, container: container.name, code: r.code, reason: r.skip });
   }

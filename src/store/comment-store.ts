@@ -31,6 +31,8 @@ export interface CommentEntry extends CommentKey {
 export interface StoredRow extends CommentRow {
   key: CommentKey;
   why: string;
+  /** Why its commit is not its pull request's (checked on the forge): the row is left out of the comment. */
+  refusal?: string;
 }
 
 const KEY = 'forge = ? AND owner = ? AND repo = ? AND pr = ? AND cluster = ?';
@@ -65,6 +67,8 @@ interface RowRow {
   digest: string | null;
   why: string;
   updated_at: number;
+  checked_sha: string | null;
+  refusal: string | null;
 }
 
 const entryOf = (r: EntryRow): CommentEntry => ({
@@ -92,6 +96,7 @@ const rowOf = (r: RowRow): StoredRow => ({
   ...(r.digest === null ? {} : { digest: r.digest }),
   why: r.why,
   updatedAt: r.updated_at,
+  ...(r.checked_sha === r.sha && r.refusal !== null ? { refusal: r.refusal } : {}),
 });
 
 /** The pull request comments and the rows they list (`pr_comments`, `pr_comment_rows`). */
@@ -125,10 +130,42 @@ export class CommentStore {
              digest = excluded.digest, why = excluded.why, updated_at = excluded.updated_at`,
         )
         .run(...args, row.sha, row.state, row.url ?? null, row.version ?? null, row.digest ?? null, why, same ? before.updated_at : now);
-      if (same) return false;
+      // A workload that moved to another pull request: its row on the one before ends there (that comment says so).
+      const moved = this.db
+        .prepare(
+          `SELECT * FROM pr_comment_rows WHERE forge = ? AND owner = ? AND repo = ? AND cluster = ? AND environment = ?
+             AND deployment_name = ? AND pr != ? AND state != 'gone'`,
+        )
+        .all(key.forge, key.owner, key.repo, key.cluster, row.environment, row.deploymentName, key.pr) as RowRow[];
+      for (const m of moved) {
+        const k = rowOf(m).key;
+        this.db
+          .prepare(`UPDATE pr_comment_rows SET state = 'gone', updated_at = ? WHERE ${KEY} AND environment = ? AND deployment_name = ?`)
+          .run(now, ...keyArgs(k), row.environment, row.deploymentName);
+        this.touch(k, now);
+      }
+      if (same) return moved.length > 0;
       this.touch(key, now);
       return true;
     })();
+  }
+
+  /** The commits of a comment's live rows not yet checked to be its pull request's (at their present commit). */
+  uncheckedShas(key: CommentKey): string[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT DISTINCT sha FROM pr_comment_rows WHERE ${KEY} AND state != 'gone' AND (checked_sha IS NULL OR checked_sha != sha)`,
+        )
+        .all(...keyArgs(key)) as Array<{ sha: string }>
+    ).map((r) => r.sha);
+  }
+
+  /** What the forge said of a commit of the comment's rows: on the pull request (`refusal` null), or why not. */
+  recordCheck(key: CommentKey, sha: string, refusal: string | null): void {
+    this.db
+      .prepare(`UPDATE pr_comment_rows SET checked_sha = sha, refusal = ? WHERE ${KEY} AND sha = ?`)
+      .run(refusal, ...keyArgs(key), sha);
   }
 
   /**
@@ -190,9 +227,15 @@ export class CommentStore {
     return (this.db.prepare(`SELECT * FROM pr_comments WHERE dirty = 1 OR pending = 1`).all() as EntryRow[]).map(entryOf);
   }
 
-  /** Every comment, for /state. */
-  all(): CommentEntry[] {
-    return (this.db.prepare(`SELECT * FROM pr_comments ORDER BY forge, owner, repo, pr, cluster`).all() as EntryRow[]).map(entryOf);
+  /** Every comment (tests), or the `limit` most lately changed (/state and the status page: a bounded list). */
+  all(limit = -1): CommentEntry[] {
+    const sql = `SELECT * FROM pr_comments ORDER BY ${limit < 0 ? 'forge, owner, repo, pr, cluster' : 'updated_at DESC, forge, owner, repo, pr'} LIMIT ?`;
+    return (this.db.prepare(sql).all(limit) as EntryRow[]).map(entryOf);
+  }
+
+  /** How many comments the bridge keeps. */
+  count(): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM pr_comments`).get() as { n: number }).n;
   }
 
   /** The pending mark, committed durably before the create is sent. */

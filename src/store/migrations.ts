@@ -159,4 +159,8 @@ export const MIGRATIONS: readonly string[] = [
      production INTEGER NOT NULL, transient INTEGER NOT NULL, seen_at INTEGER NOT NULL,
      PRIMARY KEY (forge, owner, repo, environment)
    ) WITHOUT ROWID;`,
+  // Pull request comments (issue 32): the commit each row was checked at (its pull request's head, or on its branch),
+  // and why it is not the pull request's (`refusal`): a refused row is left out of the comment, its reason in /state.
+  `ALTER TABLE pr_comment_rows ADD COLUMN checked_sha TEXT;
+   ALTER TABLE pr_comment_rows ADD COLUMN refusal TEXT;`,
 ];

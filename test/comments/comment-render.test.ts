@@ -1,5 +1,5 @@
 import t from 'tap';
-import { markdownLink, markdownText } from '../../src/comments/comment-text.js';
+import { hostText, markdownLink, markdownText } from '../../src/comments/comment-text.js';
 import { commentMarker, isOwnComment, renderComment, rowWord, type CommentRow } from '../../src/comments/comment-render.js';
 
 const AT = Date.parse('2026-12-02T07:30:00Z');
@@ -79,6 +79,37 @@ t.test('only http(s) URLs without credentials become links', (t) => {
     '[a.example](https://a.example/a%29b%28c%7Cd)',
     'parens and pipes cannot end the link',
   );
+  t.end();
+});
+
+t.test("the whole comment stays under the forge's limit, with a line counting the rows left out", (t) => {
+  // Escaping makes hostile text longer: `#` becomes three characters; 50 such rows were 75,000 characters.
+  const loud = '#'.repeat(80);
+  const rows = Array.from({ length: 50 }, (_, i) =>
+    row({ deploymentName: `${i}${loud}`, environment: loud, version: loud, url: `https://${'h'.repeat(60)}.example/${'p'.repeat(400)}` }),
+  );
+  for (const max of [65_536, 16_000, 3_000]) {
+    const body = renderComment('prod', rows, max);
+    t.ok(body.length <= max, `${body.length} <= ${max}`);
+    const shown = tableRows(body).length;
+    t.ok(shown > 0 && shown < 50, `${shown} rows shown`);
+    t.match(body, new RegExp(`…and ${50 - shown} more workloads, not shown\\.\\n$`), 'the rest counted');
+  }
+  t.equal(tableRows(renderComment('prod', [row(), row({ deploymentName: 'api' })], 65_536)).length, 2, 'a short comment shows every row');
+  t.end();
+});
+
+t.test("a link's text keeps the real host visible, however long its subdomain", (t) => {
+  const long = `${'a'.repeat(63)}.${'b'.repeat(40)}.evil.example`;
+  const rows: Array<[string, string]> = [
+    ['pr-1.preview.example.com', 'pr-1.preview.example.com'],
+    ['x'.repeat(80), 'x'.repeat(80)],
+    [long, `…${long.slice(-79)}`],
+  ];
+  for (const [host, text] of rows) t.equal(hostText(host), text, host.slice(0, 30));
+  const link = markdownLink(`https://${long}/`) ?? '';
+  t.match(link, /^\[….*\.evil\.example\]\(https:\/\//, 'the registrable name ends the text');
+  t.ok(Array.from(link.slice(1, link.indexOf(']')).replace(/\\/g, '')).length <= 80, 'at most 80 characters shown');
   t.end();
 });
 

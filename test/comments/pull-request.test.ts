@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CHANGE_REQUEST_ANNOTATION, parsePullRequestNumber, pullRequestOf } from '../../src/comments/pull-request.js';
+import { CHANGE_REQUEST_ANNOTATION, parsePullRequestNumber, pullRequestFor, pullRequestOf } from '../../src/comments/pull-request.js';
 
 t.test('parsePullRequestNumber takes numbers, #numbers and pull/merge request URLs only', (t) => {
   const rows: Array<[string, number | undefined]> = [
@@ -46,5 +46,38 @@ t.test('pullRequestOf: the Flux object first, then the workload, and only when o
     bad !== null && 'problem' in bad && bad.problem.includes('names no pull request'),
     'a wrong value is a problem, not the next source',
   );
+  t.end();
+});
+
+t.test("pullRequestFor: a pull request URL must name the deployment's own forge and repository", (t) => {
+  const forges = [
+    { forge: 'github' as const, host: 'github.com' },
+    { forge: 'gitlab' as const, host: 'gitlab.example', nested: true },
+    { forge: 'forgejo' as const, host: 'forgejo.example' },
+  ];
+  const github = { forge: 'github', owner: 'org', repo: 'app' };
+  const gitlab = { forge: 'gitlab', owner: 'group/sub', repo: 'app' };
+  const forgejo = { forge: 'forgejo', owner: 'org', repo: 'app' };
+  const rows: Array<[string, { forge: string; owner: string; repo: string }, boolean]> = [
+    ['77', github, true],
+    ['#77', github, true],
+    ['https://github.com/org/app/pull/77', github, true],
+    ['https://github.com/Org/App/pull/77', github, true],
+    ['https://github.com/other-org/other/pull/77', github, false],
+    ['https://github.com/org/app-fork/pull/77', github, false],
+    ['https://forgejo.example/org/app/pulls/77', github, false],
+    ['https://evil.example/org/app/pull/77', github, false],
+    ['https://gitlab.example/group/sub/app/-/merge_requests/77', gitlab, true],
+    ['https://gitlab.example/group/app/-/merge_requests/77', gitlab, false],
+    ['https://gitlab.example/group/sub/other/-/merge_requests/77', gitlab, false],
+    ['https://forgejo.example/org/app/pulls/77', forgejo, true],
+    ['https://forgejo.example/other/app/pulls/77', forgejo, false],
+  ];
+  for (const [value, target, ok] of rows) {
+    const r = pullRequestFor(pullRequestOf({}, { 'pull-request': value }), target, forges);
+    t.equal(r !== null && 'number' in r && r.number === 77, ok, `${value} for ${target.owner}/${target.repo}`);
+    if (!ok) t.match(r, { problem: /another repository than .*: refused/ });
+  }
+  t.equal(pullRequestFor(null, github, forges), null);
   t.end();
 });

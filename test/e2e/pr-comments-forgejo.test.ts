@@ -9,7 +9,7 @@ async function forgejo(t: Test): Promise<CommentSide> {
   const world = await startWorld({ forgejo: { repos: ['acme/web'], commits: { 'acme/web': [COMMIT] } }, githubOff: true });
   t.teardown(() => world.close());
   const sim = world.forgejo!;
-  sim.pullRequest('acme', 'web', 12);
+  sim.pullRequest('acme', 'web', 12, { head: COMMIT });
   putPreviewWorkload(world, `${sim.url}/acme/web`);
   return {
     world,

@@ -1,7 +1,7 @@
 /** Pull request comments end to end on GitLab: one merge request note per merge request and cluster, kept current, never duplicated. */
 import t, { type Test } from 'tap';
 import { startWorld } from '../harness/world.js';
-import { putPreviewWorkload } from './pr-comments-scenario.js';
+import { COMMIT, putPreviewWorkload } from './pr-comments-scenario.js';
 import { previewLifecycle, restartCases, twoClusters, type CommentSide, type CrashPoint } from './pr-comments-cases.js';
 
 const PROJECT = 'acme/web';
@@ -11,7 +11,7 @@ async function gitlab(t: Test): Promise<CommentSide> {
   const world = await startWorld({ gitlab: true, githubOff: true });
   t.teardown(() => world.close());
   const sim = world.gitlab!;
-  sim.mergeRequest(PROJECT, 12);
+  sim.mergeRequest(PROJECT, 12, { sha: COMMIT });
   putPreviewWorkload(world, `${sim.url}/${PROJECT}`);
   return { world, sim, bodies: () => sim.notes(PROJECT, 12).map((n) => n.body), writes: () => sim.noteWrites().length, noun: 'note' };
 }

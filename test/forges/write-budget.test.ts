@@ -143,6 +143,42 @@ t.test('decideTurn: a write takes the slot after the writes before it; late ones
   t.end();
 });
 
+t.test('the comment class: below inactive, never aging, a quarter of each window, never waiting in place', (t) => {
+  const aging = DEFAULT_TURN_RULES.agingMs;
+  const w = (key: string, cls: Waiting['class'], since = 0): Waiting => ({ key, class: cls, final: true, since, due: 0 });
+  const order: Array<[string, Waiting, Waiting, number, boolean]> = [
+    ['a fresh inactive before a fresh comment', w('b', 'inactive'), w('a', 'comment'), 0, true],
+    [
+      'a comment waiting a day still after a fresh production write',
+      w('b', 'production', 86_400_000),
+      w('a', 'comment', 0),
+      86_400_000,
+      true,
+    ],
+    ['two comments: the longer wait first', w('a', 'comment', 0), w('b', 'comment', 5), 10, true],
+  ];
+  for (const [name, a, b, now, want] of order) t.equal(goesBefore(a, b, now, aging), want, name);
+  const comment = (since: number, now: number): Waiting => ({ ...w('c', 'comment', since), due: now });
+  const hour: BudgetWindow[] = [{ count: 8, ms: H }];
+  const turns: Array<[string, number[], number, Waiting, object]> = [
+    ['room in its quarter: goes now', [1], 10, comment(10, 10), { sendAt: 10 }],
+    [
+      'its quarter used: back when a write leaves, however long it waited',
+      [1, 2, 3, 4],
+      2 * aging,
+      comment(0, 2 * aging),
+      { retryAt: 3 + H },
+    ],
+    ['a slot 1 s ahead: not held in place, told to come back', [], 10, comment(10, 10), { retryAt: 1_010 }],
+  ];
+  const floor: BudgetWindow[] = [{ count: 1, ms: 1_000 }];
+  for (const [name, sent, now, me, want] of turns)
+    t.same(decideTurn(name.startsWith('a slot') ? floor : hour, name.startsWith('a slot') ? [10] : sent, [], me, now), want, name);
+  const reserve = (rank: number) => Math.ceil(5_000 * (0.01 + 0.05 * rank));
+  t.equal(primaryAllows(5_000, reserve(4), 0, 4), false, 'a comment keeps back 21 % of the primary budget');
+  t.end();
+});
+
 t.test('primaryAllows: each class keeps a larger share of the primary budget back', (t) => {
   const rows: Array<[number, number, number, number, boolean]> = [
     // limit, remaining, inflight, rank, allowed

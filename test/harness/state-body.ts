@@ -9,7 +9,7 @@ import type { Readiness } from '../../src/health/readiness.js';
 export interface StateDeployment {
   forge: string;
   /** PULL_REQUEST_COMMENTS: the pull request its comment row belongs to, and why (null: none named). */
-  pullRequest?: { number: number; why: string } | null;
+  pullRequest?: { number: number; why: string; leftOut?: string } | null;
   owner: string;
   repo: string;
   environment: string;
@@ -131,6 +131,8 @@ export interface StateBody {
   };
   /** PULL_REQUEST_COMMENTS: each comment of the bridge's cluster. */
   pullRequestComments?: StatePullRequestComment[];
+  /** PULL_REQUEST_COMMENTS: comments kept but not listed (the list holds the most lately changed). */
+  pullRequestCommentsOmitted?: number;
 }
 
 /** One pull request comment in /state. */

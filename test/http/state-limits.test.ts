@@ -8,6 +8,9 @@ import { createMetrics } from '../../src/common/metrics.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { capState, MAX_STATE_BYTES } from '../../src/http/state-cap.js';
 import { STATUS_RATE_PER_MINUTE } from '../../src/http/status-routes.js';
+import { MAX_STATE_COMMENTS, stateSnapshot } from '../../src/http/state-snapshot.js';
+import { commentsSection } from '../../src/http/status-page-sections.js';
+import { CommentStore } from '../../src/store/comment-store.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
@@ -157,5 +160,34 @@ t.test('STATUS_RATE_PER_MINUTE: unset keeps the default; a whole number from 1 s
   t.equal(loadConfig({ ...minimal, STATUS_RATE_PER_MINUTE: '1200' }).statusRatePerMinute, 1_200);
   for (const bad of ['0', '-5', '1.5', 'many'])
     t.throws(() => loadConfig({ ...minimal, STATUS_RATE_PER_MINUTE: bad }), /STATUS_RATE_PER_MINUTE/, bad);
+  t.end();
+});
+
+t.test('the pull request comments of /state and the status page: a bounded list, newest first, the rest counted', (t) => {
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const comments = new CommentStore(db);
+  const row = { environment: 'pr', state: 'success' as const, sha: 'a'.repeat(40) };
+  for (let pr = 1; pr <= MAX_STATE_COMMENTS + 50; pr++)
+    comments.putRow(
+      { forge: 'github', owner: 'acme', repo: 'web', pr, cluster: 'prod' },
+      { ...row, deploymentName: `web-${pr}` },
+      'annotation',
+      NOW + pr,
+    );
+  const state = stateSnapshot({
+    queue: new QueueStore(db),
+    deployments: new DeploymentStore(db),
+    sources: new SourceStore(db),
+    metrics: createMetrics(),
+    now: () => NOW,
+    readiness: () => ({ ready: true, problems: [] }) as never,
+    activeReconciles: () => 0,
+    comments,
+  });
+  t.equal(state.pullRequestComments?.length, MAX_STATE_COMMENTS);
+  t.equal(state.pullRequestComments?.[0]?.pullRequest, MAX_STATE_COMMENTS + 50, 'the most lately changed first');
+  t.equal(state.pullRequestCommentsOmitted, 50);
+  t.match(commentsSection(state, {}), /…and 50 more, not shown/);
   t.end();
 });

@@ -15,8 +15,13 @@ export type CrashPoint = 'before-create' | 'after-create' | 'before-edit' | 'aft
 export class MemoryComments implements CommentsPort {
   comments: Array<ForgeComment & { pr: number; author: string }> = [];
   pullRequests = new Map<number, PullRequestInfo>();
+  readonly maxBodyChars = 65_536;
   writes = 0;
   reads = 0;
+  /** Commit checks asked (counted apart from `reads`). */
+  checks = 0;
+  /** Commits that are not on a pull request's branch, by pull request: every other commit is. */
+  foreign = new Map<number, Set<string>>();
   crashAt: CrashPoint | undefined;
   /** Thrown by every request while set. */
   refuse: CommentRefused | undefined;
@@ -61,6 +66,12 @@ export class MemoryComments implements CommentsPort {
     c.body = body;
     this.crash('after-edit');
     return Promise.resolve(true);
+  }
+
+  commitOnPullRequest(_repo: CommentRepo, pr: number, sha: string): Promise<string | undefined> {
+    this.checks++;
+    if (this.refuse) return Promise.reject(this.refuse);
+    return Promise.resolve(this.foreign.get(pr)?.has(sha) === true ? `commit ${sha.slice(0, 7)} is not on pull request #${pr}` : undefined);
   }
 
   /** Open pull requests by their head commit (PULL_REQUEST_LOOKUP). */

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import pino from 'pino';
 import { createMetrics } from '../../src/common/metrics.js';
-import { CommentRefused } from '../../src/forges/comments-port.js';
+import { CommentRefused, ListCapped } from '../../src/forges/comments-port.js';
 import { PullRequestComments } from '../../src/reconcile/pr-comments.js';
 import { CommentStore } from '../../src/store/comment-store.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
@@ -241,4 +241,57 @@ t.test('DRY_RUN: nothing is sent, not even the read before the create', async (t
   await r.tick(1);
   t.equal(r.forge.writes + r.forge.reads, 0);
   t.match(new CommentStore(r.db).all()[0], { commentId: null, pending: false });
+});
+
+t.test("a row whose commit is not its pull request's is left out, with its reason; checked once per commit", async (t) => {
+  const r = rig(t, { windowMs: 0 });
+  const foreign = candidate('web').target.sha;
+  r.forge.foreign.set(12, new Set([foreign]));
+  r.publish('web', 'success');
+  await r.tick();
+  t.equal(r.forge.comments.length, 0, 'no comment for a commit of another pull request');
+  const store = new CommentStore(r.db);
+  t.match(store.all()[0], { skipReason: /not on pull request #12/, dirty: false });
+  t.match(store.rows(store.all()[0]!)[0], { refusal: /not on pull request #12/ });
+  // Another workload of the pull request, at its own commit: the comment shows it alone.
+  r.publish('api', 'success');
+  await r.tick(1);
+  t.equal(r.forge.comments.length, 1);
+  t.match(r.forge.bodies(12)[0], /\| api \|/);
+  t.notMatch(r.forge.bodies(12)[0], /\| web \|/, 'the foreign row is not shown');
+  t.equal(r.forge.checks, 2, 'each commit checked once');
+  r.publish('api', 'failure');
+  await r.tick(1);
+  t.equal(r.forge.checks, 2, 'a checked commit is not asked again');
+});
+
+t.test('a workload that moves to another pull request: its row on the first one ends', async (t) => {
+  const r = rig(t, { windowMs: 0 });
+  r.forge.pullRequests.set(13, { open: true, locked: false });
+  r.publish('web', 'success');
+  await r.tick();
+  const c = candidate('web');
+  t.ok(
+    r.keeper.published(
+      { ...c.target, repo: 'web', environmentUrl: 'https://web.pr-13.example.com/' },
+      { number: 13, why: 'moved' },
+      'success',
+    ),
+  );
+  await r.tick(1);
+  t.match(r.forge.bodies(13)[0], /\| web \|.*\| live \|/, 'on the new pull request: live');
+  t.match(r.forge.bodies(12)[0], /\| web \|.*\| gone \|/, 'on the old one: ended');
+  t.notMatch(r.forge.bodies(12)[0], /https:\/\/web/, 'without its link');
+});
+
+t.test('a comment list past its cap: a clear skip, counted, and no second comment', async (t) => {
+  const r = rig(t, { windowMs: 0 });
+  r.forge.crashAt = 'after-create';
+  r.publish('web', 'success');
+  await r.tick();
+  r.forge.listOwn = () => Promise.reject(new ListCapped('list the comments of #12 in acme/web', { pages: 10, items: 1000 }));
+  r.restart();
+  await r.tick(30_000);
+  t.equal(r.forge.comments.length, 1, 'no second comment');
+  t.match(new CommentStore(r.db).all()[0], { skipReason: /stopped after 10 page\(s\)/ });
 });

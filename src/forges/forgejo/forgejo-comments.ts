@@ -4,7 +4,7 @@
  * The token needs `write:issue`. Forgejo's comment list is not paginated: one request returns every comment.
  */
 import { ForgeError } from '../../common/errors.js';
-import { CommentRefused, type CommentRepo, type CommentsPort } from '../comments-port.js';
+import { CommentRefused, LIST_CAP, ListCapped, type CommentRepo, type CommentsPort } from '../comments-port.js';
 import type { ForgejoClient } from './forgejo-client.js';
 
 interface FjIssue {
@@ -13,11 +13,21 @@ interface FjIssue {
   pull_request?: unknown;
 }
 
+interface FjPull {
+  head?: { sha?: string } | null;
+}
+
 interface FjComment {
   id: number;
   body?: string;
   user?: { login?: string } | null;
 }
+
+/**
+ * The longest comment written to Forgejo, in characters. Forgejo documents no limit; its comment text is a database
+ * text column, which on MySQL/MariaDB may be a TEXT of 65,535 bytes: 16,000 characters fit that even at four bytes each.
+ */
+export const FORGEJO_MAX_COMMENT_CHARS = 16_000;
 
 const seg = encodeURIComponent;
 const base = (r: CommentRepo) => `/repos/${seg(r.owner)}/${seg(r.repo)}/issues`;
@@ -55,20 +65,32 @@ export function forgejoComments(client: ForgejoClient, gated: <T>(fn: () => Prom
     }
   };
   return {
+    maxBodyChars: FORGEJO_MAX_COMMENT_CHARS,
     async pullRequest(r, pr) {
       const issue = await call<FjIssue>('pullRequest', `read pull request #${pr} of ${r.owner}/${r.repo}`, 'GET', `${base(r)}/${pr}`);
       if (issue.pull_request == null) throw new CommentRefused(`#${pr} of ${r.owner}/${r.repo} is an issue, not a pull request`);
       return { open: issue.state === 'open', locked: issue.is_locked === true };
     },
     async listOwn(r, pr) {
-      const comments = await call<FjComment[]>(
-        'listComments',
-        `list the comments of #${pr} in ${r.owner}/${r.repo}`,
-        'GET',
-        `${base(r)}/${pr}/comments`,
-      );
+      const what = `list the comments of #${pr} in ${r.owner}/${r.repo}`;
+      const comments = await call<FjComment[]>('listComments', what, 'GET', `${base(r)}/${pr}/comments`);
+      // One answer holds the whole list (bounded in bytes by the client): past the item cap it is not searched.
+      if (comments.length > LIST_CAP.items) throw new ListCapped(what, { pages: 1, items: comments.length });
       const me = await self();
       return comments.filter((c) => c.user?.login === me).map((c) => ({ id: c.id, body: c.body ?? '' }));
+    },
+    async commitOnPullRequest(r, pr, sha) {
+      // Forgejo cannot list a commit's pull requests (only the merged one), nor compare in one bounded read: the
+      // deployed commit must be the pull request's head.
+      const pull = await call<FjPull>(
+        'pullRequest',
+        `read pull request #${pr} of ${r.owner}/${r.repo}`,
+        'GET',
+        `/repos/${seg(r.owner)}/${seg(r.repo)}/pulls/${pr}`,
+      );
+      const head = pull.head?.sha ?? '';
+      if (head !== '' && head.toLowerCase().startsWith(sha.toLowerCase())) return undefined;
+      return `commit ${sha.slice(0, 7)} is not the head of pull request #${pr} of ${r.owner}/${r.repo} (its head is ${head === '' ? 'unknown' : head.slice(0, 7)}; on Forgejo only the head commit is taken)`;
     },
     async create(r, pr, body) {
       const c = await call<FjComment>('createComment', `comment on #${pr} in ${r.owner}/${r.repo}`, 'POST', `${base(r)}/${pr}/comments`, {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../../common/metrics.js';
 import { CredentialMonitor } from '../credential-monitor.js';
-import { ForgeHealth } from '../forge-health.js';
+import { commentScope, ForgeHealth, TOKEN_SCOPE } from '../forge-health.js';
 import { forgeGate } from '../forge-gate.js';
 import { ForgejoClient } from './forgejo-client.js';
 import { ForgeError } from '../../common/errors.js';
@@ -70,17 +70,20 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
     unauthorized: (err) => (err instanceof ForgeError && err.status === 401 ? `401 ${err.forgeMessage ?? 'unauthorized'}` : undefined),
   });
 
-  const gated = forgeGate({
+  const gate = {
     health,
     monitor,
     log: o.log,
     waitWords: 'Forgejo asked to wait (Retry-After)',
     notSent: () => o.metrics.forgeRequests.inc({ forge: 'forgejo', operation: 'any', status: 'paused' }),
-  });
+  };
+  const gated = forgeGate(gate);
+  // Comments wait for the token's pauses, but a wait asked of a comment pauses comments only.
+  const commentsGated = forgeGate({ ...gate, pauseScope: commentScope(TOKEN_SCOPE) });
 
   const port: CommitStatusPort = {
     createStatus: (repo, sha, body) => gated(() => client.createStatus(repo, sha, body)),
     latestStatus: (repo, sha, context) => gated(() => client.latestStatus(repo, sha, context)),
   };
-  return { port, comments: forgejoComments(client, gated), commits: forgejoCommitTimes(client, gated), health, monitor };
+  return { port, comments: forgejoComments(client, commentsGated), commits: forgejoCommitTimes(client, gated), health, monitor };
 }

@@ -4,9 +4,9 @@ import { GitHubError } from './github-error.js';
 import { ForgeError } from '../../common/errors.js';
 import type { Metrics } from '../../common/metrics.js';
 import { GitHubCallError, inOperation, type GitHubOperation } from './call-error.js';
-import { ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';
+import { commentScope, ForgePaused, type ForgeHealth, type HeaderBag } from '../forge-health.js';
 import { BudgetDeferred, type BudgetGate } from '../budget-gate.js';
-import type { Turn } from '../write-budget.js';
+import { COMMENT_CLASS, type Turn } from '../write-budget.js';
 import { rateLimitOf } from './rate-limit.js';
 import { MAX_FORGE_ANSWER_BYTES, cappedFetch } from '../../common/capped-body.js';
 import { sameOriginFetch } from '../forge-fetch.js';
@@ -113,21 +113,24 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     const count = (status: string) => o.metrics.forgeRequests.inc({ forge: 'github', operation: endpoint, status });
     const budget = gated ? o.budget : undefined;
     const turn = (options.request as { turn?: Turn } | undefined)?.turn;
+    const comment = turn?.class === COMMENT_CLASS;
     let release: (() => void) | undefined;
     try {
       gate();
+      if (comment && gated) o.health.assertOpen(commentScope(o.scope));
       const write = isWrite(options.method, options.url);
       release = budget && turn ? budget.spend(o.scope, turn, o.health.budgetOf(o.scope)) : undefined;
       if (budget && write) await budget.write(o.scope, turn);
       const send = () => request(options);
-      const res = await (spacing && write ? spacing.schedule(options, send) : send());
+      // A comment the budget let through goes now: it takes no place in the spacing's line that deployments wait in.
+      const res = await (spacing && write && !(budget && comment) ? spacing.schedule(options, send) : send());
       count(String(res.status));
       o.health.observe(o.scope, res.headers);
       // The credential check's own answer is judged by the monitor (an App may answer 200 yet lack a permission).
       if (gated) o.health.succeeded(o.scope);
       return res;
     } catch (err) {
-      const typed = settle(o, err, count);
+      const typed = settle(o, err, count, comment ? commentScope(o.scope) : o.scope);
       // No usable answer (refused, timed out, 5xx): /readyz and /state name it until a request succeeds.
       if (typed instanceof GitHubCallError && (typed.status === undefined || typed.status >= 500))
         o.health.unreachable(`${endpoint}: ${typed.message}`);
@@ -140,7 +143,7 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
 }
 
 /** Sorts a failed request: counts it, records budget and pauses, and returns the typed error. */
-function settle(o: GitHubClientOptions, err: unknown, count: (status: string) => void): unknown {
+function settle(o: GitHubClientOptions, err: unknown, count: (status: string) => void, pauses: string): unknown {
   if (err instanceof ForgePaused) {
     count('paused');
     return err;
@@ -153,11 +156,12 @@ function settle(o: GitHubClientOptions, err: unknown, count: (status: string) =>
     const headers = err.response.headers as HeaderBag;
     const githubMessage = (err.response.data as { message?: string } | undefined)?.message ?? err.message;
     count(String(err.status));
-    const hit = rateLimitOf(err.status, headers, githubMessage, (o.now ?? Date.now)(), o.health.secondaryRepeats(o.scope));
+    // A comment's refusal pauses the scope's comments only (`pauses`): deployments go on until refused themselves.
+    const hit = rateLimitOf(err.status, headers, githubMessage, (o.now ?? Date.now)(), o.health.secondaryRepeats(pauses));
     if (hit !== undefined) {
-      o.health.rateLimited(hit, o.scope);
+      o.health.rateLimited(hit, pauses);
       o.log.warn(
-        { kind: hit.kind, scope: o.scope, until: new Date(hit.until).toISOString() },
+        { kind: hit.kind, scope: pauses, until: new Date(hit.until).toISOString() },
         "GitHub rate limit: pausing this credential's requests",
       );
     }

@@ -5,7 +5,7 @@
  * The token needs the `api` scope and a role that may comment (Reporter or above; a locked discussion: a member).
  */
 import { ForgeError } from '../../common/errors.js';
-import { CommentRefused, type CommentRepo, type CommentsPort, type ForgeComment } from '../comments-port.js';
+import { CommentRefused, LIST_CAP, ListCapped, type CommentRepo, type CommentsPort, type ForgeComment } from '../comments-port.js';
 import { nextPageOf, PAGE_SIZE, type GitLabClient } from './gitlab-client.js';
 import type { GitLabOperation } from './gitlab-error.js';
 import type { GitLabAnswer, GitLabRequest } from './gitlab-http.js';
@@ -25,6 +25,9 @@ interface GlNote {
   system?: boolean;
   author?: { username?: string } | null;
 }
+
+/** GitLab refuses a note longer than this many characters. */
+export const GITLAB_MAX_NOTE_CHARS = 1_000_000;
 
 const pathOf = (r: CommentRepo) => `${r.owner}/${r.repo}`;
 const mrBase = (r: CommentRepo, iid: number) => `/projects/${projectId(pathOf(r))}/merge_requests/${iid}`;
@@ -55,18 +58,26 @@ export function gitlabComments(
       throw reason === undefined ? err : new CommentRefused(reason, { cause: err });
     }
   };
-  /** Every item of a list, every page (`x-next-page`, else `Link`). */
+  /** Every item of a list, every page (`x-next-page`, else `Link`), up to LIST_CAP (beyond it: ListCapped). */
   const all = async <T>(r: Omit<GitLabRequest, 'method'>): Promise<T[]> => {
     const out: T[] = [];
-    for (let page: number | undefined = 1; page !== undefined;) {
+    for (let page: number | undefined = 1, read = 1; page !== undefined; read++) {
       const res = await call({ ...r, method: 'GET', query: { ...r.query, per_page: PAGE_SIZE, page } });
       if (!Array.isArray(res.data)) throw new ForgeError(`${r.what}: the answer is not a list`, undefined, { operation: r.op });
       out.push(...(res.data as T[]));
+      if (out.length > LIST_CAP.items) throw new ListCapped(r.what, { pages: read, items: out.length });
       page = nextPageOf(res.headers, page);
+      if (page !== undefined && read >= LIST_CAP.pages) throw new ListCapped(r.what, { pages: read, items: out.length });
     }
     return out;
   };
+  const ofCommit = (r: CommentRepo, sha: string, state?: string) => {
+    const what = `find the merge requests of ${pathOf(r)}@${sha.slice(0, 7)}`;
+    const path = `/projects/${projectId(pathOf(r))}/repository/commits/${encodeURIComponent(sha)}/merge_requests`;
+    return all<GlMergeRequest>({ op: 'commitMergeRequests', what, path, query: state === undefined ? {} : { state } });
+  };
   return {
+    maxBodyChars: GITLAB_MAX_NOTE_CHARS,
     async pullRequest(r, iid) {
       const what = `read merge request !${iid} of ${pathOf(r)}`;
       const mr = (await call({ op: 'mergeRequest', what, method: 'GET', path: mrBase(r, iid) })).data as GlMergeRequest;
@@ -96,10 +107,14 @@ export function gitlabComments(
         throw err;
       }
     },
+    async commitOnPullRequest(r, iid, sha) {
+      // The merge requests whose source branch has the commit (one page unless hundreds do).
+      const mrs = await ofCommit(r, sha);
+      if (mrs.some((m) => m.iid === iid)) return undefined;
+      return `commit ${sha.slice(0, 7)} is not on merge request !${iid} of ${pathOf(r)}: GitLab names ${mrs.length === 0 ? 'no merge request' : mrs.map((m) => `!${m.iid}`).join(', ')} with it`;
+    },
     async pullRequestOfCommit(r, sha) {
-      const what = `find the merge request of ${pathOf(r)}@${sha.slice(0, 7)}`;
-      const path = `/projects/${projectId(pathOf(r))}/repository/commits/${encodeURIComponent(sha)}/merge_requests`;
-      const mrs = await all<GlMergeRequest>({ op: 'commitMergeRequests', what, path, query: { state: 'opened' } });
+      const mrs = await ofCommit(r, sha, 'opened');
       // Open ones whose head is the commit itself (the list also names merge requests that merely contain it).
       const heads = mrs.filter((m) => m.state === 'opened' && m.sha === sha).map((m) => m.iid);
       return heads.length > 0 ? Math.min(...heads) : null;

@@ -11,7 +11,7 @@ import { ForgeError } from '../../common/errors.js';
 import type { CommentsPort } from '../comments-port.js';
 import type { CommitTimesPort } from '../commit-times-port.js';
 import { CredentialMonitor } from '../credential-monitor.js';
-import { ForgeHealth } from '../forge-health.js';
+import { commentScope, ForgeHealth, TOKEN_SCOPE } from '../forge-health.js';
 import { forgeGate } from '../forge-gate.js';
 import { GitLabClient } from './gitlab-client.js';
 import { gitlabComments } from './gitlab-comments.js';
@@ -101,14 +101,17 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
     unauthorized: (err) => (err instanceof ForgeError && err.status === 401 ? `401 ${err.forgeMessage ?? 'unauthorized'}` : undefined),
   });
 
-  const gated = forgeGate({
+  const gate = {
     health,
     monitor,
     log: o.log,
     waitWords: 'GitLab asked to wait (Retry-After / RateLimit-Reset)',
     notSent: () => o.metrics.forgeRequests.inc({ forge: 'gitlab', operation: 'any', status: 'paused' }),
-    translate: (err) => (err instanceof GitLabError ? neutral(err) : err),
-  });
+    translate: (err: unknown) => (err instanceof GitLabError ? neutral(err) : err),
+  };
+  const gated = forgeGate(gate);
+  // Comments wait for the token's pauses, but a wait asked of a comment pauses comments only.
+  const commentsGated = forgeGate({ ...gate, pauseScope: commentScope(TOKEN_SCOPE) });
 
   const port: GitLabPort = {
     user: () => (user === undefined ? gated(currentUser) : Promise.resolve(user)),
@@ -122,5 +125,11 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
     stopEnvironment: (p, id) => gated(() => client.stopEnvironment(p, id)),
     branchesContaining: (p, sha) => gated(() => client.branchesContaining(p, sha)),
   };
-  return { port, comments: gitlabComments(client, gated, () => port.user()), commits: gitlabCommitTimes(client, gated), health, monitor };
+  return {
+    port,
+    comments: gitlabComments(client, commentsGated, () => port.user()),
+    commits: gitlabCommitTimes(client, gated),
+    health,
+    monitor,
+  };
 }

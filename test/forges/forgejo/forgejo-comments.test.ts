@@ -36,3 +36,14 @@ t.test('refusals: missing, locked, closed, deleted comment, empty body', async (
   t.equal(await comments.edit(repo, 6, 424242, 'x'), false);
   await t.rejects(comments.create(repo, 6, ''), { name: 'CommentRefused', reason: /422/ });
 });
+
+t.test("the deployed commit must be the pull request's head (one read of the pull request)", async (t) => {
+  const { sim, comments } = await side(t);
+  const head = 'c'.repeat(40);
+  sim.pullRequest('acme', 'web', 7, { head });
+  t.equal(await comments.commitOnPullRequest(repo, 7, head), undefined, 'its head');
+  t.equal(await comments.commitOnPullRequest(repo, 7, head.slice(0, 7)), undefined, 'its head, as a short sha');
+  t.match(await comments.commitOnPullRequest(repo, 7, 'd'.repeat(40)), /not the head of pull request #7 .*its head is ccccccc/);
+  await t.rejects(comments.commitOnPullRequest(repo, 8, head), CommentRefused, 'a missing pull request');
+  t.same(sim.violations, [], 'every request and answer matched the swagger slice');
+});

@@ -110,3 +110,16 @@ t.test('the open pull request whose head is a commit (PULL_REQUEST_LOOKUP)', asy
   t.equal(await comments.pullRequestOfCommit!(repo, 'b'.repeat(40)), null);
   t.same(sim.violations, []);
 });
+
+t.test("the deployed commit must be on the pull request (GitHub's pull requests of the commit: one read)", async (t) => {
+  const { sim, comments } = await side(t, 'token');
+  const head = 'e'.repeat(40);
+  sim.pullRequest('acme', 'web', 8, { head });
+  sim.pullRequest('acme', 'web', 77, { head: 'f'.repeat(40) });
+  t.equal(await comments.commitOnPullRequest(repo, 8, head), undefined);
+  t.match(
+    await comments.commitOnPullRequest(repo, 77, head),
+    /commit eeeeeee is not on pull request #77 of acme\/web: GitHub names #8 with it/,
+  );
+  t.same(sim.violations, []);
+});

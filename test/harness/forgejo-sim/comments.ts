@@ -14,6 +14,8 @@ import type { Reply, Violation } from './routes.js';
 export interface FjPullRequest {
   state: 'open' | 'closed';
   locked: boolean;
+  /** The head commit (`GET …/pulls/{index}`'s `head.sha`). */
+  head?: string;
 }
 
 export interface FjComment {
@@ -59,6 +61,13 @@ export class ForgejoConversation {
 
   /** The answer to a comment request (path below /api/v1), or undefined when it is not one. */
   answer(site: Site, login: string, method: string, path: string, query: Record<string, string>, body: unknown): Reply | undefined {
+    const pull = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/.exec(path);
+    if (pull !== null && method === 'GET') {
+      const [, owner = '', repo = '', n = ''] = pull;
+      const pr = this.pulls.get(`${repoKey(owner, repo)}#${n}`);
+      if (pr === undefined) return { status: 404, body: notFoundBody(site) };
+      return this.checked('repoGetPullRequest', { status: 200, body: this.pull(site, owner, repo, Number(n), pr) });
+    }
     const issue = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)(\/comments)?$/.exec(path);
     const edit = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(path);
     if (issue !== null) {
@@ -142,6 +151,28 @@ export class ForgejoConversation {
       assets: [],
       created_at: c.created,
       updated_at: c.updated,
+    };
+  }
+
+  /** A pull request as `GET /repos/{owner}/{repo}/pulls/{index}` answers it (the fields the bridge reads, and a few more). */
+  private pull(site: Site, owner: string, repo: string, index: number, pr: FjPullRequest) {
+    const branch = (ref: string, sha: string) => ({ label: ref, ref, sha, repo_id: 1 });
+    return {
+      id: 8000 + index,
+      url: `${site.webUrl}/${owner}/${repo}/pulls/${index}`,
+      html_url: `${site.webUrl}/${owner}/${repo}/pulls/${index}`,
+      number: index,
+      user: user(site, 'octocat'),
+      title: `Pull request ${index}`,
+      body: '',
+      state: pr.state,
+      is_locked: pr.locked,
+      draft: false,
+      merged: false,
+      head: branch(`pr-${index}`, pr.head ?? ''),
+      base: branch('main', '0'.repeat(40)),
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: ts(),
     };
   }
 
