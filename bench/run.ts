@@ -19,6 +19,7 @@ const ALL = [
   'resync-cost',
   'memory',
   'dora-scrape',
+  'webhook-flood',
   'commit-time-reads',
   'runtime-soundness',
 ];

@@ -147,7 +147,7 @@ const SERVICE_SETTINGS = {
       }),
       dir: setting('WEBHOOK_TOKEN_DIR', {
         parse: text,
-        doc: "a directory of HMAC keys, one file per namespace named by it (a mounted Secret; read again when it changes): an event verified by namespace N's key must be about an object in N, else `403` (docs/security.md)",
+        doc: "a directory of HMAC keys, one file per namespace named by it (a mounted Secret; read again when it changes): namespace N's key verifies only events about objects in N (an event is tried with the shared key and its namespace's key only; docs/security.md)",
       }),
     },
     ({ shared, dir }, source) => {

@@ -5,6 +5,7 @@
  * worker and, when it comes back, builds the write from the desired state of that moment.
  */
 import { ForgeError } from '../common/errors.js';
+import { sleep } from '../common/timers.js';
 import type { Budget } from './forge-health.js';
 import {
   DEFAULT_TURN_RULES,
@@ -49,7 +50,13 @@ export interface BudgetGateOptions {
   /** Least time between two writes of a scope (0: none), kept as one more window. */
   floorMs?: number;
   rules?: TurnRules;
+  /** The wall clock: budgets' resets (the forge's epoch times), and every time shown or handed on. */
   now: () => number;
+  /**
+   * The clock of the windows and waits: a monotonic one in the bridge (performance.now), so a wall clock set back
+   * an hour does not hold every write for that hour; the wall clock when not given.
+   */
+  monotonic?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -92,7 +99,7 @@ export class BudgetGate {
    * (a call that names none) it ranks as production's final statuses.
    */
   async write(scope: string, turn: Turn | undefined): Promise<void> {
-    const now = this.o.now();
+    const now = this.mono();
     const book = this.book(scope, now);
     const t = turn ?? { key: `untagged:${++this.untagged}`, class: 'production' as const, final: true };
     const known = book.waiting.get(t.key);
@@ -104,8 +111,8 @@ export class BudgetGate {
     if ('retryAt' in decision) {
       book.waiting.set(t.key, { ...me, due: decision.retryAt });
       throw new BudgetDeferred(
-        `${this.o.forge} write budget of ${scope} (${book.waiting.size} waiting): this ${t.class} write's turn comes at ${iso(decision.retryAt)}`,
-        decision.retryAt,
+        `${this.o.forge} write budget of ${scope} (${book.waiting.size} waiting): this ${t.class} write's turn comes at ${iso(this.wall(decision.retryAt))}`,
+        this.wall(decision.retryAt),
       );
     }
     book.waiting.delete(t.key);
@@ -113,7 +120,7 @@ export class BudgetGate {
     book.served.delete(t.key);
     book.served.set(t.key, { since, at: now });
     book.sent.push(decision.sendAt);
-    if (decision.sendAt > now) await (this.o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(decision.sendAt - now);
+    if (decision.sendAt > now) await (this.o.sleep ?? sleep)(decision.sendAt - now);
   }
 
   /**
@@ -121,9 +128,9 @@ export class BudgetGate {
    * else it waits for the reset (BudgetDeferred). Returns the release to call once it is answered.
    */
   spend(scope: string, turn: Turn, budget: Budget | undefined): () => void {
-    const now = this.o.now();
+    const now = this.mono();
     const book = this.book(scope, now);
-    if (budget !== undefined && budget.resetAt > now) {
+    if (budget !== undefined && budget.resetAt > this.o.now()) {
       const since = book.waiting.get(turn.key)?.since ?? book.served.get(turn.key)?.since ?? now;
       const rank = rankOf({ ...turn, since, due: now }, now, this.rules.agingMs);
       if (!primaryAllows(budget.limit, budget.remaining, book.inflight, rank)) {
@@ -144,7 +151,7 @@ export class BudgetGate {
 
   /** Every scope's backlog (scopes that wrote lately or have writes waiting). */
   backlog(): ScopeBacklog[] {
-    const now = this.o.now();
+    const now = this.mono();
     return [...this.books.keys()].map((scope) => {
       const book = this.book(scope, now);
       const live = [...book.waiting.values()].filter((w) => now <= w.due + this.rules.graceMs);
@@ -153,11 +160,20 @@ export class BudgetGate {
       return {
         scope,
         waiting: live.length,
-        oldestSince: oldest?.since ?? null,
-        freesAt: slots[0] ?? now,
-        drainsAt: live.length === 0 ? now : (slots[live.length - 1] ?? now),
+        oldestSince: oldest === undefined ? null : this.wall(oldest.since),
+        freesAt: this.wall(slots[0] ?? now),
+        drainsAt: this.wall(live.length === 0 ? now : (slots[live.length - 1] ?? now)),
       };
     });
+  }
+
+  private mono(): number {
+    return (this.o.monotonic ?? this.o.now)();
+  }
+
+  /** A time of the windows' clock as the wall clock's. */
+  private wall(at: number): number {
+    return this.o.monotonic === undefined ? at : this.o.now() + (at - this.o.monotonic());
   }
 
   /** The scope's book, with what no longer counts dropped. */

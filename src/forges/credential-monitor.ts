@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { longTimeout, type LongTimer } from '../common/timers.js';
 import { errorMessage } from '../common/errors.js';
 import type { ForgeHealth } from './forge-health.js';
 
@@ -22,7 +23,7 @@ export interface CredentialMonitorOptions {
  * The first check after a 401 runs at once: the rejected token was dropped, so the next one is fresh.
  */
 export class CredentialMonitor {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: LongTimer | undefined;
   private running: Promise<void> | undefined;
   private failures = 0;
   private lastCheck = -Infinity;
@@ -53,7 +54,7 @@ export class CredentialMonitor {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer?.clear();
   }
 
   private async runCheck(): Promise<void> {
@@ -65,7 +66,7 @@ export class CredentialMonitor {
         return;
       }
       this.failures = 0;
-      clearTimeout(this.timer);
+      this.timer?.clear();
       const was = this.o.health.credentialState;
       this.o.health.credentialsOk();
       if (was !== 'ok') this.o.log.info(`${this.forge} credentials accepted`);
@@ -101,8 +102,7 @@ export class CredentialMonitor {
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.checkNow(), ms);
-    this.timer.unref();
+    this.timer?.clear();
+    this.timer = longTimeout(() => void this.checkNow(), ms);
   }
 }

@@ -32,6 +32,18 @@ export interface BudgetReader {
 /** What the last credential check (or a 401) said. */
 export type CredentialState = 'unchecked' | 'ok' | 'rejected' | 'unreachable';
 
+/**
+ * The longest a forge may make the bridge wait (a rate limit's pause, a Retry-After): an hour, as GitHub's and
+ * GitLab's budgets reset at least hourly. A `Retry-After` of 3,000,000 s (35 days) was obeyed, and past Node's
+ * timer range its wake-up fired at once, again and again; a longer wait asked is cut to this and said so.
+ */
+export const MAX_FORGE_WAIT_MS = 3_600_000;
+
+/** A time a forge asked to come back at, no later than MAX_FORGE_WAIT_MS from `now`. Pure. */
+export function cappedWait(until: number, now: number): number {
+  return Math.min(until, now + MAX_FORGE_WAIT_MS);
+}
+
 /** The scope of a forge with a single credential (a token). */
 export const TOKEN_SCOPE = 'token';
 
@@ -149,8 +161,11 @@ export class ForgeHealth {
     const now = this.o.now();
     if (hit.kind === 'secondary') this.secondaryStreaks.set(scope, this.secondaryRepeats(scope) + 1);
     const running = this.runningLimit(scope);
-    if (running !== null && running.until >= hit.until) return;
-    const pause: ForgePause = { scope, kind: hit.kind, since: running?.since ?? now, until: hit.until, reason: hit.reason };
+    const until = cappedWait(hit.until, now);
+    if (running !== null && running.until >= until) return;
+    const reason =
+      until < hit.until ? `${hit.reason} (asked until ${new Date(hit.until).toISOString()}; waits at most an hour)` : hit.reason;
+    const pause: ForgePause = { scope, kind: hit.kind, since: running?.since ?? now, until, reason };
     this.limits.set(scope, pause);
     if (running === null) this.o.onPause?.(pause);
   }

@@ -6,6 +6,7 @@
 import type { DoraFigures, DoraOptions } from '../lifecycle/dora.js';
 import type { DoraStore } from '../store/dora-store.js';
 import { doraSummary, doraWindow } from './dora-metrics.js';
+import { longTimeout, type LongTimer } from '../common/timers.js';
 
 /** How long figures stand while no outcome came or went: the window slides by at most this much before they are computed again. */
 export const DORA_CACHE_MS = 60_000;
@@ -24,9 +25,13 @@ export function stillStands(c: Computed | undefined, version: string, now: numbe
 /** Where the figures come from: the store's reader, and its version. */
 export type DoraSource = Pick<DoraStore, 'facts' | 'since' | 'version'>;
 
+/** How often the bridge's background look asks whether the outcomes changed (one cheap query). */
+export const DORA_LOOK_MS = 5_000;
+
 /** The figures `/metrics` and `/state` show, kept between changes. */
 export class DoraCache {
   private last: (Computed & { figures: readonly DoraFigures[]; summary?: ReturnType<typeof doraSummary> }) | undefined;
+  private looking: LongTimer | undefined;
 
   constructor(
     private readonly store: DoraSource,
@@ -34,8 +39,31 @@ export class DoraCache {
     private readonly maxAgeMs = DORA_CACHE_MS,
   ) {}
 
-  /** The figures over the window ending `now`: the same array as last time while they still stand. */
+  /**
+   * Computes the figures off the request path from now on (issue 32): at once, then whenever a look every
+   * `everyMs` finds the outcomes changed or the figures a minute old; `/metrics` and `/state` then read the last
+   * figures and never wait for a computation (none before the first: empty).
+   */
+  start(now: () => number, everyMs = DORA_LOOK_MS): void {
+    const look = () => {
+      this.compute(now());
+      this.looking = longTimeout(look, everyMs);
+    };
+    look();
+  }
+
+  stop(): void {
+    this.looking?.clear();
+    this.looking = undefined;
+  }
+
+  /** The figures over the window ending `now`: the same array as last time while they still stand; once started, the last computed. */
   figures(now: number): readonly DoraFigures[] {
+    if (this.looking !== undefined) return this.last?.figures ?? [];
+    return this.compute(now);
+  }
+
+  private compute(now: number): readonly DoraFigures[] {
     const version = this.store.version();
     if (this.last !== undefined && stillStands(this.last, version, now, this.maxAgeMs)) return this.last.figures;
     const figures = doraWindow(this.store, now, this.include);

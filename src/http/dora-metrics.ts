@@ -1,5 +1,5 @@
 import type { Metrics } from '../common/metrics.js';
-import { doraFigures, type DoraFigures, type DoraOptions } from '../lifecycle/dora.js';
+import { countsForDora, doraFigures, type DoraFigures, type DoraOptions } from '../lifecycle/dora.js';
 import type { DoraStore } from '../store/dora-store.js';
 
 const DAY_MS = 86_400_000;
@@ -48,7 +48,9 @@ export function totalsByEnvironment(figures: readonly DoraFigures[]): Environmen
 
 /** The figures of every repository and environment over the window ending `now` (what /metrics and /state show). */
 export function doraWindow(store: Pick<DoraStore, 'facts' | 'since'>, now: number, include?: DoraOptions['include']): DoraFigures[] {
-  return doraFigures(store.facts({ from: now - DORA_WINDOW_MS - DORA_ROLLBACK_WINDOW_MS }), {
+  const counted = (environment: string, kind: { production: boolean; transient: boolean }) =>
+    countsForDora({ environment, ...kind }, include);
+  return doraFigures(store.facts({ from: now - DORA_WINDOW_MS - DORA_ROLLBACK_WINDOW_MS, counted }), {
     now,
     windowMs: DORA_WINDOW_MS,
     rollbackWindowMs: DORA_ROLLBACK_WINDOW_MS,

@@ -27,6 +27,17 @@ const STATE_QUERY = {
  */
 export const STATUS_RATE_PER_MINUTE = 300;
 
+/**
+ * Headers of `/state` and the status page (issue 32): no script, frame, form or outside resource may run on the page
+ * (its one inline stylesheet aside), the JSON is never sniffed into HTML, and what workloads wrote is never cached.
+ */
+export const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+} as const;
+
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
 export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
   const forges = deps.forges ?? [];
@@ -49,6 +60,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     '/state',
     { schema: STATE_QUERY, config: limited('state') },
     async (req, reply) => {
+      void reply.headers(PAGE_HEADERS);
       if (!(await tokenAllows(deps, req.headers.authorization))) {
         return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
       }
@@ -58,6 +70,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
 
   // The same snapshot as HTML for a person, under the same token rule.
   app.get('/', { config: limited('state') }, async (req, reply) => {
+    void reply.headers(PAGE_HEADERS);
     if (!(await tokenAllows(deps, req.headers.authorization))) {
       return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
     }

@@ -36,10 +36,12 @@ export function buildDora(o: DoraWiringOptions) {
     log: o.log.child({ component: 'commit-times' }),
     now: o.now,
   });
+  // Started with the worker (figures.start): off the request path, a scrape reads the last figures, never waits for them.
+  const figures = new DoraCache(new DoraStore(o.db), include);
   return {
     commitTimes,
     kinds: new EnvironmentKinds(o.db, o.now),
-    figures: new DoraCache(new DoraStore(o.db), include),
+    figures,
     /** `/state`'s `dora.commitTimes`: how many are known, missing on their forge, failed (asked again), the last failure. */
     state: () => {
       const e = commitTimes.lastError;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { longTimeout, type LongTimer } from '../common/timers.js';
 import { errorMessage } from '../common/errors.js';
 import type { FluxKind, KubeReader, SourceRef } from '../kube/kube-types.js';
 import type { QueueStore } from '../store/queue-store.js';
@@ -25,7 +26,7 @@ export interface ResyncOptions {
  * bridge is right even when Flux dropped events. Passes are awaited and never overlap.
  */
 export class Resync {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: LongTimer | undefined;
   private stopped = true;
   private current: Promise<unknown> | undefined;
 
@@ -46,8 +47,8 @@ export class Resync {
       })
       .finally(() => {
         if (this.stopped) return;
-        this.timer = setTimeout(() => this.loop(), this.o.intervalMs);
-        this.timer.unref();
+        // Chained past Node's timer range: RESYNC_INTERVAL=600h fired at once, a pass after a pass.
+        this.timer = longTimeout(() => this.loop(), this.o.intervalMs);
       });
   }
 
@@ -90,7 +91,7 @@ export class Resync {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer?.clear();
     await this.current?.catch(() => undefined);
   }
 }

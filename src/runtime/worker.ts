@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { cappedWait } from '../forges/forge-health.js';
+import { longTimeout, type LongTimer } from '../common/timers.js';
 import { errorMessage } from '../common/errors.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import type { QueueItem, QueueStore } from '../store/queue-store.js';
@@ -47,7 +49,7 @@ const key = (r: SourceRef) => `${r.kind}/${r.namespace}/${r.name}`;
  */
 export class Worker {
   private readonly inflight = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: LongTimer | undefined;
   private running = false;
   private pumping = false;
   /** Sources whose outcome could not be written to the queue (their row is still `active`): due again once it can. */
@@ -81,9 +83,8 @@ export class Worker {
     const paused = this.pausedUntil();
     if (paused !== null) {
       // Nothing starts while every forge's work is paused; the queue keeps every source for when it ends.
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.notify(), paused - this.o.now());
-      this.timer.unref();
+      this.timer?.clear();
+      this.timer = longTimeout(() => this.notify(), paused - this.o.now());
       return;
     }
     const free = this.o.concurrency - this.inflight.size;
@@ -116,18 +117,17 @@ export class Worker {
   }
 
   private retrySoon(): void {
-    clearTimeout(this.timer);
+    this.timer?.clear();
     if (!this.running) return;
-    this.timer = setTimeout(() => this.notify(), STORE_RETRY_MS);
-    this.timer.unref();
+    this.timer = longTimeout(() => this.notify(), STORE_RETRY_MS);
   }
 
   private schedule(): void {
-    clearTimeout(this.timer);
+    this.timer?.clear();
     const due = this.o.queue.nextDue();
     if (due === null || !this.running) return;
-    this.timer = setTimeout(() => this.notify(), Math.max(0, due - this.o.now()));
-    this.timer.unref();
+    // Past Node's timer range a setTimeout fires at once: a forge's far Retry-After kept the idle bridge busy.
+    this.timer = longTimeout(() => this.notify(), due - this.o.now());
   }
 
   private async runOne(item: QueueItem): Promise<void> {
@@ -144,7 +144,8 @@ export class Worker {
       // names its time (a credential scope paused by a rate limit, a forge's Retry-After) is due then: not before,
       // and not later by a backoff its earlier pauses grew. Others back off.
       const now = this.o.now();
-      const asked = askedRetryAt(err);
+      const askedAt = askedRetryAt(err);
+      const asked = askedAt === undefined ? undefined : cappedWait(askedAt, now);
       const retryAt = this.pausedUntil() ?? (asked !== undefined && asked > now ? asked : now + retryDelay(item.attempts));
       this.o.log.warn(
         { fluxObject: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) },
@@ -166,7 +167,7 @@ export class Worker {
   /** Stops taking work and waits (bounded) for what runs now. */
   async stop(timeoutMs: number): Promise<void> {
     this.running = false;
-    clearTimeout(this.timer);
+    this.timer?.clear();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.inflight.values()]),

@@ -43,6 +43,17 @@ export class DatabaseCorruptError extends Error {
   }
 }
 
+/** The start refused: the lock file beside the database is not a lock file (the database itself is not at fault). */
+export class LockFileBrokenError extends Error {
+  constructor(path: string, reason: string) {
+    super(
+      `the lock file ${path}.lock of database ${path} is broken (${reason}): it holds no data; with no bridge running on ` +
+        'this database, delete the lock file and start again',
+    );
+    this.name = 'LockFileBrokenError';
+  }
+}
+
 /**
  * Takes the exclusive lock of `path`: a small SQLite file `<path>.lock` in exclusive locking mode, written once,
  * so its lock is held until the returned connection closes. The lock is the kernel's (POSIX advisory), so it ends
@@ -59,6 +70,8 @@ export function lockDatabase(path: string): Db {
   } catch (err) {
     lock.close();
     if ((err as { code?: unknown }).code === 'SQLITE_BUSY') throw new DatabaseInUseError(path);
+    const code = (err as { code?: unknown }).code;
+    if (isCorruption(err) || code === 'SQLITE_NOTADB') throw new LockFileBrokenError(path, `${(err as Error).message}, ${String(code)}`);
     throw err;
   }
 }

@@ -6,11 +6,20 @@ import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
-/** Opens (creating if missing) the SQLite database and brings its schema up to date. */
-export function openDatabase(path: string): Db {
+/**
+ * Opens (creating if missing) the SQLite database and brings its schema up to date; `beforeMigrate` (the start's
+ * integrity check) runs first, so a damaged file is refused before anything (the journal mode, a migration) writes to it.
+ */
+export function openDatabase(path: string, o: { beforeMigrate?: (db: Db) => void } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   keepStatements(db);
+  try {
+    o.beforeMigrate?.(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   runPragma(db, 'journal_mode = WAL');
   // NORMAL in WAL mode: a commit is in the WAL (the OS's cache) when it returns, so it survives the process
   // being killed; only a power loss or OS crash may undo the newest commits, and since the WAL is replayed

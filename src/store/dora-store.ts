@@ -36,6 +36,11 @@ export function appendOutcome(db: Db, where: string, params: Record<string, unkn
 export interface FactFilter {
   repository?: string;
   from?: number;
+  /**
+   * Only environments this counts (by name and kind), chosen in SQL: previews and uncounted environments are never
+   * read into memory (with 500,000 outcomes, mostly previews, reading every one ran the bridge out of heap).
+   */
+  counted?: (environment: string, kind: { production: boolean; transient: boolean }) => boolean;
 }
 
 /**
@@ -80,17 +85,36 @@ export function foldOutcomes(rows: readonly OutcomeRaw[]): DeploymentFact[] {
 
 /** The DORA facts from the outcomes the bridge recorded (migration 13) and the commit times read (14): a reader, nothing written. */
 export class DoraStore {
-  constructor(private readonly db: Db) {}
+  /** What the running `facts` counts; read by the SQL function `gdb_dora_counted`. */
+  private counted: FactFilter['counted'];
+
+  constructor(private readonly db: Db) {
+    db.function('gdb_dora_counted', { deterministic: true }, (environment, production, transient) =>
+      this.counted === undefined || this.counted(String(environment), { production: production === 1, transient: transient === 1 }) ? 1 : 0,
+    );
+  }
 
   /** The deployments, per environment in order, from the outcomes recorded since `from` (all by default). */
   facts(filter: FactFilter = {}): DeploymentFact[] {
+    this.counted = filter.counted;
+    try {
+      return this.read(filter);
+    } finally {
+      this.counted = undefined;
+    }
+  }
+
+  private read(filter: FactFilter): DeploymentFact[] {
     const rows = this.db
       .prepare(
-        `SELECT o.forge, o.owner, o.repo, o.environment, o.sha, o.started_at, o.outcome, o.at, c.committed_at, ${OUTCOME_KIND_COLUMNS}
-      FROM deployment_outcomes o ${OUTCOME_KIND_JOIN}
-        LEFT JOIN commit_times c ON c.forge = o.forge AND c.owner = o.owner AND c.repo = o.repo AND c.sha = o.sha AND c.state = 'known'
-      WHERE (@repository IS NULL OR lower(o.owner || '/' || o.repo) = lower(@repository)) AND o.at >= @from
-      ORDER BY o.forge, o.owner, o.repo, o.environment, o.at, o.rowid`,
+        // The kinds are named in the outer query: in the inner one, `transient` would be environment_kinds' column.
+        `SELECT * FROM (SELECT o.forge, o.owner, o.repo, o.environment, o.sha, o.started_at, o.outcome, o.at, o.rowid AS seq,
+          c.committed_at, ${OUTCOME_KIND_COLUMNS}
+        FROM deployment_outcomes o ${OUTCOME_KIND_JOIN}
+          LEFT JOIN commit_times c ON c.forge = o.forge AND c.owner = o.owner AND c.repo = o.repo AND c.sha = o.sha AND c.state = 'known'
+        WHERE (@repository IS NULL OR lower(o.owner || '/' || o.repo) = lower(@repository)) AND o.at >= @from)
+      WHERE gdb_dora_counted(environment, production, transient) = 1
+      ORDER BY forge, owner, repo, environment, at, seq`,
       )
       .all({ repository: filter.repository ?? null, from: filter.from ?? 0 }) as OutcomeRaw[];
     return [...groupBy(rows, (r) => JSON.stringify([r.forge, r.owner, r.repo, r.environment])).values()].flatMap(foldOutcomes);

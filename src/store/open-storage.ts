@@ -4,7 +4,14 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
 import { SchemaTooNewError, durably, openDatabase, type Db } from './database.js';
-import { DatabaseCorruptError, DatabaseInUseError, checkIntegrity, isCorruption, lockDatabase } from './database-guard.js';
+import {
+  DatabaseCorruptError,
+  DatabaseInUseError,
+  LockFileBrokenError,
+  checkIntegrity,
+  isCorruption,
+  lockDatabase,
+} from './database-guard.js';
 import { StorageHealth } from './storage-health.js';
 import { onDamage } from './corruption-watch.js';
 import { runPragma } from './kept-statements.js';
@@ -69,11 +76,9 @@ export function openStorage(path: string): Db {
   let lock: Db | undefined;
   try {
     if (path !== ':memory:') lock = lockDatabase(path);
-    db = openDatabase(path);
-    if (path !== ':memory:') {
-      checkIntegrity(db, path);
-      probeWrite(db);
-    }
+    // The integrity check before the migrations: a damaged file is left as it is, not migrated first.
+    db = path === ':memory:' ? openDatabase(path) : openDatabase(path, { beforeMigrate: (d) => checkIntegrity(d, path) });
+    if (path !== ':memory:') probeWrite(db);
     if (lock) locks.set(db, lock);
     return db;
   } catch (err) {
@@ -85,7 +90,13 @@ export function openStorage(path: string): Db {
       }
     }
     // Not a storage fault: the file is fine, this bridge is too old for it; or it belongs to another process.
-    if (err instanceof SchemaTooNewError || err instanceof DatabaseInUseError || err instanceof DatabaseCorruptError) throw err;
+    if (
+      err instanceof SchemaTooNewError ||
+      err instanceof DatabaseInUseError ||
+      err instanceof DatabaseCorruptError ||
+      err instanceof LockFileBrokenError
+    )
+      throw err;
     if (isCorruption(err)) throw new DatabaseCorruptError(path, errorMessage(err));
     const cause = path === ':memory:' ? undefined : diagnoseDirectory(dirname(path));
     const code = (err as { code?: unknown }).code;

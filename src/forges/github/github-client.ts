@@ -29,6 +29,8 @@ export interface GitHubSideOptions {
   metrics: Metrics;
   log: Logger;
   now: () => number;
+  /** The write budget's clock (common/timers.ts monotonicNow in the bridge); `now` when absent. */
+  monotonic?: () => number;
   /** Where App installations are remembered (unused with a token). */
   installations: InstallationCache;
   /** Space writes ~1 s apart (default true). */
@@ -69,7 +71,9 @@ export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
   });
   const monitor: { current?: CredentialMonitor } = {};
   const floorMs = o.spaceWrites === false ? 0 : (o.writeIntervalMs ?? DEFAULT_WRITE_INTERVAL_MS);
-  const budget = o.writeBudget && new BudgetGate({ forge: 'GitHub', windows: o.writeBudget, floorMs, now: o.now });
+  const budget =
+    o.writeBudget &&
+    new BudgetGate({ forge: 'GitHub', windows: o.writeBudget, floorMs, now: o.now, ...(o.monotonic ? { monotonic: o.monotonic } : {}) });
   const client = {
     baseUrl: o.baseUrl,
     userAgent: o.userAgent,

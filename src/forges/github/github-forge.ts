@@ -3,6 +3,7 @@
  * health and credential check (`createGitHubSide`), its publisher behind its refusal guard, its dry run,
  * and its parts of /state, /metrics and routing.
  */
+import { monotonicNow } from '../../common/timers.js';
 import type { Forge, ForgeFactory } from '../forge.js';
 import { explainCommit, laneOf, repoWebPath } from '../forge.js';
 import { forgeGauges, statusCounter } from '../forge-metrics.js';
@@ -73,6 +74,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       metrics: d.metrics,
       log: log.child({ component: 'github' }),
       now,
+      monotonic: monotonicNow,
       installations: new InstallationStore(d.db),
       writeIntervalMs: s.githubWriteIntervalMs,
       writeBudget: s.githubWriteBudget,

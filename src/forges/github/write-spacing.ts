@@ -1,3 +1,5 @@
+import { monotonicNow, sleep as longSleep } from '../../common/timers.js';
+
 /** GitHub asks for at least a second between content-creating requests (REST API best practices). */
 export const DEFAULT_WRITE_INTERVAL_MS = 1_000;
 
@@ -14,8 +16,9 @@ export class WriteSpacing {
 
   constructor(
     readonly intervalMs: number,
-    private readonly now: () => number = Date.now,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    // Monotonic: on the wall clock, one set back an hour held the next write for that hour (issue 32).
+    private readonly now: () => number = monotonicNow,
+    private readonly sleep: (ms: number) => Promise<void> = longSleep,
   ) {}
 
   /** As Bottleneck.Group's `key(id)`: every key shares one pace. */
