@@ -32,7 +32,7 @@ export async function sourceCluster(
   if ('unavailable' in r) return { unavailable: r.unavailable };
   return {
     kube: o.viaPass ? r.pass : r.fresh,
-    defaults: { ...o.defaults, cluster: r.cluster },
+    defaults: { ...o.defaults, cluster: r.cluster, spoke: r.cluster },
     remote: { cluster: r.cluster, credentials: r.credentials },
   };
 }
