@@ -9,7 +9,7 @@ import type { Defaults } from '../metadata/resolve-target.js';
 
 /** The remote clusters, as the reconcile needs them (kube/spoke-clusters.ts). */
 export interface SpokeSource {
-  resolve(obj: K8sObject, hub: Pick<KubeReader, 'getSecret'>): Promise<SpokeResolution>;
+  resolve(obj: K8sObject, hub: Pick<KubeReader, 'getSecret' | 'getConfigMap'>): Promise<SpokeResolution>;
 }
 
 /** Where a Flux object's workloads are read, and the defaults they resolve with. */
