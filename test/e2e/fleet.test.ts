@@ -8,6 +8,7 @@ import { sha } from './scenario.js';
 import { queueIdle } from '../harness/state-body.js';
 import { putApp, putRemoteHelmRelease, putRemoteKustomization, startSpoke } from '../harness/spokes.js';
 import { KUBE_TOKEN, startWorld } from '../harness/world.js';
+import { finishRollout } from '../harness/rollouts.js';
 
 const SPOKE = sha('fleet-spoke-commit');
 const DECOY = sha('fleet-hub-decoy');
@@ -66,3 +67,26 @@ t.test('a remote Kustomization and a remote HelmRelease are reported from the sp
   t.equal(world.kube.writes().length + spoke.kube.writes().length, 0, 'the bridge never writes to a cluster');
   t.same(world.github.violations, []);
 });
+
+t.test(
+  'rollout truth from the spoke: Ready in the hub while the spoke still rolls out is in_progress until the spoke is done',
+  async (t) => {
+    const world = await startWorld();
+    const spoke = await startSpoke(world.kube, 'prod-eu');
+    t.teardown(async () => {
+      await world.close();
+      await spoke.kube.close();
+    });
+    putApp(spoke.kube, 'web', 'acme/web', SPOKE, { rolling: true });
+    // The hub's decoy is rolled out: reading it would say success at once.
+    putApp(world.kube, 'web', 'acme/web', SPOKE);
+    putRemoteKustomization(world.kube, 'web', 'web', { secretName: spoke.secretName });
+    const bridge = await world.bridge();
+    const states = () => world.github.deployments('acme', 'web')[0]?.statuses.map((s) => s.state) ?? [];
+    await bridge.waitFor('in_progress while the spoke rolls out', () => states().includes('in_progress'), TIMEOUT_MS);
+    t.notOk(states().includes('success'), 'not success before the spoke is done');
+    finishRollout(spoke.kube, 'apps', 'web');
+    await bridge.waitFor('success once the spoke is done (no Flux event)', () => states().at(-1) === 'success', TIMEOUT_MS);
+    t.same(states(), ['in_progress', 'success']);
+  },
+);

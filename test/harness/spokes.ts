@@ -51,6 +51,7 @@ export function putApp(
       name,
       annotations: annotated(repo, commit, o.annotations),
       containers: [{ name: 'app', image: `registry.invalid/${repo}:${commit.slice(0, 7)}` }],
+      ...(o.rolling ? { rollout: 'progressing' as const } : {}),
     }),
   );
   if (!o.rolling) finishRollout(kube, 'apps', name);
