@@ -13,6 +13,8 @@ import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
 import { buildForges, forgeUrls } from './forges/registry.js';
 import { createKubeReader } from './kube/kube-client.js';
+import { buildSpokes } from './runtime/spoke-wiring.js';
+import { clusterOutages, clusterViews } from './http/cluster-state.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
 import { createPassListings } from './kube/pass-listings.js';
@@ -82,6 +84,9 @@ async function main(config: Config): Promise<void> {
   const kube = withHealth(withRouteRefusals(kubeReader, { now, log }), now);
   // The resync and the reconciles only it asked for read by list calls per namespace, not a GET per object.
   const listings = createPassListings(kube.reader, { now, passIntervalMs: config.resyncIntervalMs });
+  // Flux objects with spec.kubeConfig: their workloads are read in their (spoke) cluster, never in this one.
+  const spokes = buildSpokes(config, { metrics, log, now });
+  const clusters = () => clusterViews({ name: config.clusterName, health: kube.health() }, spokes.snapshot());
   // Rollouts that Flux does not wait for end without an event: watches of what rolls out see it.
   const rollouts = buildRolloutTracking({ kube: kubeOptions, queue, notify: () => worker.notify(), log, now });
   const imageCache = new ImageCache(db, now);
@@ -109,7 +114,7 @@ async function main(config: Config): Promise<void> {
       })
     : undefined;
   const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, comments, graceMs: config.cleanupGraceMs, log };
-  const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now };
+  const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now, spokes };
 
   const worker = new Worker({
     queue,
@@ -120,7 +125,7 @@ async function main(config: Config): Promise<void> {
     storage,
     run: withAfter(
       createSourceRunner({
-        reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog }, item),
+        reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog, viaPass: item.viaResync }, item),
         readers: { fresh: kube.reader, pass: listings.reader },
         rechecks: new RecheckSchedule(config.cleanupGraceMs),
         tracking: rollouts.tracking,
@@ -140,7 +145,10 @@ async function main(config: Config): Promise<void> {
     log,
     now,
     onEnqueued: () => worker.notify(),
-    onPassStart: () => listings.begin(),
+    onPassStart: () => {
+      listings.begin();
+      spokes.beginPass();
+    },
     trackedSources: () => deployments.activeSources(),
   });
 
@@ -160,6 +168,7 @@ async function main(config: Config): Promise<void> {
     kube: kube.health,
     forges: forges.list.map((f) => f.health),
     skips: () => sources.listSkips(),
+    clusterOutages: () => clusterOutages(spokes.snapshot()),
     resyncIntervalMs: config.resyncIntervalMs,
     now,
   });
@@ -192,6 +201,7 @@ async function main(config: Config): Promise<void> {
     ...(comments ? { comments: commentStore } : {}),
     dora: dora.figures,
     commitTimes: dora.state,
+    clusters,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());
@@ -233,6 +243,7 @@ async function main(config: Config): Promise<void> {
     dora.commitTimes.stop();
     dora.figures.stop();
     rollouts.stop();
+    spokes.stop();
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);
     await app.close();

@@ -24,6 +24,8 @@ export interface RecordedRequest {
   query: Record<string, string>;
   status: number;
   fault?: 'status' | 'hang' | 'reset';
+  /** The Authorization header it carried, if any (what credentials reached this server). */
+  authorization?: string;
 }
 
 /** A fault to inject into matching requests, before authentication. */
@@ -53,7 +55,8 @@ const DEFAULT_TOKEN = 'fake-kube-token';
 const DEFAULT_USER = 'system:serviceaccount:flux-system:github-deployment-bridge';
 
 export class FakeKube {
-  readonly token: string;
+  /** The bearer token it accepts; may be changed (a rotation). */
+  token: string;
   readonly user: string;
   /** RBAC allow-list; may be changed between requests. */
   allow: AllowRule[] | undefined;
@@ -189,6 +192,7 @@ export class FakeKube {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
     const rec: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0 };
+    if (req.headers.authorization !== undefined) rec.authorization = req.headers.authorization;
     this.requests.push(rec);
     const fault = this.takeFault(method, url.pathname, url.pathname + url.search);
     if (fault?.spec.hang) {
