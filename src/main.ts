@@ -12,7 +12,8 @@ import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
 import { buildForges, forgeUrls } from './forges/registry.js';
-import { createKubeReader } from './kube/kube-client.js';
+import { DEFAULT_KUBE_TIMEOUT_MS, createKubeReader } from './kube/kube-client.js';
+import { SpokeClusters } from './kube/spoke-clusters.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
 import { createPassListings } from './kube/pass-listings.js';
@@ -82,6 +83,11 @@ async function main(config: Config): Promise<void> {
   const kube = withHealth(withRouteRefusals(kubeReader, { now, log }), now);
   // The resync and the reconciles only it asked for read by list calls per namespace, not a GET per object.
   const listings = createPassListings(kube.reader, { now, passIntervalMs: config.resyncIntervalMs });
+  // Flux objects with spec.kubeConfig: their workloads are read in their (spoke) cluster, never in this one.
+  const spokes = new SpokeClusters({
+    ...{ dir: config.clusterKubeconfigDir, timeoutMs: DEFAULT_KUBE_TIMEOUT_MS, passIntervalMs: config.resyncIntervalMs },
+    ...{ metrics, log: log.child({ component: 'clusters' }), now },
+  });
   // Rollouts that Flux does not wait for end without an event: watches of what rolls out see it.
   const rollouts = buildRolloutTracking({ kube: kubeOptions, queue, notify: () => worker.notify(), log, now });
   const imageCache = new ImageCache(db, now);
@@ -109,7 +115,7 @@ async function main(config: Config): Promise<void> {
       })
     : undefined;
   const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, comments, graceMs: config.cleanupGraceMs, log };
-  const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now };
+  const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now, spokes };
 
   const worker = new Worker({
     queue,
@@ -120,7 +126,7 @@ async function main(config: Config): Promise<void> {
     storage,
     run: withAfter(
       createSourceRunner({
-        reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog }, item),
+        reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog, viaPass: item.viaResync }, item),
         readers: { fresh: kube.reader, pass: listings.reader },
         rechecks: new RecheckSchedule(config.cleanupGraceMs),
         tracking: rollouts.tracking,
@@ -140,7 +146,10 @@ async function main(config: Config): Promise<void> {
     log,
     now,
     onEnqueued: () => worker.notify(),
-    onPassStart: () => listings.begin(),
+    onPassStart: () => {
+      listings.begin();
+      spokes.beginPass();
+    },
     trackedSources: () => deployments.activeSources(),
   });
 
@@ -231,6 +240,7 @@ async function main(config: Config): Promise<void> {
     pruning.stop();
     dora.commitTimes.stop();
     rollouts.stop();
+    spokes.stop();
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);
     await app.close();

@@ -201,6 +201,31 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
       registers,
     }),
     ...doraMetrics(registers),
+    ...clusterMetrics(registers),
+  };
+}
+
+/** The remote (spoke) clusters of Flux objects with `spec.kubeConfig`, by cluster name (docs/fleet.md). */
+function clusterMetrics(registers: Registry[]) {
+  return {
+    clusterUp: new Gauge({
+      name: 'gdb_cluster_up',
+      help: "1 while a remote cluster's API answers the bridge's reads, 0 while it does not (no credentials, refused, unreachable), by cluster",
+      labelNames: ['cluster'],
+      registers,
+    }),
+    clusterReadFailures: new Counter({
+      name: 'gdb_cluster_read_failures_total',
+      help: 'Reads of a remote cluster that failed, and Flux objects whose cluster could not be read, by cluster and reason class',
+      labelNames: ['cluster', 'reason'],
+      registers,
+    }),
+    clusterLastAnswer: new Gauge({
+      name: 'gdb_cluster_last_answer_timestamp_seconds',
+      help: "When a remote cluster's API last answered a read (Unix time), by cluster",
+      labelNames: ['cluster'],
+      registers,
+    }),
   };
 }
 

@@ -61,6 +61,10 @@ export const REPORTING_SETTINGS = {
     doc: 'kubeconfig file',
   }),
   clusterName: setting('CLUSTER_NAME', { parse: text, required: 'the name sent as payload.cluster', doc: 'sent as payload `cluster`' }),
+  clusterKubeconfigDir: setting('CLUSTER_KUBECONFIG_DIR', {
+    parse: text,
+    doc: 'directory of kubeconfig files, one per remote cluster (`<cluster>`, `<cluster>.yaml` or `<cluster>.kubeconfig`): used for a Flux object with `spec.kubeConfig` instead of its Secret (docs/fleet.md)',
+  }),
   environment: setting('ENVIRONMENT', {
     parse: text,
     doc: 'default environment (on every forge); the `environment` annotation overrides; a workload with neither is skipped with a reason',

@@ -12,7 +12,7 @@ import { keepAliveAgents } from './keep-alive-agent.js';
 import { coreReads, listServices, readService } from './core-reads.js';
 import { SERVICE_ACCOUNT_TOKEN_PATH, defaultEntries, entriesFromFile, entriesInCluster, type KubeEntries } from './kube-config.js';
 import { ClusterAccess } from './kube-credentials.js';
-import { MAX_LIST_PAGE_CHARS, kubeGet, kubeGetJson } from './kube-request.js';
+import { MAX_LIST_PAGE_CHARS, kubeGet, kubeGetJson, type KubeGetJson } from './kube-request.js';
 import type { FluxKind, K8sObject, KubeReader, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
 
 export { SERVICE_ACCOUNT_TOKEN_PATH };
@@ -122,8 +122,11 @@ function isObjectWithName(v: unknown): v is K8sObject {
 export function createKubeReader(opts: KubeReaderOptions = {}): KubeReader {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_KUBE_TIMEOUT_MS;
   if (!(timeoutMs > 0)) throw new Error(`kube timeout must be positive, got ${timeoutMs}`);
-  const getJson = kubeGetJson(kubeGet(loadKubeConfig(opts), keepAliveAgents(timeoutMs)), timeoutMs);
+  return readerOver(kubeGetJson(kubeGet(loadKubeConfig(opts), keepAliveAgents(timeoutMs)), timeoutMs));
+}
 
+/** The KubeReader over one cluster's JSON reads (the hub's, or a spoke's: spoke-request.ts). */
+export function readerOver(getJson: KubeGetJson): KubeReader {
   async function getObject(r: Resource, namespace: string, name: string): Promise<K8sObject | null> {
     const what = `GET ${r.plural} ${namespace}/${name}`;
     try {

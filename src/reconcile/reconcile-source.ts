@@ -6,9 +6,11 @@ import type { Skip, SourceStore } from '../store/source-store.js';
 import { planReconcile, type PublishStep, type Recheck } from './reconcile-plan.js';
 import type { ForgeRouter } from './forge-router.js';
 import { RefusedByForge } from '../forges/refusal-guard.js';
-import { resolveSource, type ResolveDeps } from './resolve-source.js';
+import { resolveSource, type ResolveDeps, type ResolvedSource } from './resolve-source.js';
 import { sweep, type CleanupDeps } from './sweep.js';
 import type { PullRequestComments } from './pr-comments.js';
+import { ClusterUnavailable } from '../kube/spoke-gate.js';
+import { sourceCluster, type SpokeSource } from './source-cluster.js';
 
 export interface ReconcileDeps extends ResolveDeps {
   /** Each forge's publisher behind its refusal guard: every answer that retrying will not change arrives as RefusedByForge. */
@@ -19,6 +21,10 @@ export interface ReconcileDeps extends ResolveDeps {
   sources: Pick<SourceStore, 'record' | 'replaceSkips' | 'forget'>;
   log: Logger;
   now: () => number;
+  /** Remote clusters of Flux objects with `.spec.kubeConfig` (unset: every Flux object's workloads are the hub's). */
+  spokes?: SpokeSource | undefined;
+  /** This run reads through the resync pass's listings (a spoke's too). */
+  viaPass?: boolean | undefined;
 }
 
 /** What one reconcile did. */
@@ -54,7 +60,18 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
       ? { ...ref, phase: phase.kind, reason: phase.reason, message: phase.message, revision: phase.revision ?? null, lastSeen: now() }
       : { ...ref, phase: 'deleted', reason: 'NotFound', message: `${ref.kind} not found`, revision: null, lastSeen: now() },
   );
-  const resolved = obj && (await resolveSource(deps, ref, obj));
+  let resolved: ResolvedSource | null = null;
+  if (obj) {
+    // A remote Flux object's workloads are read in its spoke only: never the hub in its place.
+    const where = await sourceCluster(deps, obj);
+    try {
+      if ('unavailable' in where) throw where.unavailable;
+      resolved = await resolveSource({ ...deps, kube: where.kube, defaults: where.defaults }, ref, obj);
+    } catch (err) {
+      if (!(err instanceof ClusterUnavailable)) throw err;
+      return clusterUnavailable(deps, ref, err);
+    }
+  }
   const plan = planReconcile({
     ref,
     read: phase && resolved && { phase, resolved },
@@ -95,6 +112,19 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
   }
   const statusesSent = results.reduce((n, r) => n + ('sent' in r ? r.sent : 0), 0);
   return { phase, published: plan.publish.length, statusesSent, skipped: skips.length, recheck: plan.recheck };
+}
+
+/**
+ * The spoke cannot be read: its rows keep their last state (nothing is planned, so nothing is written or
+ * ended), the Flux object shows why (one skip, in /state and explain, counted), and it is retried with backoff.
+ */
+function clusterUnavailable(deps: ReconcileDeps, ref: SourceRef, err: ClusterUnavailable): never {
+  const skip: Skip = { source: ref, workload: ref, container: '', code: 'cluster_unavailable', reason: err.message };
+  for (const s of deps.sources.replaceSkips(ref, [skip], deps.now())) {
+    deps.metrics.skips.inc({ reason: s.code });
+    deps.log.warn({ cluster: err.cluster, reason: s.reason }, "Flux object's cluster cannot be read: its deployments keep their state");
+  }
+  throw new RetryLater(err.message, { cause: err });
 }
 
 /** The time a failure asks to be retried at (a forge's Retry-After, a write budget's turn), else Infinity. */

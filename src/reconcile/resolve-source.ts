@@ -1,5 +1,6 @@
 import { KubeError, RegistryError, errorMessage, isRetryable } from '../common/errors.js';
 import { missingInventory, routingFromInventory, workloadsFromInventory } from '../flux/inventory.js';
+import { fluxObjectDefaults } from '../flux/remote-cluster.js';
 import type { ImageFactsSource } from '../images/image-facts.js';
 import type { K8sObject, KubeReader, SourceRef } from '../kube/kube-types.js';
 import { rolloutOf, type Rollout } from '../lifecycle/rollout.js';
@@ -86,7 +87,7 @@ export async function resolveSource(deps: ResolveDeps, ref: SourceRef, obj: K8sO
       out.skips.push({ source: ref, workload: wref, container: '', code: 'workload_missing', reason });
       continue;
     }
-    const { workload, retry } = await resolveWorkload(deps, source, read.workload, routing, obj.metadata.annotations ?? {});
+    const { workload, retry } = await resolveWorkload(deps, source, read.workload, routing, obj);
     out.present.add(workload.key);
     out.workloads.push(workload);
     out.skips.push(...workload.skips);
@@ -123,14 +124,16 @@ async function resolveWorkload(
   source: SourceInfo,
   w: ReadWorkload,
   routing: RoutingObjects,
-  fluxAnnotations: Readonly<Record<string, string>>,
+  fluxObject: K8sObject,
 ): Promise<{ workload: ResolvedWorkload; retry: unknown[] }> {
+  const fluxAnnotations = fluxObject.metadata.annotations ?? {};
   const ref: SourceRef = { kind: source.kind, namespace: source.namespace, name: source.name };
   const meta = w.object.metadata;
   const workload = { kind: w.kind, namespace: meta.namespace ?? '', name: meta.name };
   const key = keyOf(workload);
   const rollout = rolloutOf(w.kind, w.object);
-  const annotations = bridgeAnnotations(w.object);
+  // The Flux object's cluster, environment, production and transient annotations are defaults of the workload's own.
+  const annotations = { ...fluxObjectDefaults(fluxObject), ...bridgeAnnotations(w.object) };
   if (!isOptedIn(annotations)) return { workload: { key, optedIn: false, rollout, candidates: [], skips: [] }, retry: [] };
   const route =
     annotations['environment-url'] === undefined

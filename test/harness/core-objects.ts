@@ -28,6 +28,17 @@ export function pullSecret(o: { namespace: string; name: string; auths: Auths; l
   };
 }
 
+/** A kubeconfig Secret as Cluster API writes it (`<cluster>-kubeconfig`, key `value` unless given). */
+export function kubeconfigSecret(o: { namespace: string; name: string; text: string; key?: string }): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: o.name, namespace: o.namespace, uid: uidFor('Secret', o.namespace, o.name) },
+    type: 'cluster.x-k8s.io/secret',
+    data: { [o.key ?? 'value']: b64(o.text) },
+  };
+}
+
 /** A ServiceAccount, optionally with `imagePullSecrets`. */
 export function serviceAccount(o: { namespace: string; name: string; imagePullSecrets?: string[] }): KubeObject {
   return {

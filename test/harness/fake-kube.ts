@@ -6,4 +6,4 @@ export { FakeKube, startFakeKube } from './fake-kube/server.js';
 export type { Fault, FakeKubeOptions, FaultSpec, RecordedRequest } from './fake-kube/server.js';
 export type { AllowRule } from './fake-kube/rbac.js';
 export type { KubeObject, KubeObjectInput } from './fake-kube/store.js';
-export { writeKubeconfig } from './fake-kube/kubeconfig.js';
+export { kubeconfigText, writeKubeconfig } from './fake-kube/kubeconfig.js';

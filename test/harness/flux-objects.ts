@@ -40,6 +40,8 @@ interface FluxOptions {
   inventory?: InventoryRef[] | null;
   annotations?: Record<string, string>;
   labels?: Record<string, string>;
+  /** `spec.kubeConfig`: a remote cluster (`{ secretRef: { name, key? } }` or `{ configMapRef: { name } }`). */
+  kubeConfig?: Record<string, unknown>;
 }
 
 export interface KustomizationOptions extends FluxOptions {
@@ -98,6 +100,7 @@ export function kustomization(o: KustomizationOptions): KubeObject {
       sourceRef: { kind: 'GitRepository', name: 'flux-system' },
       timeout: '5m0s',
       wait: true,
+      ...(o.kubeConfig ? { kubeConfig: o.kubeConfig } : {}),
     },
     status: {
       conditions,
@@ -177,6 +180,7 @@ export function helmRelease(o: HelmReleaseOptions): KubeObject {
         },
       },
       interval: '10m0s',
+      ...(o.kubeConfig ? { kubeConfig: o.kubeConfig } : {}),
       ...(o.targetNamespace ? { targetNamespace: o.targetNamespace } : {}),
     },
     status: {

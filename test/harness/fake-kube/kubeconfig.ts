@@ -8,8 +8,15 @@ import { join } from 'node:path';
  * with insecure-skip-tls-verify set.
  */
 export function writeKubeconfig(dir: string, url: string, token: string): string {
+  const path = join(dir, 'kubeconfig');
+  writeFileSync(path, kubeconfigText(url, token), { mode: 0o600 });
+  return path;
+}
+
+/** The text writeKubeconfig writes: one cluster (plain http, insecure-skip-tls-verify), one token user, a current context. */
+export function kubeconfigText(url: string, token: string): string {
   const q = (s: string) => JSON.stringify(s); // a JSON string is a valid YAML double-quoted scalar
-  const yaml = [
+  return [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
@@ -30,7 +37,4 @@ export function writeKubeconfig(dir: string, url: string, token: string): string
     'current-context: fake',
     '',
   ].join('\n');
-  const path = join(dir, 'kubeconfig');
-  writeFileSync(path, yaml, { mode: 0o600 });
-  return path;
 }

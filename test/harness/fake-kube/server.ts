@@ -24,6 +24,8 @@ export interface RecordedRequest {
   query: Record<string, string>;
   status: number;
   fault?: 'status' | 'hang' | 'reset';
+  /** The Authorization header it carried, if any (what credentials reached this server). */
+  authorization?: string;
 }
 
 /** A fault to inject into matching requests, before authentication. */
@@ -194,6 +196,7 @@ export class FakeKube {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
     const rec: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0 };
+    if (req.headers.authorization !== undefined) rec.authorization = req.headers.authorization;
     this.requests.push(rec);
     const fault = this.takeFault(method, url.pathname, url.pathname + url.search);
     if (fault?.spec.hang) {
