@@ -1,14 +1,13 @@
 /**
  * The fleet's manifests (docs/fleet.md): the spoke's read-only identity, the Role on Flux's named kubeconfig
- * Secrets, the hub's mount of the bridge's own kubeconfigs, and scripts/spoke-kubeconfig.sh, which turns the spoke's
- * identity into a kubeconfig file (run against a stand-in kubectl that answers what a spoke's would).
+ * Secrets, the hub's mount of the bridge's own kubeconfigs, and the overlays docs/fleet.md gives, rendered with
+ * `kubectl kustomize` and read the way the bridge reads its settings.
  */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import t from 'tap';
-import { parse } from 'yaml';
+import { join, relative } from 'node:path';
+import t, { type Test } from 'tap';
+import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
 import { bridgeContainer, bridgeDeployment, find, readYaml, render, type Obj } from './render.js';
 
@@ -107,96 +106,40 @@ t.test('cluster-kubeconfigs: CLUSTER_KUBECONFIG_DIR is the read-only mount of th
   t.end();
 });
 
-/** Runs scripts/spoke-kubeconfig.sh with a stand-in kubectl answering from `answers`; returns its output and calls. */
-function runScript(args: string[], answers: { server?: string; token?: string; ca?: string }) {
-  const dir = mkdtempSync(join(tmpdir(), 'spoke-kubeconfig-'));
-  try {
-    const fake = join(dir, 'kubectl');
-    writeFileSync(
-      fake,
-      [
-        '#!/bin/sh',
-        'echo "$*" >> "$FAKE_LOG"',
-        'case "$*" in',
-        '  *"config view"*) printf %s "$FAKE_SERVER" ;;',
-        '  *"{.data.token}"*) printf %s "$FAKE_TOKEN" ;;',
-        '  *"{.data.ca\\.crt}"*) printf %s "$FAKE_CA" ;;',
-        'esac',
-        '',
-      ].join('\n'),
-    );
-    chmodSync(fake, 0o755);
-    writeFileSync(join(dir, 'log'), '');
-    const r = spawnSync('sh', [join(REPO_ROOT, 'scripts/spoke-kubeconfig.sh'), ...args], {
-      encoding: 'utf8',
-      env: {
-        PATH: `${dir}:${process.env.PATH ?? ''}`,
-        FAKE_LOG: join(dir, 'log'),
-        FAKE_SERVER: answers.server ?? '',
-        FAKE_TOKEN: answers.token === undefined ? '' : Buffer.from(answers.token).toString('base64'),
-        FAKE_CA: answers.ca === undefined ? '' : Buffer.from(answers.ca).toString('base64'),
-      },
-    });
-    return { status: r.status, stdout: r.stdout, stderr: r.stderr, calls: readFileSync(join(dir, 'log'), 'utf8').trim().split('\n') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** The fenced YAML block of docs/fleet.md whose first line is `first`, with `../manifests` as the path to manifests/. */
+function docBlock(t: Test, first: string): Obj[] {
+  const page = readFileSync(join(REPO_ROOT, 'docs', 'fleet.md'), 'utf8');
+  const block = [...page.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '').find((b) => b.startsWith(first));
+  if (block === undefined) throw new Error(`docs/fleet.md has no yaml block starting ${first}`);
+  const dir = mkdtempSync(join(tmpdir(), 'gdb-fleet-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'kustomization.yaml'), block.replaceAll('../manifests', relative(dir, join(REPO_ROOT, 'manifests'))));
+  return render(relative(REPO_ROOT, dir));
 }
 
-const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-
-t.test("spoke-kubeconfig.sh: a self-contained kubeconfig from the reader's token Secret", (t) => {
-  const r = runScript(['prod-eu', 'spoke-admin'], { server: 'https://10.0.0.1:6443', token: 'eyJhbGciOi.x.y', ca: PEM });
-  t.equal(r.status, 0, r.stderr);
-  const kc = parse(r.stdout) as Record<string, unknown>;
-  t.same(kc, {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      { name: 'prod-eu', cluster: { server: 'https://10.0.0.1:6443', 'certificate-authority-data': Buffer.from(PEM).toString('base64') } },
-    ],
-    users: [{ name: 'github-deployment-bridge-reader', user: { token: 'eyJhbGciOi.x.y' } }],
-    contexts: [{ name: 'prod-eu', context: { cluster: 'prod-eu', user: 'github-deployment-bridge-reader' } }],
-    'current-context': 'prod-eu',
-  });
-  t.ok(
-    r.calls.every((c) => c.startsWith('--context spoke-admin ')),
-    "every read goes to the spoke's context",
-  );
-  t.ok(r.calls.some((c) => c.includes('-n github-deployment-bridge get secret github-deployment-bridge-reader-token')));
-  t.end();
-});
-
-t.test('spoke-kubeconfig.sh: the server as the hub reaches it, when given', (t) => {
-  const r = runScript(['prod-us', 'ctx', 'https://prod-us.internal:443'], { server: 'https://127.0.0.1:6443', token: 'a.b.c', ca: PEM });
-  t.equal(r.status, 0, r.stderr);
-  t.match(parse(r.stdout), { clusters: [{ cluster: { server: 'https://prod-us.internal:443' } }] });
-  t.notOk(
-    r.calls.some((c) => c.includes('config view')),
-    "the context's server is not asked for",
-  );
-  t.end();
-});
-
-t.test('spoke-kubeconfig.sh: refuses what would not make a valid file, with a clear line and no output', (t) => {
-  const ok = { server: 'https://10.0.0.1:6443', token: 'a.b.c', ca: PEM };
-  const cases: Array<[string, string[], typeof ok | Partial<typeof ok>, RegExp, number]> = [
-    ['no arguments', [], ok, /usage: /, 2],
-    ['a path as the cluster', ['../etc'], ok, /cannot name a cluster's kubeconfig file/, 2],
-    ['a hidden name', ['.x'], ok, /cannot name/, 2],
-    ['a space in the cluster', ['a b'], ok, /cannot name/, 2],
-    ['plain http', ['c'], { ...ok, server: 'http://10.0.0.1:6443' }, /must be an https:\/\/ URL/, 1],
-    ['a quote in the server', ['c', 'x', "https://a'b"], ok, /must be an https:\/\/ URL/, 1],
-    ['a YAML comment in the server', ['c', 'x', 'https://a#b'], ok, /must be an https:\/\/ URL/, 1],
-    ['no server', ['c'], { ...ok, server: '' }, /must be an https:\/\/ URL/, 1],
-    ['no token yet', ['c'], { server: ok.server, ca: PEM }, /has no token or ca\.crt yet/, 1],
-    ['no CA', ['c'], { server: ok.server, token: 'a.b.c' }, /has no token or ca\.crt yet/, 1],
-  ];
-  for (const [what, args, answers, message, status] of cases) {
-    const r = runScript(args, answers);
-    t.equal(r.status, status, `${what}: exit ${status}`);
-    t.match(r.stderr, message, what);
-    t.equal(r.stdout, '', `${what}: no partial kubeconfig`);
+t.test("docs/fleet.md's hub overlay: rendered, the kubeconfig directory mounted, and the bridge starts with it", (t) => {
+  const objs = docBlock(t, '# my-bridge/kustomization.yaml, in the hub');
+  const env: Record<string, string> = {};
+  for (const e of bridgeContainer(objs).env) env[e.name] = e.value ?? `secret-${e.valueFrom?.secretKeyRef?.key ?? ''}-of-at-least-32-bytes`;
+  t.equal(env.CLUSTER_KUBECONFIG_DIR, '/etc/github-deployment-bridge/clusters');
+  t.equal(env.CLUSTER_NAME, 'hub');
+  let problems: string[] = [];
+  try {
+    const config = loadConfig(env, () => Buffer.from('a-mounted-key-of-at-least-32-bytes-long'));
+    t.equal(config.clusterKubeconfigDir, '/etc/github-deployment-bridge/clusters', 'read by the bridge as its kubeconfig directory');
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems = err.problems;
   }
+  t.same(problems, []);
+  t.end();
+});
+
+t.test("docs/fleet.md's Flux-Secret example: the Role it renders lists exactly its two Secrets", (t) => {
+  const role = find(docBlock(t, '# fleet-rbac/kustomization.yaml'), 'Role') as Role;
+  t.equal(role.metadata.namespace, 'fleet');
+  t.same(role.rules, [
+    { apiGroups: [''], resources: ['secrets'], resourceNames: ['prod-eu-kubeconfig', 'prod-us-kubeconfig'], verbs: ['get'] },
+  ]);
   t.end();
 });
