@@ -12,8 +12,9 @@ import { buildDefaults } from './config/metadata-defaults.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { errorMessage } from './common/errors.js';
 import { buildForges, forgeUrls } from './forges/registry.js';
-import { DEFAULT_KUBE_TIMEOUT_MS, createKubeReader } from './kube/kube-client.js';
-import { SpokeClusters } from './kube/spoke-clusters.js';
+import { createKubeReader } from './kube/kube-client.js';
+import { buildSpokes } from './runtime/spoke-wiring.js';
+import { clusterOutages, clusterViews } from './http/cluster-state.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
 import { createPassListings } from './kube/pass-listings.js';
@@ -84,10 +85,8 @@ async function main(config: Config): Promise<void> {
   // The resync and the reconciles only it asked for read by list calls per namespace, not a GET per object.
   const listings = createPassListings(kube.reader, { now, passIntervalMs: config.resyncIntervalMs });
   // Flux objects with spec.kubeConfig: their workloads are read in their (spoke) cluster, never in this one.
-  const spokes = new SpokeClusters({
-    ...{ dir: config.clusterKubeconfigDir, timeoutMs: DEFAULT_KUBE_TIMEOUT_MS, passIntervalMs: config.resyncIntervalMs },
-    ...{ metrics, log: log.child({ component: 'clusters' }), now },
-  });
+  const spokes = buildSpokes(config, { metrics, log, now });
+  const clusters = () => clusterViews({ name: config.clusterName, health: kube.health() }, spokes.snapshot());
   // Rollouts that Flux does not wait for end without an event: watches of what rolls out see it.
   const rollouts = buildRolloutTracking({ kube: kubeOptions, queue, notify: () => worker.notify(), log, now });
   const imageCache = new ImageCache(db, now);
@@ -169,6 +168,7 @@ async function main(config: Config): Promise<void> {
     kube: kube.health,
     forges: forges.list.map((f) => f.health),
     skips: () => sources.listSkips(),
+    clusterOutages: () => clusterOutages(spokes.snapshot()),
     resyncIntervalMs: config.resyncIntervalMs,
     now,
   });
@@ -201,6 +201,7 @@ async function main(config: Config): Promise<void> {
     ...(comments ? { comments: commentStore } : {}),
     dora: dora.figures,
     commitTimes: dora.state,
+    clusters,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());

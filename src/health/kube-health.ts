@@ -35,6 +35,7 @@ export function withHealth(inner: KubeReader, now: () => number): { reader: Kube
       listRoutingObjects: track(inner.listRoutingObjects.bind(inner)),
       getNamespace: track(inner.getNamespace.bind(inner)),
       getSecret: track(inner.getSecret.bind(inner)),
+      ...(inner.getConfigMap ? { getConfigMap: track(inner.getConfigMap.bind(inner)) } : {}),
       getServiceAccountPullSecrets: track(inner.getServiceAccountPullSecrets.bind(inner)),
       listPods: track(inner.listPods.bind(inner)),
     },

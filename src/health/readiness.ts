@@ -46,6 +46,8 @@ export interface ReadinessFacts {
   /** Why a forge's work is failing now (ForgeHealth.outage()): degraded, not unready. */
   forgeOutages: readonly string[];
   skips: ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
+  /** Remote clusters that do not answer, one line each: degraded, never unready. */
+  clusterOutages?: readonly string[];
 }
 
 /** Ready or not, every reason why not, and what is degraded. Pure. */
@@ -60,6 +62,7 @@ export function readinessOf(f: ReadinessFacts): Readiness {
   // Silent past the window: said first, with its last error (degraded, not unready: events still queue).
   if (kubeStale)
     degraded.unshift(`Kubernetes API has not answered${k.lastOk === null ? ' yet' : ' recently'}${k.lastError ? `: ${k.lastError}` : ''}`);
+  degraded.push(...(f.clusterOutages ?? []));
   return { ready: reasons.length === 0, reasons, degraded };
 }
 
@@ -71,6 +74,8 @@ export interface ReadinessSources {
   /** The configured forges' health trackers. */
   forges: ReadonlyArray<Pick<ForgeHealth, 'readinessProblem' | 'outage'>>;
   skips: () => ReadonlyArray<Pick<Skip, 'code' | 'reason'>>;
+  /** Remote clusters that do not answer (http/cluster-state.ts clusterOutages). */
+  clusterOutages?: () => readonly string[];
   resyncIntervalMs: number;
   now: () => number;
 }
@@ -96,6 +101,7 @@ export function createReadiness(s: ReadinessSources): () => Readiness {
       forgeProblems: s.forges.flatMap((f) => f.readinessProblem() ?? []),
       forgeOutages: s.forges.flatMap((f) => f.outage() ?? []),
       skips: s.skips(),
+      ...(s.clusterOutages ? { clusterOutages: s.clusterOutages() } : {}),
     });
   };
 }

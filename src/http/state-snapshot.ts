@@ -9,6 +9,7 @@ import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import type { Trust } from '../metadata/repository-trust.js';
 import type { DoraCache } from './dora-cache.js';
+import type { ClusterView } from './cluster-state.js';
 
 export interface StatusDeps {
   queue: QueueStore;
@@ -42,6 +43,8 @@ export interface StatusDeps {
   dora?: Pick<DoraCache, 'figures' | 'summary'>;
   /** The commit times read for the lead time: how many are known, missing on their forge, failed (asked again), the last failure. */
   commitTimes?: () => Record<string, unknown>;
+  /** The clusters read: the bridge's own and each remote one (Flux objects with spec.kubeConfig). */
+  clusters?: () => ClusterView[];
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -112,6 +115,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
     // The four DORA keys of the last 30 days per repository and environment (the `dora` command's figures).
     ...(deps.dora ? { dora: { ...deps.dora.summary(deps.now()), ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}) } } : {}),
     readiness: deps.readiness(),
+    ...(deps.clusters ? { clusters: deps.clusters() } : {}),
     ...(deps.storageState ? { storage: deps.storageState() } : {}),
     ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
     ...Object.fromEntries(forges.map((f) => [f.name, f.state()])),

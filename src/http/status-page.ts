@@ -1,6 +1,7 @@
 /** The read-only status page (`GET /`): /state's snapshot as server-rendered HTML, no script, no framework. */
 import type { StateSnapshot } from './state-snapshot.js';
 import { cell, commentsSection, escapeHtml, table, writeBudgetSection } from './status-page-sections.js';
+import { clustersSection } from './status-page-clusters.js';
 
 export { escapeHtml };
 
@@ -78,6 +79,7 @@ export function renderStatusPage(state: StateSnapshot, titles: ForgeTitles): str
     table(['Flux object', 'state', 'attempts', 'not before'], backlog),
     writeBudgetSection(state, titles),
     commentsSection(state, titles),
+    clustersSection(state),
     '</body></html>',
   ].join('\n');
 }

@@ -137,6 +137,10 @@ export function coreReads(getJson: KubeGetJson) {
       const s = (await read('secrets', namespace, name)) as { type?: string; data?: Record<string, string> } | null;
       return s === null ? null : { type: s.type ?? 'Opaque', data: { ...s.data } };
     },
+    async getConfigMap(namespace: string, name: string): Promise<Record<string, string> | null> {
+      const cm = (await read('configmaps', namespace, name)) as { data?: Record<string, string> } | null;
+      return cm === null ? null : { ...cm.data };
+    },
     async getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null> {
       const sa = (await read('serviceaccounts', namespace, name)) as { imagePullSecrets?: Array<{ name?: string }> } | null;
       if (sa === null) return null;

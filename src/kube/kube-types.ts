@@ -51,6 +51,8 @@ export interface KubeReader {
   getNamespace(name: string): Promise<K8sObject | null>;
   /** A Secret, or null when it does not exist (404); a 403 (no RBAC) is thrown as KubeError. */
   getSecret(namespace: string, name: string): Promise<SecretView | null>;
+  /** A ConfigMap's `data`, or null when it does not exist (404): only a remote Flux object's `spec.kubeConfig.configMapRef`. */
+  getConfigMap?(namespace: string, name: string): Promise<Record<string, string> | null>;
   /** The names in a ServiceAccount's `imagePullSecrets`, or null when it does not exist (404). */
   getServiceAccountPullSecrets(namespace: string, name: string): Promise<string[] | null>;
   /**

@@ -133,6 +133,7 @@ export function createPassListings(
     listRoutingObjects: (kind, namespace) => base.listRoutingObjects(kind, namespace),
     getNamespace: (name) => base.getNamespace(name),
     getSecret: (namespace, name) => base.getSecret(namespace, name),
+    ...(base.getConfigMap ? { getConfigMap: base.getConfigMap.bind(base) } : {}),
     getServiceAccountPullSecrets: (namespace, name) => base.getServiceAccountPullSecrets(namespace, name),
   };
 

@@ -61,6 +61,18 @@ interface Entry {
   listings: PassListings;
 }
 
+/** The workload identity provider a Flux ConfigMap names (`aws`, `azure`, `gcp`, `generic`), or why it is not known. */
+async function providerOf(hub: Pick<KubeReader, 'getConfigMap'>, namespace: string, name: string): Promise<string> {
+  try {
+    const data = hub.getConfigMap ? await hub.getConfigMap(namespace, name) : undefined;
+    if (data === undefined) return 'unknown';
+    if (data === null) return `unknown: ConfigMap ${namespace}/${name} not found`;
+    return JSON.stringify(data.provider ?? 'generic');
+  } catch (err) {
+    return `unknown: ${errorMessage(err)}`;
+  }
+}
+
 /** The spokes the bridge knows, by cluster name. */
 export class SpokeClusters {
   private readonly entries = new Map<string, Entry>();
@@ -70,7 +82,7 @@ export class SpokeClusters {
   constructor(private readonly o: SpokeClustersOptions) {}
 
   /** Local (no spec.kubeConfig), the spoke's readers, or why it cannot be read (counted, in /state). */
-  async resolve(obj: K8sObject, hub: Pick<KubeReader, 'getSecret'>): Promise<SpokeResolution> {
+  async resolve(obj: K8sObject, hub: Pick<KubeReader, 'getSecret' | 'getConfigMap'>): Promise<SpokeResolution> {
     const ref = kubeConfigRefOf(obj);
     if (ref === undefined) return { local: true };
     const namespace = obj.metadata.namespace ?? '';
@@ -90,9 +102,10 @@ export class SpokeClusters {
       credentials = `file ${file.path}`;
       text = file.text;
     } else if (ref.kind === 'configMap') {
+      const provider = await providerOf(hub, namespace, ref.name);
       return fail(
         'unsupported_provider',
-        `spec.kubeConfig.configMapRef ${ref.name} (workload identity) is not supported: put a kubeconfig for ${cluster} in CLUSTER_KUBECONFIG_DIR, or use spec.kubeConfig.secretRef`,
+        `workload identity (spec.kubeConfig.configMapRef ${ref.name}, provider ${provider}) is not supported: put a kubeconfig for ${cluster} in CLUSTER_KUBECONFIG_DIR, or use spec.kubeConfig.secretRef`,
         `ConfigMap ${namespace}/${ref.name}`,
       );
     } else {

@@ -12,6 +12,11 @@ export interface Identity {
   environment: string;
   sha: string;
   deploymentName: string;
+  /**
+   * The remote cluster of a Flux object with `spec.kubeConfig` ('' or unset: the bridge's own cluster): two spokes
+   * reporting the same commit in one environment keep a deployment each, and supersede only their own.
+   */
+  spoke?: string;
 }
 
 /** The identity of a target or row: its identity fields alone. */
@@ -22,9 +27,11 @@ export const identityOf = (t: Identity): Identity => ({
   environment: t.environment,
   sha: t.sha,
   deploymentName: t.deploymentName,
+  ...(t.spoke ? { spoke: t.spoke } : {}),
 });
 
-/** The key of a target: its forge, then (owner, repo, environment, sha, deploymentName): `forgejo|acme|web|…`. */
+/** The key of a target: its forge, then (owner, repo, environment, sha, deploymentName[, spoke]): `forgejo|acme|web|…`. */
 export function identityKey(t: Identity): string {
-  return [t.forge, t.owner.toLowerCase(), t.repo.toLowerCase(), t.environment, t.sha, t.deploymentName].join('|');
+  const key = [t.forge, t.owner.toLowerCase(), t.repo.toLowerCase(), t.environment, t.sha, t.deploymentName].join('|');
+  return t.spoke ? `${key}|${t.spoke}` : key;
 }

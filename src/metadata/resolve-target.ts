@@ -19,6 +19,8 @@ export const LABEL_VERSION = 'org.opencontainers.image.version';
 /** Controller-wide defaults, from configuration. */
 export interface Defaults {
   cluster: string;
+  /** The remote cluster of a Flux object with spec.kubeConfig (its deployments are its own: Identity.spoke); unset: the bridge's own. */
+  spoke?: string;
   environment?: string;
   environmentUrl?: string;
   /** `ENVIRONMENT_URL_SCHEME`: the scheme of URLs discovered from HTTPRoutes (default https). */
@@ -254,6 +256,7 @@ export function resolveTarget(
       environment,
       sha,
       deploymentName,
+      ...(defaults.spoke ? { spoke: defaults.spoke } : {}),
       cluster,
       ...(annotatedName ? { task: annotatedName } : {}),
       description: oneLine(a.description ?? defaults.description, MAX_DEPLOYMENT_DESCRIPTION_CHARS),

@@ -9,7 +9,7 @@ import type { Defaults } from '../metadata/resolve-target.js';
 
 /** The remote clusters, as the reconcile needs them (kube/spoke-clusters.ts). */
 export interface SpokeSource {
-  resolve(obj: K8sObject, hub: Pick<KubeReader, 'getSecret'>): Promise<SpokeResolution>;
+  resolve(obj: K8sObject, hub: Pick<KubeReader, 'getSecret' | 'getConfigMap'>): Promise<SpokeResolution>;
 }
 
 /** Where a Flux object's workloads are read, and the defaults they resolve with. */
@@ -32,7 +32,7 @@ export async function sourceCluster(
   if ('unavailable' in r) return { unavailable: r.unavailable };
   return {
     kube: o.viaPass ? r.pass : r.fresh,
-    defaults: { ...o.defaults, cluster: r.cluster },
+    defaults: { ...o.defaults, cluster: r.cluster, spoke: r.cluster },
     remote: { cluster: r.cluster, credentials: r.credentials },
   };
 }

@@ -39,6 +39,7 @@ export interface Raw {
   environment: string;
   sha: string;
   deployment_name: string;
+  spoke: string;
   deployment_id: number | null;
   state: DeliveryState | null;
   pending_state: DeliveryState | null;
@@ -68,7 +69,7 @@ export const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
 export const PUBLISHED = `(deployment_id IS NOT NULL OR context IS NOT NULL)`;
 
 /** One deployment's row, by its identity (the parameters of `identityParams`). */
-export const KEY = `forge = @forge AND owner = @owner AND repo = @repo AND environment = @environment AND sha = @sha AND deployment_name = @deploymentName`;
+export const KEY = `forge = @forge AND owner = @owner AND repo = @repo AND environment = @environment AND sha = @sha AND deployment_name = @deploymentName AND spoke = @spoke`;
 
 /** A row in the shape the rest of the bridge uses. */
 export function toRow(r: Raw): DeploymentRow {
@@ -80,6 +81,7 @@ export function toRow(r: Raw): DeploymentRow {
     environment: r.environment,
     sha: r.sha,
     deploymentName: r.deployment_name,
+    ...(r.spoke ? { spoke: r.spoke } : {}),
     deploymentId: r.deployment_id,
     state: r.state,
     pendingState: r.pending_state,
@@ -102,4 +104,5 @@ export const identityParams = (i: Identity) => ({
   environment: i.environment,
   sha: i.sha,
   deploymentName: i.deploymentName,
+  spoke: i.spoke ?? '',
 });

@@ -30,9 +30,9 @@ export class DeploymentStore {
   insertProvisional(id: Identity, origin: Origin, now: number, context: string | null = null): DeploymentRow {
     this.db
       .prepare(
-        `INSERT INTO deployments (forge, owner, repo, environment, sha, deployment_name, context, source_kind, source_namespace,
+        `INSERT INTO deployments (forge, owner, repo, environment, sha, deployment_name, spoke, context, source_kind, source_namespace,
         source_name, workload_kind, workload_namespace, workload_name, container, image, created_at, updated_at)
-      VALUES (@forge, @owner, @repo, @environment, @sha, @deploymentName, @context, @sk, @sns, @sn, @wk, @wns, @wn, @container, @image, @now, @now)
+      VALUES (@forge, @owner, @repo, @environment, @sha, @deploymentName, @spoke, @context, @sk, @sns, @sn, @wk, @wns, @wn, @container, @image, @now, @now)
       ON CONFLICT DO NOTHING`,
       )
       .run({
@@ -99,13 +99,13 @@ export class DeploymentStore {
     this.db.prepare(`DELETE FROM deployments WHERE ${KEY}`).run(identityParams(id));
   }
 
-  /** Other commits of the same lineage (owner, repo, environment, deploymentName) that have a deployment. */
+  /** Other commits of the same lineage (owner, repo, environment, deploymentName, spoke) that have a deployment. */
   lineage(id: Identity): DeploymentRow[] {
     return (
       this.db
         .prepare(
           `SELECT * FROM deployments WHERE forge = @forge AND owner = @owner AND repo = @repo AND environment = @environment
-        AND deployment_name = @deploymentName AND sha != @sha AND ${PUBLISHED}`,
+        AND deployment_name = @deploymentName AND spoke = @spoke AND sha != @sha AND ${PUBLISHED}`,
         )
         .all(identityParams(id)) as Raw[]
     ).map(toRow);

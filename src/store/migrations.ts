@@ -159,4 +159,34 @@ export const MIGRATIONS: readonly string[] = [
      production INTEGER NOT NULL, transient INTEGER NOT NULL, seen_at INTEGER NOT NULL,
      PRIMARY KEY (forge, owner, repo, environment)
    ) WITHOUT ROWID;`,
+  // Fleet (issue 33): a remote cluster's deployments are its own (`spoke`: the cluster of a Flux object with
+  // spec.kubeConfig; '' for the bridge's own cluster, so every earlier row keeps its key). Rebuilt for the primary key.
+  `CREATE TABLE deployments_next (
+     forge TEXT NOT NULL DEFAULT 'github',
+     owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, sha TEXT NOT NULL,
+     deployment_name TEXT NOT NULL,
+     spoke TEXT NOT NULL DEFAULT '',
+     deployment_id INTEGER,
+     context TEXT,
+     state TEXT,
+     pending_state TEXT,
+     source_kind TEXT NOT NULL, source_namespace TEXT NOT NULL, source_name TEXT NOT NULL,
+     workload_kind TEXT NOT NULL, workload_namespace TEXT NOT NULL, workload_name TEXT NOT NULL,
+     container TEXT NOT NULL, image TEXT NOT NULL,
+     description TEXT,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+     PRIMARY KEY (forge, owner, repo, environment, sha, deployment_name, spoke)
+   );
+   INSERT INTO deployments_next (forge, owner, repo, environment, sha, deployment_name, deployment_id, context, state,
+     pending_state, source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container,
+     image, description, created_at, updated_at)
+   SELECT forge, owner, repo, environment, sha, deployment_name, deployment_id, context, state,
+     pending_state, source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container,
+     image, description, created_at, updated_at FROM deployments;
+   DROP TABLE deployments;
+   ALTER TABLE deployments_next RENAME TO deployments;
+   CREATE INDEX deployments_lineage ON deployments (forge, owner, repo, environment, deployment_name, spoke);
+   CREATE INDEX deployments_context ON deployments (forge, owner, repo, sha, context) WHERE context IS NOT NULL;
+   CREATE INDEX deployments_settled ON deployments (state, updated_at);
+   CREATE INDEX deployments_source ON deployments (source_kind, source_namespace, source_name);`,
 ];

@@ -65,7 +65,7 @@ const HISTORY = `state IS NOT NULL AND state NOT IN ${ACTIVE_SQL} AND pending_st
  * `gone` is history as it is.
  */
 const REPLACED = `(state = 'gone' OR EXISTS (SELECT 1 FROM deployments n WHERE n.forge = d.forge AND n.owner = d.owner
-  AND n.repo = d.repo AND n.environment = d.environment AND n.deployment_name = d.deployment_name
+  AND n.repo = d.repo AND n.environment = d.environment AND n.deployment_name = d.deployment_name AND n.spoke = d.spoke
   AND n.workload_kind = d.workload_kind AND n.workload_namespace = d.workload_namespace AND n.workload_name = d.workload_name
   AND n.created_at > d.created_at))`;
 
@@ -90,7 +90,7 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
     const old = run(`DELETE FROM deployments AS d WHERE ${HISTORY} AND updated_at < ? AND ${REPLACED}`, now - policy.historyMs);
     const beyond = run(
       `DELETE FROM deployments WHERE rowid IN (SELECT rowid FROM (SELECT rowid, ROW_NUMBER() OVER (
-        PARTITION BY forge, owner, repo, environment, deployment_name ORDER BY updated_at DESC, created_at DESC) AS rank
+        PARTITION BY forge, owner, repo, environment, deployment_name, spoke ORDER BY updated_at DESC, created_at DESC) AS rank
         FROM deployments AS d WHERE ${HISTORY} AND ${REPLACED}) WHERE rank > ?)`,
       policy.historyPerLineage,
     );

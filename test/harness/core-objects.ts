@@ -39,6 +39,16 @@ export function kubeconfigSecret(o: { namespace: string; name: string; text: str
   };
 }
 
+/** A ConfigMap with `data` (Flux's workload identity: `provider`, `cluster`, `address`, …). */
+export function configMap(o: { namespace: string; name: string; data: Record<string, string> }): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: o.name, namespace: o.namespace, uid: uidFor('ConfigMap', o.namespace, o.name) },
+    data: { ...o.data },
+  };
+}
+
 /** A ServiceAccount, optionally with `imagePullSecrets`. */
 export function serviceAccount(o: { namespace: string; name: string; imagePullSecrets?: string[] }): KubeObject {
   return {

@@ -186,7 +186,7 @@ t.test('put, patchStatus and delete maintain generation and resourceVersion', as
   t.equal(fake.delete('apps/v1', 'Deployment', 'apps', 'web'), true);
   t.equal(fake.delete('apps/v1', 'Deployment', 'apps', 'web'), false);
   t.equal((await get(fake, `${APPS}/namespaces/apps/deployments/web`)).status, 404);
-  t.throws(() => fake.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'a' } }));
+  t.throws(() => fake.put({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'x', namespace: 'a' } }));
   fake.put(web('again'));
   fake.reset();
   t.equal(fake.requests.length, 0);

@@ -122,6 +122,15 @@ export interface StateBody {
   storage: { path: string; writable: boolean; damaged: string | null; problem: Record<string, unknown> | null };
   registryCache: { digests: number; tags: number };
   github: StateGitHub;
+  /** The clusters read: the bridge's own, then each remote one (Flux objects with spec.kubeConfig). */
+  clusters?: Array<{
+    name: string;
+    local: boolean;
+    answers: boolean | null;
+    lastAnswerAt: string | null;
+    reason: string | null;
+    credentials: string | null;
+  }>;
   /** The four DORA keys of the last 30 days per repository and environment (null: cannot be known). */
   dora?: {
     windowDays: number;

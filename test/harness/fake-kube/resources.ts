@@ -48,6 +48,7 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   builtin('', 'Namespace', 'namespaces', false, false),
   builtin('', 'Secret', 'secrets', true, false),
   builtin('', 'ServiceAccount', 'serviceaccounts', true, false),
+  builtin('', 'ConfigMap', 'configmaps', true, false),
   builtin('', 'Service', 'services', true, false),
   builtin('networking.k8s.io', 'Ingress', 'ingresses', true, true),
   // Gateway API kinds are CRDs: served as unstructured JSON like Flux's.

@@ -55,7 +55,8 @@ const DEFAULT_TOKEN = 'fake-kube-token';
 const DEFAULT_USER = 'system:serviceaccount:flux-system:github-deployment-bridge';
 
 export class FakeKube {
-  readonly token: string;
+  /** The bearer token it accepts; may be changed (a rotation). */
+  token: string;
   readonly user: string;
   /** RBAC allow-list; may be changed between requests. */
   allow: AllowRule[] | undefined;
