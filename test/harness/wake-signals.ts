@@ -35,7 +35,8 @@ export function wakesFrom(lines: ReadonlyArray<Record<string, unknown>>): Wake[]
 
 /**
  * The path that delivered a status: the last wake of `fluxObject` in [`from`, `until`] (the change it reports,
- * and the status reaching the forge), or `re-check` when none (the bridge looked again on its own schedule).
+ * and the status reaching the forge), or `re-check` when none (the bridge looked again on its own schedule, or
+ * a reconcile already under way read the change).
  */
 export function deliveredBy(wakes: readonly Wake[], fluxObject: string, from: number, until: number): WakePath | 're-check' {
   let found: WakePath | undefined;
