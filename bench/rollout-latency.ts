@@ -94,7 +94,24 @@ function deliveries(bridge: BridgeProcess, changes: Map<string, number>, success
 }
 
 /** Prints the latency, which path delivered each status, and the watch's two halves (change → wake, wake → success). */
-function report(label: string, bridge: BridgeProcess, changes: Map<string, number>, successes: Map<string, number>, cost: string): void {
+/**
+ * Waits (at most 3 s) until the bridge's log shows a wake for every status: its log lines reach this process
+ * through a pipe, after the statuses reached the simulator. Those still without one are counted as re-checks.
+ */
+async function logsCaughtUp(bridge: BridgeProcess, changes: Map<string, number>, successes: Map<string, number>): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  while (Date.now() < deadline && [...deliveries(bridge, changes, successes).values()].some((d) => d.path === 're-check'))
+    await new Promise((r) => setTimeout(r, 50));
+}
+
+async function report(
+  label: string,
+  bridge: BridgeProcess,
+  changes: Map<string, number>,
+  successes: Map<string, number>,
+  cost: string,
+): Promise<void> {
+  await logsCaughtUp(bridge, changes, successes);
   const repos = [...changes.keys()];
   const by = deliveries(bridge, changes, successes);
   const total = repos.map((r) => successes.get(r)! - changes.get(r)!);
@@ -137,7 +154,7 @@ async function one(world: World, bridge: BridgeProcess, post: (body: string) => 
     await waitUntil(() => successTimes(world, from).has(repo), `${repo} success`);
     successes.set(repo, successTimes(world, from).get(repo)!);
   }
-  report('1 in flight', bridge, changes, successes, kubeCost(world, kubeFrom, peak.stop()));
+  await report('1 in flight', bridge, changes, successes, kubeCost(world, kubeFrom, peak.stop()));
 }
 
 async function many(world: World, bridge: BridgeProcess, post: (body: string) => Promise<{ status: number }>): Promise<void> {
@@ -165,7 +182,7 @@ async function many(world: World, bridge: BridgeProcess, post: (body: string) =>
     ),
   );
   await waitUntil(() => successTimes(world, from).size === IN_FLIGHT, `${IN_FLIGHT} successes`, 600_000);
-  report(
+  await report(
     `${IN_FLIGHT} in flight (finishing over ${SPREAD_S} s)`,
     bridge,
     changedAt,
