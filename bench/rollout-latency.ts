@@ -19,6 +19,7 @@ import { deployment } from '../test/harness/flux-objects.js';
 import { finishRollout } from '../test/harness/rollouts.js';
 import { startWorld, type World } from '../test/harness/world.js';
 import { READY, putKustomization, sha } from '../test/e2e/scenario.js';
+import { deliveredBy, wakesFrom } from '../test/harness/wake-signals.js';
 import { annotated, formatTally, kubeEndpoint, load, plentifulBudget, say, settled, tally } from './common.js';
 import { median, percentile } from './stats.js';
 
@@ -27,7 +28,6 @@ const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 200);
 const SPREAD_S = Number(process.env.SPREAD_S ?? 20);
 const WRITE_INTERVAL = process.env.GITHUB_WRITE_INTERVAL?.trim() || '0s';
 const POLL_MS = 2;
-const WAKE = 'rollout changed: reconciling its sources';
 
 const repoOf = (run: string, i: number) => `${run}-${i}`;
 const commitOf = (repo: string) => sha(`rollout-latency-${repo}`);
@@ -73,28 +73,57 @@ function kubeCost(world: World, from: number, maxWatches: number): string {
 const pcts = (ms: number[]) =>
   `p50 ${median(ms).toFixed(0)} ms, p90 ${percentile(ms, 90).toFixed(0)} ms, p99 ${percentile(ms, 99).toFixed(0)} ms, max ${Math.max(...ms)} ms`;
 
-/** When the bridge logged that a watch saw each workload's rollout change (its debug line), by repository. */
-function wakeTimes(bridge: BridgeProcess): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const l of bridge.logs) {
-    const m = l.msg === WAKE ? /^Deployment\/apps\/(.+)$/.exec(String(l.workload)) : null;
-    if (m && !out.has(m[1]!)) out.set(m[1]!, Number(l.time));
-  }
-  return out;
+/**
+ * Which path delivered each repository's `success` (its Kustomization has the repository's name), and when the
+ * bridge woke for it: the last structured wake (`via`: watch, resync, event; test/harness/wake-signals.ts) of
+ * its Kustomization between the status change and the success, or a re-check when there was none.
+ */
+function deliveries(bridge: BridgeProcess, changes: Map<string, number>, successes: Map<string, number>) {
+  const wakes = wakesFrom(bridge.logs);
+  return new Map(
+    [...changes].map(([repo, from]) => {
+      const until = successes.get(repo)!;
+      const fluxObject = `Kustomization/flux-system/${repo}`;
+      const path = deliveredBy(wakes, fluxObject, from, until);
+      const at = wakes.find(
+        (w) => w.via === path && w.at >= from && w.at <= until && (w.fluxObjects === 'all' || w.fluxObjects.includes(fluxObject)),
+      )?.at;
+      return [repo, { path, at }] as const;
+    }),
+  );
 }
 
-/** Prints the latency and its two halves: the watch (change → the bridge's wake) and the reconcile (wake → success). */
-function report(label: string, bridge: BridgeProcess, changes: Map<string, number>, successes: Map<string, number>, cost: string): void {
+/** Prints the latency, which path delivered each status, and the watch's two halves (change → wake, wake → success). */
+/**
+ * Waits (at most 3 s) until the bridge's log shows a wake for every status: its log lines reach this process
+ * through a pipe, after the statuses reached the simulator. Those still without one are counted as re-checks.
+ */
+async function logsCaughtUp(bridge: BridgeProcess, changes: Map<string, number>, successes: Map<string, number>): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  while (Date.now() < deadline && [...deliveries(bridge, changes, successes).values()].some((d) => d.path === 're-check'))
+    await new Promise((r) => setTimeout(r, 50));
+}
+
+async function report(
+  label: string,
+  bridge: BridgeProcess,
+  changes: Map<string, number>,
+  successes: Map<string, number>,
+  cost: string,
+): Promise<void> {
+  await logsCaughtUp(bridge, changes, successes);
   const repos = [...changes.keys()];
-  const wakes = wakeTimes(bridge);
+  const by = deliveries(bridge, changes, successes);
   const total = repos.map((r) => successes.get(r)! - changes.get(r)!);
-  const watched = repos.filter((r) => wakes.has(r));
+  const watched = repos.filter((r) => by.get(r)?.path === 'watch' && by.get(r)?.at !== undefined);
+  const wakeOf = (r: string) => by.get(r)!.at!;
   say(`rollout-latency: ${label}: ${repos.length} rollouts, status change → success at the simulator: ${pcts(total)}; ${load()}`);
   if (watched.length > 0) {
-    say(`  status change → the bridge's watch wakes the source: ${pcts(watched.map((r) => wakes.get(r)! - changes.get(r)!))}`);
-    say(`  wake → success at the simulator (queue, reconcile, GitHub): ${pcts(watched.map((r) => successes.get(r)! - wakes.get(r)!))}`);
+    say(`  status change → the bridge's watch wakes the Flux object: ${pcts(watched.map((r) => wakeOf(r) - changes.get(r)!))}`);
+    say(`  wake → success at the simulator (queue, reconcile, GitHub): ${pcts(watched.map((r) => successes.get(r)! - wakeOf(r)))}`);
   }
-  say(`  delivered by a watch: ${watched.length}/${repos.length}`);
+  const paths = tally(repos.map((r) => by.get(r)!.path)).map(([path, n]) => `${path} ${n}/${repos.length}`);
+  say(`  delivered by: ${paths.join(', ')} (delivered by a watch: ${watched.length}/${repos.length})`);
   say(cost);
 }
 
@@ -125,7 +154,7 @@ async function one(world: World, bridge: BridgeProcess, post: (body: string) => 
     await waitUntil(() => successTimes(world, from).has(repo), `${repo} success`);
     successes.set(repo, successTimes(world, from).get(repo)!);
   }
-  report('1 in flight', bridge, changes, successes, kubeCost(world, kubeFrom, peak.stop()));
+  await report('1 in flight', bridge, changes, successes, kubeCost(world, kubeFrom, peak.stop()));
 }
 
 async function many(world: World, bridge: BridgeProcess, post: (body: string) => Promise<{ status: number }>): Promise<void> {
@@ -153,7 +182,7 @@ async function many(world: World, bridge: BridgeProcess, post: (body: string) =>
     ),
   );
   await waitUntil(() => successTimes(world, from).size === IN_FLIGHT, `${IN_FLIGHT} successes`, 600_000);
-  report(
+  await report(
     `${IN_FLIGHT} in flight (finishing over ${SPREAD_S} s)`,
     bridge,
     changedAt,
@@ -173,7 +202,7 @@ async function waitUntil(cond: () => boolean, what: string, timeoutMs = 60_000):
 async function main(): Promise<void> {
   const world = await startWorld();
   try {
-    // Debug logs carry the moment a watch woke each source.
+    // Debug logs carry the structured wakes (`via`): which path woke each Flux object, and when.
     const concurrency: Record<string, string> = process.env.RECONCILE_CONCURRENCY
       ? { RECONCILE_CONCURRENCY: process.env.RECONCILE_CONCURRENCY }
       : {};

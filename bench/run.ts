@@ -14,6 +14,7 @@ const ALL = [
   'gitlab-economy',
   'rollout',
   'base-image-bump',
+  'shared-app-bump',
   'latency',
   'rollout-latency',
   'fleet',

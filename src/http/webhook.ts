@@ -143,7 +143,7 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookDeps): void {
       }
       deps.storage?.succeeded();
       deps.metrics.events.inc({ kind, result: 'accepted' });
-      deps.log.debug({ fluxObject: `${kind}/${io.namespace}/${io.name}`, reason: parsed.event.reason }, 'event queued');
+      deps.log.debug({ via: 'event', fluxObject: `${kind}/${io.namespace}/${io.name}`, reason: parsed.event.reason }, 'event queued');
       deps.onEnqueued();
       return reply.code(202).send({ status: 'queued' });
     },

@@ -85,7 +85,7 @@ export class Resync {
       }
     }
     if (count > 0) this.o.onEnqueued();
-    this.o.log.debug({ fluxObjects: count }, 'resync pass done');
+    this.o.log.debug({ via: 'resync', fluxObjects: count }, 'resync pass done');
     return count;
   }
 

@@ -132,7 +132,12 @@ export class RolloutTracking implements WorkloadWatchEvents {
   private saw(k: string, reg: Registration | undefined, s: Sighting): void {
     this.observed.set(k, s);
     if (!reg || reg.verdict === s.verdict) return;
-    this.o.log.debug({ workload: k, was: reg.verdict, now: s.verdict }, 'rollout changed: reconciling its Flux objects');
+    // `via: 'watch'` and the Flux objects `woken`: what bench/rollout-latency.ts attributes a status to (test/harness/wake-signals.ts).
+    const woken = [...reg.sources.keys()];
+    this.o.log.debug(
+      { via: 'watch', workload: k, woken, was: reg.verdict, now: s.verdict },
+      'rollout changed: reconciling its Flux objects',
+    );
     reg.verdict = s.verdict;
     reg.rv = s.rv;
     this.o.wake([...reg.sources.values()]);

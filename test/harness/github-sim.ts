@@ -41,9 +41,11 @@ export interface GitHubSimulatorOptions extends RepoFacts {
   /**
    * GitHub's secondary limits on content-generating requests per account (a token, an installation): `true` for
    * GitHub's documented 80 per minute and 500 per hour, or other windows; `scale` compresses their time
-   * (benchmarks). Off when unset, so tests about other things need not pace their writes.
+   * (benchmarks). Off when unset, so tests about other things need not pace their writes. `identities` makes
+   * several credentials one identity with one set of windows (several bridges on one GitHub App): a token's
+   * value, or `installation <id>`, → the identity's name; others count on their own.
    */
-  secondaryLimits?: boolean | { windows?: readonly LimitWindow[]; scale?: number };
+  secondaryLimits?: boolean | { windows?: readonly LimitWindow[]; scale?: number; identities?: Readonly<Record<string, string>> };
   /** Delay every answer by this many milliseconds. */
   latencyMs?: number;
   /** Primary rate limit: requests per hour (default 5000), then 403 with x-ratelimit-remaining 0. */
@@ -311,7 +313,9 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     if (route === undefined || !exists(route.owner, route.repo)) return notFound();
     if (presented.kind === 'installation' && !this.app!.canAccess(presented.installation, route.owner, route.repo)) return notFound();
     if (CONTENT_GENERATING.includes(rec.method)) {
-      const account = presented.kind === 'installation' ? `installation ${presented.installation.id}` : `token ${credential ?? ''}`;
+      const own = presented.kind === 'installation' ? `installation ${presented.installation.id}` : (credential ?? '');
+      const shared = typeof this.options.secondaryLimits === 'object' ? this.options.secondaryLimits.identities?.[own] : undefined;
+      const account = shared === undefined ? `account ${own}` : `identity ${shared}`;
       // writesPerMinute counts every account's writes together; secondaryLimits each account's own.
       for (const [limit, key] of [
         [this.window, ''],

@@ -5,6 +5,7 @@ import { duration, integer, url } from '../../common/setting-parsers.js';
 import { rotatingSecret, secretValue } from '../../common/rotating-secret.js';
 import { plainHttpRefused } from '../forge-url.js';
 import { parseBudget, type BudgetWindow } from '../write-budget.js';
+import { parseShare, shareOf } from '../budget-share.js';
 import { INVALID, combine, secret, setting, type Check, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 /** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
@@ -24,6 +25,11 @@ export const DEFAULT_WRITE_BUDGET = '80/1m,500/1h';
 const budget: Parse<BudgetWindow[]> = (value, check) => {
   const parsed = parseBudget(value);
   return 'problem' in parsed ? check.invalid(parsed.problem) : parsed;
+};
+
+const share: Parse<number> = (value, check) => {
+  const parsed = parseShare(value);
+  return typeof parsed === 'number' ? parsed : check.invalid(parsed.problem);
 };
 
 const webHost: Parse<string> = (value, check) => {
@@ -123,9 +129,20 @@ export const GITHUB_SERVICE = {
     default: '1s',
     doc: 'minimum time between GitHub writes (GitHub asks for ≥ 1 s between content-creating requests), `0s` to `5s`; `0s` only against a simulator',
   }),
-  githubWriteBudget: setting('GITHUB_WRITE_BUDGET', {
-    parse: budget,
-    default: DEFAULT_WRITE_BUDGET,
-    doc: "writes allowed per credential scope (token, App, installation), a comma list of `<count>/<duration>` sliding windows; the default is GitHub's secondary limits, set it to a GitHub Enterprise Server administrator's limits; see the write budget (docs/write-budget.md)",
-  }),
+  /** The windows this bridge keeps: GITHUB_WRITE_BUDGET's, each count × GITHUB_WRITE_BUDGET_SHARE. */
+  githubWriteBudget: combine(
+    {
+      windows: setting('GITHUB_WRITE_BUDGET', {
+        parse: budget,
+        default: DEFAULT_WRITE_BUDGET,
+        doc: "writes allowed per credential scope (token, App, installation), a comma list of `<count>/<duration>` sliding windows; the default is GitHub's secondary limits, set it to a GitHub Enterprise Server administrator's limits; see the write budget (docs/write-budget.md)",
+      }),
+      share: setting('GITHUB_WRITE_BUDGET_SHARE', {
+        parse: share,
+        default: '1',
+        doc: "this bridge's share of `GITHUB_WRITE_BUDGET` when several bridges (clusters) write as one GitHub identity (`1/5`, `0.2`, `20%`): each window's count × the share; shares of the bridges on one identity should sum to at most 1 (docs/write-budget.md)",
+      }),
+    },
+    ({ windows, share }): BudgetWindow[] | Invalid => (windows === INVALID || share === INVALID ? INVALID : shareOf(windows, share)),
+  ),
 };

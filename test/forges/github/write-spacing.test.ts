@@ -51,6 +51,27 @@ t.test("GITHUB_WRITE_BUDGET: GitHub's secondary limits by default, any windows f
   t.end();
 });
 
+t.test('GITHUB_WRITE_BUDGET_SHARE: the windows this bridge keeps of a budget shared with other bridges', (t) => {
+  t.same(loadConfig({ ...MINIMAL, GITHUB_WRITE_BUDGET_SHARE: '1/5' }).githubWriteBudget, [
+    { count: 16, ms: 60_000 },
+    { count: 100, ms: 3_600_000 },
+  ]);
+  t.same(loadConfig({ ...MINIMAL, GITHUB_WRITE_BUDGET: '1000/1h', GITHUB_WRITE_BUDGET_SHARE: '25%' }).githubWriteBudget, [
+    { count: 250, ms: 3_600_000 },
+  ]);
+  let problems: string[] = [];
+  try {
+    loadConfig({ ...MINIMAL, GITHUB_WRITE_BUDGET: '80/1m,lots', GITHUB_WRITE_BUDGET_SHARE: '5' });
+  } catch (err) {
+    problems = (err as ConfigError).problems;
+  }
+  t.match(problems, [
+    /^GITHUB_WRITE_BUDGET="80\/1m,lots" has "lots"/,
+    /^GITHUB_WRITE_BUDGET_SHARE="5" must be a share above 0 and at most 1/,
+  ]);
+  t.end();
+});
+
 t.test('WriteSpacing releases writes intervalMs apart, in arrival order; 0 never waits', async (t) => {
   let clock = 10_000;
   const slept: number[] = [];

@@ -202,6 +202,22 @@ t.test("secondaryLimits: GitHub's two windows per account, a 403 with GitHub's m
   t.equal(sim.secondaryRefusals(), 0, 'reset forgets the windows');
 });
 
+t.test('secondaryLimits: identities make several tokens one identity with one set of windows', async (t) => {
+  const { sim, gh } = await setup(t, {
+    secondaryLimits: { windows: [{ count: 3, ms: 60_000 }], identities: { [TOKEN]: 'app', 'second-bridge': 'app' } },
+    tokens: [TOKEN, 'second-bridge', 'own-token'],
+  });
+  const as = (auth: string) => new Octokit({ auth, baseUrl: sim.url, retry: { enabled: false }, throttle: { enabled: false }, log: quiet });
+  const second = as('second-bridge');
+  await createDeployment(gh);
+  await createDeployment(second);
+  await createDeployment(gh);
+  t.match(await failure(createDeployment(second)), { status: 403 }, "the identity's window is full, whichever token writes");
+  t.match(await failure(createDeployment(gh)), { status: 403 });
+  t.equal((await createDeployment(as('own-token'))).status, 201, 'a token of no identity counts on its own');
+  t.equal(sim.secondaryRefusals(), 2);
+});
+
 t.test('secondaryLimits: true is 80 per minute per account; another token has its own', async (t) => {
   const { sim, gh } = await setup(t, { secondaryLimits: true, tokens: [TOKEN, 'other-token'] });
   for (let i = 0; i < 80; i++) await createDeployment(gh);
