@@ -11,6 +11,7 @@ import { backlogState, budgetState, forgeHealthState, scrapeBacklog } from '../f
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
 import { InstallationStore } from './installation-store.js';
 import { dryRunPort } from './dry-run-port.js';
+import { DeploymentLookups } from './deployment-lookups.js';
 import { createGitHubSide, type GitHubAuth } from './github-client.js';
 import { GitHubPublisher, type GitHubPublishResult } from './github-publisher.js';
 import { toGitHubState } from './github-states.js';
@@ -77,8 +78,12 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       writeIntervalMs: s.githubWriteIntervalMs,
       writeBudget: s.githubWriteBudget,
     });
+    const github = d.dryRun ? dryRunPort(side.port, log) : side.port;
+    const query = github.queryDeployments?.bind(github);
+    const lookups = query && new DeploymentLookups({ query, log: log.child({ component: 'github' }), now });
     const plain = new GitHubPublisher({
-      github: d.dryRun ? dryRunPort(side.port, log) : side.port,
+      github,
+      ...(lookups ? { lookups } : {}),
       deployments,
       log,
       now,
@@ -95,12 +100,16 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       comments: side.comments,
       commits: side.commits,
       start: () => side.monitor.start(),
-      stop: () => side.monitor.stop(),
+      stop: () => {
+        side.monitor.stop();
+        lookups?.stop();
+      },
       state: () => ({
         auth: auth.kind,
         ...forgeHealthState(health, refusals, 'github', now()),
         budgets: budgetState(health),
         writeBudget: backlogState(side.budget, now()),
+        ...(lookups ? { batchedLookups: lookups.state() } : {}),
       }),
       // Its state in GitHub's words, as GitHub shows it (`inactive`); its link: the environment's deployments.
       describe: (row) => ({
