@@ -50,6 +50,8 @@ export class DeploymentLookups {
   private graphqlOffUntil = 0;
   /** Look-ups a batch could not answer: their next ask goes to REST. */
   private readonly unanswered = new Set<string>();
+  /** Look-ups in the batch being answered. */
+  private readonly asking = new Set<string>();
   private readonly tally = { queries: 0, failed: 0, asked: 0, answered: 0 };
 
   constructor(private readonly o: DeploymentLookupsOptions) {}
@@ -76,6 +78,8 @@ export class DeploymentLookups {
       this.queue.size > 0 || this.flushing !== undefined || (this.lastAsked.key !== key && now - this.lastAsked.at < this.windowMs);
     this.lastAsked = { key, at: now };
     if (this.unanswered.delete(key) || !burst || now < this.graphqlOffUntil) return undefined;
+    // Asked already (its work came back before the answer): it waits for the same batch.
+    if (this.asking.has(key)) return now + this.windowMs;
     this.queue.set(key, target);
     if (this.timer === undefined && this.flushing === undefined) this.arm(now);
     // The batch leaves at `dueAt`; its answer comes a moment later (a query, then the work comes back).
@@ -98,9 +102,14 @@ export class DeploymentLookups {
   private async flush(): Promise<void> {
     const batch = [...this.queue];
     this.queue.clear();
-    for (const chunk of chunks(batch, this.o.maxRepos ?? LOOKUP_REPOS)) {
-      if (this.o.now() < this.graphqlOffUntil) return; // the rest goes to REST when its work comes back
-      await this.ask(chunk);
+    for (const [key] of batch) this.asking.add(key);
+    try {
+      for (const chunk of chunks(batch, this.o.maxRepos ?? LOOKUP_REPOS)) {
+        if (this.o.now() < this.graphqlOffUntil) return; // the rest goes to REST when its work comes back
+        await this.ask(chunk);
+      }
+    } finally {
+      this.asking.clear();
     }
   }
 
