@@ -21,6 +21,7 @@ const ALL = [
   'dora-scrape',
   'commit-time-reads',
   'runtime-soundness',
+  'first-pass',
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const asked = process.argv.slice(2);

@@ -29,6 +29,8 @@ export interface GitHubSettings extends GitHubReporting {
   githubAuth?: GitHubAuth | undefined;
   githubApiUrl: string;
   githubWriteIntervalMs: number;
+  /** `GITHUB_BATCHED_LOOKUPS`: look-ups of many new targets at once go out as GraphQL batches (default true). */
+  githubBatchedLookups?: boolean;
   /** `GITHUB_WRITE_BUDGET`: the sliding windows of writes per credential scope. */
   githubWriteBudget: BudgetWindow[];
 }
@@ -79,7 +81,7 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       writeBudget: s.githubWriteBudget,
     });
     const github = d.dryRun ? dryRunPort(side.port, log) : side.port;
-    const query = github.queryDeployments?.bind(github);
+    const query = s.githubBatchedLookups === false ? undefined : github.queryDeployments?.bind(github);
     const lookups = query && new DeploymentLookups({ query, log: log.child({ component: 'github' }), now });
     const plain = new GitHubPublisher({
       github,
