@@ -38,7 +38,8 @@ function bridge(t: Test, sim: GitHubSimulator, db: Db) {
   const publishAll = (targets: ReturnType<typeof target>[]) =>
     Promise.all(
       targets.map(async (x) => {
-        for (let i = 0; i < 20; i++) {
+        // Until answered (the simulator's first query builds GitHub's schema: a second or more on a loaded machine).
+        for (const end = Date.now() + 60_000; Date.now() < end;) {
           try {
             return await publisher.publish(x.target, x.origin, 'success', 'ReconciliationSucceeded');
           } catch (err) {
