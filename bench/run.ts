@@ -24,6 +24,7 @@ const ALL = [
   'webhook-flood',
   'commit-time-reads',
   'runtime-soundness',
+  'first-pass',
 ];
 const here = dirname(fileURLToPath(import.meta.url));
 const asked = process.argv.slice(2);

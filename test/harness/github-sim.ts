@@ -15,6 +15,8 @@ import { GITHUB_SECONDARY_WINDOWS, PrimaryLimit, WriteWindows, type LimitWindow 
 import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from './github-sim/routes.js';
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
 import { SimState, repoKey } from './github-sim/state.js';
+import { answerGraphQL } from './github-sim/graphql.js';
+import { PointBudget } from './github-sim/graphql-limits.js';
 import { CommentSim, type SimComment, type SimPullRequest } from './github-sim/comments.js';
 import { CommitSim, COMMIT_PATH } from './github-sim/commits.js';
 import { CommitBook, type CommitDates } from './commit-book.js';
@@ -50,6 +52,8 @@ export interface GitHubSimulatorOptions extends RepoFacts {
   latencyMs?: number;
   /** Primary rate limit: requests per hour (default 5000), then 403 with x-ratelimit-remaining 0. */
   requestsPerHour?: number;
+  /** GraphQL's point budget per account an hour (default 5,000, GitHub's for a token). */
+  graphqlPointsPerHour?: number;
   /** Login recorded as the creator of deployments and statuses. */
   login?: string;
   /** Path of github-openapi-deployments.json; default <repo>/test/fixtures/. */
@@ -80,6 +84,10 @@ export interface GitHubSimulator {
   readonly faults: FaultBuilders;
   /** The App side (issued installation tokens, revocation), when the `app` option is set. */
   readonly app: SimApp | undefined;
+  /** GraphQL queries (`POST /graphql`, at `/api/graphql` under an `/api/v3` prefix as on GitHub Enterprise Server). */
+  graphqlQueries(): RecordedRequest[];
+  /** GraphQL's point budgets, per account (`refused`: queries answered RATE_LIMITED). */
+  readonly points: PointBudget;
   /** Writes answered with a secondary rate limit (by `writesPerMinute` or `secondaryLimits`). */
   secondaryRefusals(): number;
   /** Switches the per-account secondary limits (`secondaryLimits`' windows) on or off; their counts start afresh. */
@@ -140,6 +148,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
   private readonly state = new SimState(() => this.url);
   private readonly spec: SpecValidators;
   private readonly primary: PrimaryLimit;
+  readonly points: PointBudget;
   private readonly window: WriteWindows | undefined;
   private readonly perAccount: WriteWindows;
   /** Whether `perAccount` refuses writes now (`secondaryLimits`, switched by `enforceSecondaryLimits`). */
@@ -165,6 +174,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.faults = faultBuilders(this.spec.fixture);
     this.app = options.app === undefined ? undefined : new SimApp(options.app);
     this.primary = new PrimaryLimit(options.requestsPerHour ?? DEFAULT_REQUESTS_PER_HOUR);
+    this.points = new PointBudget(options.graphqlPointsPerHour ?? DEFAULT_REQUESTS_PER_HOUR);
     this.window = options.writesPerMinute === undefined ? undefined : new WriteWindows([{ count: options.writesPerMinute, ms: 60_000 }]);
     const secondary = typeof options.secondaryLimits === 'object' ? options.secondaryLimits : {};
     this.perAccount = new WriteWindows(secondary.windows ?? GITHUB_SECONDARY_WINDOWS, secondary.scale);
@@ -182,6 +192,10 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
 
   writes(): RecordedRequest[] {
     return this.server.requests.filter((r) => r.didWork && (r.method === 'POST' || r.method === 'DELETE'));
+  }
+
+  graphqlQueries(): RecordedRequest[] {
+    return this.server.requests.filter((r) => r.method === 'POST' && r.path === '/graphql');
   }
 
   secondaryRefusals(): number {
@@ -216,11 +230,13 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     this.conversation.clear();
     this.commitBook.clear();
     this.primary.reset();
+    this.points.reset();
     this.window?.reset();
     this.perAccount.reset();
   }
 
   apiPath(pathname: string): string | undefined {
+    if (this.prefix.endsWith('/api/v3') && pathname === `${this.prefix.slice(0, -3)}/graphql`) return '/graphql';
     return pathBelow(this.prefix, pathname);
   }
 
@@ -280,6 +296,19 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
     const appReply = this.app?.answer(rec.method, rec.path, presented, rec.body, exists);
     if (appReply !== undefined) return appReply;
     if (!tokenOk && !installationOk) return BAD_CREDENTIALS;
+    // GraphQL spends its own point budget, not the REST requests of the hour.
+    if (rec.method === 'POST' && rec.path === '/graphql')
+      return answerGraphQL(
+        {
+          account: presented.kind === 'installation' ? `installation ${presented.installation.id}` : `token ${credential ?? ''}`,
+          canSee: (owner, repo) =>
+            exists(owner, repo) && (presented.kind !== 'installation' || this.app!.canAccess(presented.installation, owner, repo)),
+          deployments: (owner, repo) => this.state.snapshot(owner, repo),
+          points: this.points,
+          violation: (errors, data) => this.violations.push({ method: rec.method, path: rec.path, kind: 'body', errors, data }),
+        },
+        rec.body,
+      );
     if (!this.primary.take()) return { ...this.faults.primaryRateLimit(0), headers: this.primary.headers() };
     const commenter =
       presented.kind === 'installation'

@@ -127,7 +127,7 @@ export interface MemoryDeployment extends GhDeployment {
 
 /** A failure of the next matching call: GitHub's answer (`status`), or none at all (`status` undefined). */
 export interface Fault {
-  method: keyof DeploymentsPort;
+  method: Exclude<keyof DeploymentsPort, 'queryDeployments'>;
   status?: number;
   message: string;
   /** Fail this many matching calls (default: every one, until removed). */
@@ -143,7 +143,7 @@ export class MemoryGitHub implements DeploymentsPort {
   faults: Fault[] = [];
   private nextId = 1;
 
-  private call(method: keyof DeploymentsPort, repo: RepoRef): void {
+  private call(method: Exclude<keyof DeploymentsPort, 'queryDeployments'>, repo: RepoRef): void {
     this.calls.push(`${method} ${repo.owner}/${repo.repo}`);
     const fault = this.faults.find((f) => f.method === method && (f.repo === undefined || f.repo === `${repo.owner}/${repo.repo}`));
     if (fault === undefined) return;
@@ -151,7 +151,7 @@ export class MemoryGitHub implements DeploymentsPort {
     throw new GitHubCallError(fault.message, fault.status, fault.message, method);
   }
 
-  private find(repo: RepoRef, id: number, method: keyof DeploymentsPort): MemoryDeployment {
+  private find(repo: RepoRef, id: number, method: Exclude<keyof DeploymentsPort, 'queryDeployments'>): MemoryDeployment {
     const d = this.deployments.find((x) => x.id === id && x.owner === repo.owner && x.repo === repo.repo);
     if (!d) throw new GitHubCallError('Not Found', 404, 'Not Found', method);
     return d;

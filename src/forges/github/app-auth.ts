@@ -140,6 +140,12 @@ export function createAppSide(o: AppSideOptions): AppSide {
       createDeployment: async (r, body, turn) => (await via(r)).createDeployment(r, body, turn),
       listStatuses: async (r, id, turn) => (await via(r)).listStatuses(r, id, turn),
       createStatus: async (r, id, body, turn) => (await via(r)).createStatus(r, id, body, turn),
+      queryDeployments: async (r, request) => {
+        const port = await via(r);
+        // Every installation's port is createDeploymentsPort's, which has it.
+        if (port.queryDeployments === undefined) throw new Error('no GraphQL on this installation port');
+        return port.queryDeployments(r, request);
+      },
     },
     clientFor,
     async check() {

@@ -5,6 +5,7 @@ import { ForgePaused } from '../forge-health.js';
 /** The GitHub calls the bridge makes, named so a refusal can say what was refused. */
 export type GitHubOperation =
   | 'listDeployments'
+  | 'findDeployments'
   | 'createDeployment'
   | 'listStatuses'
   | 'createStatus'

@@ -9,6 +9,7 @@ export function dryRunPort(inner: DeploymentsPort, log: Logger): DeploymentsPort
   let nextId = 0;
   return {
     listDeployments: (repo, q, turn) => inner.listDeployments(repo, q, turn),
+    ...(inner.queryDeployments ? { queryDeployments: inner.queryDeployments.bind(inner) } : {}),
     listStatuses: (repo, id, turn) => (id < 0 ? Promise.resolve([]) : inner.listStatuses(repo, id, turn)),
     createDeployment(repo, body) {
       const id = --nextId;

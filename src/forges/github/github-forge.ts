@@ -12,6 +12,7 @@ import { backlogState, budgetState, forgeHealthState, scrapeBacklog } from '../f
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
 import { InstallationStore } from './installation-store.js';
 import { dryRunPort } from './dry-run-port.js';
+import { DeploymentLookups } from './deployment-lookups.js';
 import { createGitHubSide, type GitHubAuth } from './github-client.js';
 import { GitHubPublisher, type GitHubPublishResult } from './github-publisher.js';
 import { toGitHubState } from './github-states.js';
@@ -29,6 +30,8 @@ export interface GitHubSettings extends GitHubReporting {
   githubAuth?: GitHubAuth | undefined;
   githubApiUrl: string;
   githubWriteIntervalMs: number;
+  /** `GITHUB_BATCHED_LOOKUPS`: look-ups of many new targets at once go out as GraphQL batches (default true). */
+  githubBatchedLookups?: boolean;
   /** `GITHUB_WRITE_BUDGET`: the sliding windows of writes per credential scope. */
   githubWriteBudget: BudgetWindow[];
 }
@@ -79,8 +82,12 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       writeIntervalMs: s.githubWriteIntervalMs,
       writeBudget: s.githubWriteBudget,
     });
+    const github = d.dryRun ? dryRunPort(side.port, log) : side.port;
+    const query = s.githubBatchedLookups === false ? undefined : github.queryDeployments?.bind(github);
+    const lookups = query && new DeploymentLookups({ query, log: log.child({ component: 'github' }), now });
     const plain = new GitHubPublisher({
-      github: d.dryRun ? dryRunPort(side.port, log) : side.port,
+      github,
+      ...(lookups ? { lookups } : {}),
       deployments,
       log,
       now,
@@ -97,12 +104,16 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       comments: side.comments,
       commits: side.commits,
       start: () => side.monitor.start(),
-      stop: () => side.monitor.stop(),
+      stop: () => {
+        side.monitor.stop();
+        lookups?.stop();
+      },
       state: () => ({
         auth: auth.kind,
         ...forgeHealthState(health, refusals, 'github', now()),
         budgets: budgetState(health),
         writeBudget: backlogState(side.budget, now()),
+        ...(lookups ? { batchedLookups: lookups.state() } : {}),
       }),
       // Its state in GitHub's words, as GitHub shows it (`inactive`); its link: the environment's deployments.
       describe: (row) => ({

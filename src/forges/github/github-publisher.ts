@@ -6,6 +6,7 @@ import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeploym
 import { fromGitHubState, toGitHubState } from './github-states.js';
 import { identityKey, identityOf, type Identity } from '../../lifecycle/identity.js';
 import { payloadMatches } from './deployment-payload.js';
+import { LookupQueued, type DeploymentLookups } from './deployment-lookups.js';
 import {
   isSupersedable,
   planStatuses,
@@ -32,6 +33,8 @@ export interface GitHubPublisherDeps {
   deployments: DeploymentStore;
   log: Logger;
   now: () => number;
+  /** The batched find before creates (deployment-lookups.ts); none: every find is one REST list call. */
+  lookups?: Pick<DeploymentLookups, 'take' | 'join'>;
   /** Called with each status GitHub accepted (publish, supersession and cleanup alike): the metric's one count. */
   onSent?: (state: DeliveryState) => void;
 }
@@ -118,19 +121,16 @@ export class GitHubPublisher {
     const repo = { owner: target.owner, repo: target.repo };
     const key = identityKey(row);
     const known = this.foundNothing.get(key);
-    const listed = known !== undefined && known + FOUND_NOTHING_MS > now() ? known : undefined;
-    const existing =
-      listed !== undefined
-        ? []
-        : await github.listDeployments(
-            repo,
-            { sha: target.sha, environment: target.environment, ...(target.task ? { task: target.task } : {}) },
-            turn,
-          );
-    const match = existing.find((d) => payloadMatches(d.payload, target));
+    let listed = known !== undefined && known + FOUND_NOTHING_MS > now() ? known : undefined;
+    let match: { id: number; state: DeliveryState | null } | undefined;
+    if (listed === undefined) {
+      const found = await this.find(target, key, turn);
+      if (found === 'none') listed = now();
+      else if (typeof found === 'number') listed = found;
+      else match = found;
+    }
     if (match) {
-      const statuses = await github.listStatuses(repo, match.id, turn);
-      deployments.setDeploymentId(row, match.id, latestState(statuses), now());
+      deployments.setDeploymentId(row, match.id, match.state, now());
       log.info({ deploymentId: match.id }, 'adopted existing GitHub deployment');
       return false;
     }
@@ -157,6 +157,32 @@ export class GitHubPublisher {
     deployments.setDeploymentId(row, d.id, null, now());
     if (d.id > 0) log.info({ deploymentId: d.id }, 'created GitHub deployment'); // DRY_RUN ids are negative: 'would create' was logged
     return true;
+  }
+
+  /**
+   * The target's deployment on GitHub, or when it was found to have none ('none': now; a number: a batch's
+   * time). A batched answer is taken when there is one; a look-up that joins a batch throws LookupQueued
+   * (nothing sent: the work comes back when the batch is answered); else the REST find, one list call.
+   */
+  private async find(
+    target: ReportTarget,
+    key: string,
+    turn: Turn,
+  ): Promise<{ id: number; state: DeliveryState | null } | number | 'none'> {
+    const { github, lookups } = this.deps;
+    const batched = lookups?.take(key);
+    if (batched !== undefined) return batched.kind === 'found' ? batched : batched.at;
+    const due = lookups?.join(key, target);
+    if (due !== undefined) throw new LookupQueued(due);
+    const repo = { owner: target.owner, repo: target.repo };
+    const existing = await github.listDeployments(
+      repo,
+      { sha: target.sha, environment: target.environment, ...(target.task ? { task: target.task } : {}) },
+      turn,
+    );
+    const match = existing.find((d) => payloadMatches(d.payload, target));
+    if (!match) return 'none';
+    return { id: match.id, state: latestState(await github.listStatuses(repo, match.id, turn)) };
   }
 
   /** The row with nothing pending: after a crash between marking a status and recording it, GitHub says whether it arrived. */

@@ -1,7 +1,7 @@
 import { errorMessage } from '../../common/errors.js';
 import { parseAppPrivateKey } from './app-jwt.js';
 import type { GitHubAuth } from './github-client.js';
-import { duration, integer, url } from '../../common/setting-parsers.js';
+import { boolean, duration, integer, url } from '../../common/setting-parsers.js';
 import { rotatingSecret, secretValue } from '../../common/rotating-secret.js';
 import { plainHttpRefused } from '../forge-url.js';
 import { parseBudget, type BudgetWindow } from '../write-budget.js';
@@ -128,6 +128,11 @@ export const GITHUB_SERVICE = {
     }),
     default: '1s',
     doc: 'minimum time between GitHub writes (GitHub asks for ≥ 1 s between content-creating requests), `0s` to `5s`; `0s` only against a simulator',
+  }),
+  githubBatchedLookups: setting('GITHUB_BATCHED_LOOKUPS', {
+    parse: boolean,
+    default: 'true',
+    doc: "find existing deployments of many new targets at once with GitHub's GraphQL API (its own hourly points, not REST's requests); `false`: one REST read per new deployment",
   }),
   /** The windows this bridge keeps: GITHUB_WRITE_BUDGET's, each count × GITHUB_WRITE_BUDGET_SHARE. */
   githubWriteBudget: combine(

@@ -44,6 +44,16 @@ export interface RepoRef {
   repo: string;
 }
 
+/** A GraphQL answer: its data (partial when some fields failed), its errors, what it cost and when GraphQL's budget resets. */
+export interface GraphQLAnswer {
+  data?: unknown;
+  errors?: Array<{ type?: string; message: string; path?: ReadonlyArray<string | number> }>;
+  /** `rateLimit { cost }`, when the query asked for it and it was answered. */
+  cost?: number;
+  /** When GraphQL's hourly budget resets (epoch ms), from the answer's headers. */
+  resetAt?: number;
+}
+
 /**
  * The GitHub deployment endpoints the bridge uses; octokit behind it in production, the simulator in tests.
  * `turn`: whose request it is and what it is worth, for the write budget (see forges/write-budget.ts).
@@ -53,4 +63,6 @@ export interface DeploymentsPort {
   createDeployment(repo: RepoRef, body: CreateDeploymentBody, turn?: Turn): Promise<GhDeployment>;
   listStatuses(repo: RepoRef, deploymentId: number, turn?: Turn): Promise<GhStatus[]>;
   createStatus(repo: RepoRef, deploymentId: number, body: CreateStatusBody, turn?: Turn): Promise<void>;
+  /** One GraphQL query (the batched find before creates) with the credentials of `repo`; absent: look-ups stay REST. */
+  queryDeployments?(repo: RepoRef, request: { query: string; variables: Record<string, unknown> }): Promise<GraphQLAnswer>;
 }

@@ -10,7 +10,15 @@ import { COMMENT_CLASS, type Turn } from '../write-budget.js';
 import { rateLimitOf } from './rate-limit.js';
 import { MAX_FORGE_ANSWER_BYTES, cappedFetch } from '../../common/capped-body.js';
 import { sameOriginFetch } from '../forge-fetch.js';
-import type { CreateDeploymentBody, CreateStatusBody, DeploymentsPort, GhDeployment, GhStatus, RepoRef } from './github-types.js';
+import type {
+  CreateDeploymentBody,
+  CreateStatusBody,
+  DeploymentsPort,
+  GhDeployment,
+  GhStatus,
+  GraphQLAnswer,
+  RepoRef,
+} from './github-types.js';
 import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
 
 /** Every GitHub request is abandoned after this long; the queue retries the source later. */
@@ -158,7 +166,8 @@ function settle(o: GitHubClientOptions, err: unknown, count: (status: string) =>
     count(String(err.status));
     // A comment's refusal pauses the scope's comments only (`pauses`): deployments go on until refused themselves.
     const hit = rateLimitOf(err.status, headers, githubMessage, (o.now ?? Date.now)(), o.health.secondaryRepeats(pauses));
-    if (hit !== undefined) {
+    // GraphQL's budget is its own: spending it holds back the batched look-ups (they go to REST), not the scope's work.
+    if (hit !== undefined && headers['x-ratelimit-resource'] !== 'graphql') {
       o.health.rateLimited(hit, pauses);
       o.log.warn(
         { kind: hit.kind, scope: pauses, until: new Date(hit.until).toISOString() },
@@ -239,6 +248,23 @@ export function createDeploymentsPort(octokit: Octokit, timeoutMs = GITHUB_TIMEO
       await call('createStatus', `create ${body.state} status on deployment ${deploymentId}`, (signal) =>
         octokit.rest.repos.createDeploymentStatus({ ...r, deployment_id: deploymentId, ...body, request: { signal, turn } }),
       );
+    },
+    queryDeployments: async (r: RepoRef, body) => {
+      let resetAt: number | undefined;
+      const answer = await call<Omit<GraphQLAnswer, 'cost' | 'resetAt'>>(
+        'findDeployments',
+        `find deployments (GraphQL, from ${r.owner})`,
+        async (signal) => {
+          // GitHub Enterprise Server answers GraphQL at /api/graphql, beside its REST API's /api/v3.
+          const baseUrl = octokit.request.endpoint.DEFAULTS.baseUrl.replace(/\/api\/v3\/?$/, '/api');
+          const res = await octokit.request('POST /graphql', { ...body, baseUrl, request: { signal } });
+          const reset = Number(res.headers['x-ratelimit-reset']);
+          resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : undefined;
+          return res;
+        },
+      );
+      const cost = (answer.data as { rateLimit?: { cost?: unknown } } | null | undefined)?.rateLimit?.cost;
+      return { ...answer, ...(typeof cost === 'number' ? { cost } : {}), ...(resetAt === undefined ? {} : { resetAt }) };
     },
   };
 }
