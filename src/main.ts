@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: refuses an unsupported Node.js before any native module loads (common/node-guard.ts).
+import './common/node-guard.js';
 import pino from 'pino';
 import { logDestination } from './common/log-destination.js';
 import { secretValue } from './common/rotating-secret.js';
