@@ -194,6 +194,7 @@ async function main(config: Config): Promise<void> {
     ...(comments ? { comments: commentStore } : {}),
     dora: dora.figures,
     commitTimes: dora.state,
+    identity: { version, cluster: config.clusterName },
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());
