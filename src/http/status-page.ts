@@ -112,7 +112,7 @@ const SECTIONS: readonly Section[] = [
 
 // Long words (a `main@sha1:<40 hex>` revision, an image reference) wrap anywhere, so no table is wider than the window.
 const STYLE =
-  'body{font:14px system-ui,sans-serif;margin:1.5em;color:#1f2328;max-width:100%}' +
+  'body{font:14px system-ui,sans-serif;margin:1.5em;color:#1f2328;overflow-wrap:anywhere}' +
   'table{border-collapse:collapse;margin:.5em 0 1.5em;max-width:100%}' +
   'th,td{border:1px solid #d0d7de;padding:.3em .6em;text-align:left;vertical-align:top;overflow-wrap:anywhere}' +
   'th{background:#f6f8fa}td.text{min-width:14em}time{white-space:nowrap}' +
