@@ -7,6 +7,9 @@ export function escapeHtml(text: string): string {
 
 export const cell = (text: string | number | null | undefined) => `<td>${escapeHtml(String(text ?? ''))}</td>`;
 
+/** A cell of text from a workload that may hold one long word (an image reference, a path): it wraps anywhere. */
+export const longCell = (text: string | number | null | undefined) => `<td class="long">${escapeHtml(String(text ?? ''))}</td>`;
+
 export const table = (head: string[], rows: string[]) =>
   rows.length === 0
     ? '<p class="none">none</p>'

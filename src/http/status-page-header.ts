@@ -69,7 +69,12 @@ export function doraSection(state: StateSnapshot, titles: ForgeTitles): string {
   );
   return (
     `<h2>DORA, the last ${dora.windowDays} days</h2>` +
-    table(['forge', 'repository', 'environment', 'deployments', 'lead time (median)', 'change failure', 'time to restore (median)'], rows) +
+    (rows.length === 0
+      ? '<p class="none">none yet: no finished deployment in a counted environment (production, or DORA_ENVIRONMENTS)</p>'
+      : table(
+          ['forge', 'repository', 'environment', 'deployments', 'lead time (median)', 'change failure', 'time to restore (median)'],
+          rows,
+        )) +
     (rows.length > 0
       ? '<p class="none">— : not known yet (no commit time, no failure to restore). docs/dora.md says what each figure is.</p>'
       : '')

@@ -2,7 +2,7 @@
 import { SUPERSEDED_PREFIX } from '../lifecycle/status-plan.js';
 import type { StateSnapshot } from './state-snapshot.js';
 import { doraSection, headerLine, problemsBlock, type ForgeTitles } from './status-page-header.js';
-import { cell, escapeHtml, table, timeCell } from './status-page-format.js';
+import { cell, escapeHtml, longCell, table, timeCell } from './status-page-format.js';
 import { commentsSection, writeBudgetSection } from './status-page-sections.js';
 
 export { escapeHtml, type ForgeTitles };
@@ -31,12 +31,12 @@ function deploymentRow(d: Row, now: number | undefined): string {
   const word = d.forgeState.toLowerCase() === phase ? '' : ` <span class="word">${escapeHtml(d.forgeState)}</span>`;
   return (
     `<tr class="${phase.replace(' ', '-')}">` +
-    `<td>${href ? `<a href="${escapeHtml(href)}">${repo}</a>` : repo}</td>` +
+    `<td class="long">${href ? `<a href="${escapeHtml(href)}">${repo}</a>` : repo}</td>` +
     `<td><code>${escapeHtml(d.sha.slice(0, 7))}</code></td>` +
     `<td><span class="phase">${phase}</span>${word}</td>` +
-    cell(d.workload) +
-    cell(d.image) +
-    `<td class="text">${escapeHtml(d.description ?? '')}</td>` +
+    longCell(d.workload) +
+    longCell(d.image) +
+    `<td class="long text">${escapeHtml(d.description ?? '')}</td>` +
     timeCell(d.updatedAt, now) +
     '</tr>'
   );
@@ -81,14 +81,14 @@ function deploymentsSection(state: StateSnapshot, titles: ForgeTitles, now: numb
 function skippedSection(state: StateSnapshot, now: number | undefined): string {
   const skips = state.skipped.map(
     (s) =>
-      `<tr>${cell(s.fluxObject)}${cell(s.workload)}${cell(s.container)}<td class="text">${escapeHtml(s.reason)}</td>${timeCell(s.since, now)}</tr>`,
+      `<tr>${longCell(s.fluxObject)}${longCell(s.workload)}${cell(s.container)}<td class="long text">${escapeHtml(s.reason)}</td>${timeCell(s.since, now)}</tr>`,
   );
   return `<h2>Skipped</h2>\n${table(['Flux object', 'workload', 'container', 'reason', 'since'], skips)}`;
 }
 
 function queueSection(state: StateSnapshot, now: number | undefined): string {
   const backlog = state.queue.items.map(
-    (q) => `<tr>${cell(`${q.kind}/${q.namespace}/${q.name}`)}${cell(q.state)}${cell(q.attempts)}${timeCell(q.notBefore, now)}</tr>`,
+    (q) => `<tr>${longCell(`${q.kind}/${q.namespace}/${q.name}`)}${cell(q.state)}${cell(q.attempts)}${timeCell(q.notBefore, now)}</tr>`,
   );
   return (
     `<h2>Queue</h2>\n<p id="queue">${state.queue.pending} pending, ${state.queue.active} active, ${state.queue.running} running</p>` +
@@ -112,10 +112,11 @@ const SECTIONS: readonly Section[] = [
 
 // Long words (a `main@sha1:<40 hex>` revision, an image reference) wrap anywhere, so no table is wider than the window.
 const STYLE =
-  'body{font:14px system-ui,sans-serif;margin:1.5em;color:#1f2328;overflow-wrap:anywhere}' +
+  'body{font:14px system-ui,sans-serif;margin:1.5em;color:#1f2328}p,li,h3{overflow-wrap:anywhere}' +
   'table{border-collapse:collapse;margin:.5em 0 1.5em;max-width:100%}' +
-  'th,td{border:1px solid #d0d7de;padding:.3em .6em;text-align:left;vertical-align:top;overflow-wrap:anywhere}' +
-  'th{background:#f6f8fa}td.text{min-width:14em}time{white-space:nowrap}' +
+  'th,td{border:1px solid #d0d7de;padding:.3em .6em;text-align:left;vertical-align:top;overflow-wrap:break-word}' +
+  'th{background:#f6f8fa;white-space:nowrap}td.long{overflow-wrap:anywhere}td.text{min-width:14em}' +
+  'time,code,.phase{white-space:nowrap}' +
   '.phase{font-weight:600}.live .phase{color:#1a7f37}.rolling-out .phase{color:#9a6700}.failed .phase{color:#cf222e}' +
   '.superseded .phase,.gone .phase,.word{color:#656d76}.none{color:#656d76}' +
   '.overall.ready{color:#1a7f37}.overall.degraded{color:#9a6700}.overall.not-ready{color:#cf222e}' +

@@ -99,9 +99,9 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
   t.match(html, '<h3>GitHub · staging</h3>');
   t.match(html, '<h3>GitHub · production</h3>');
   t.match(html, '<h3>Forgejo · preview-pr-42</h3>');
-  t.match(html, /<tr class="live"><td><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
+  t.match(html, /<tr class="live"><td class="long"><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
   t.match(html, /<tr class="failed">/);
-  t.match(html, /<tr class="gone"><td><a href="https:\/\/forgejo\.example\.com\/acme\/web\/commit\/a{40}">/);
+  t.match(html, /<tr class="gone"><td class="long"><a href="https:\/\/forgejo\.example\.com\/acme\/web\/commit\/a{40}">/);
   t.match(
     html,
     '<span class="phase">gone</span> <span class="word">success (Deployment gone)</span>',
@@ -110,7 +110,7 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
   t.match(html, '<h3>gitlab · review</h3>', 'a forge without a title: its name');
   t.match(html, 'href="https://gitlab.example.com/x?&#60;img', "the forge's link is escaped too");
   t.match(html, '<p id="queue">2 pending, 1 active, 1 running</p>');
-  t.match(html, '<td>Kustomization/flux-system/web</td><td>pending</td><td>3</td>');
+  t.match(html, '<td class="long">Kustomization/flux-system/web</td><td>pending</td><td>3</td>');
   t.notMatch(html, /<script/i, 'no script at all');
   t.end();
 });
@@ -246,7 +246,7 @@ t.test('live deployments first, then the history; superseded said so; no "gone g
   t.match(html, '<tr class="gone">');
   t.notMatch(html, /gone<\/span> <span class="word">gone/, 'the word once');
   t.match(html, '<td><time datetime="2026-01-01T00:00:00.000Z">2026-01-01 00:00 UTC (10 min ago)</time></td>');
-  t.match(html, 'overflow-wrap:anywhere', 'long words wrap');
+  t.match(html, 'td.long{overflow-wrap:anywhere}', 'long words wrap');
   t.end();
 });
 
@@ -277,5 +277,7 @@ t.test('the DORA summary: per repository and environment, unknown figures as —
   t.match(html, '<h2>DORA, the last 30 days</h2>');
   t.match(html, '<td>GitLab</td><td>platform/team/app</td><td>production</td><td>4</td><td>1.5 h</td><td>25% (1/4)</td><td>—</td>');
   t.notMatch(renderStatusPage(snapshot([]), {}), 'DORA', 'not computed: no section');
+  const empty = renderStatusPage(snapshot([], { dora: { windowDays: 30, environments: [] } } as unknown as Partial<StateSnapshot>), {});
+  t.match(empty, 'none yet: no finished deployment in a counted environment (production, or DORA_ENVIRONMENTS)');
   t.end();
 });
