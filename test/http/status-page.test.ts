@@ -277,7 +277,7 @@ t.test('the DORA summary: per repository and environment, unknown figures as —
   t.match(html, '<h2>DORA, the last 30 days</h2>');
   t.match(html, '<td>GitLab</td><td>platform/team/app</td><td>production</td><td>4</td><td>1.5 h</td><td>25% (1/4)</td><td>—</td>');
   t.notMatch(renderStatusPage(snapshot([]), {}), 'DORA', 'not computed: no section');
-  const empty = renderStatusPage(snapshot([], { dora: { windowDays: 30, environments: [] } } as unknown as Partial<StateSnapshot>), {});
+  const empty = renderStatusPage(snapshot([], { dora: { windowDays: 30, environments: [] } }), {});
   t.match(empty, 'none yet: no finished deployment in a counted environment (production, or DORA_ENVIRONMENTS)');
   t.end();
 });
