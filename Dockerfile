@@ -54,7 +54,7 @@ USER 65532:65532
 EXPOSE 8484
 # main.ts handles SIGTERM: 503 to new events, in-flight GitHub writes finish, database closed.
 STOPSIGNAL SIGTERM
-# V8's heap sizing, the one place it is set (issue 14, BENCHMARKS.md §5): without a cap V8 sizes the heap from the
+# V8's heap sizing, the one place it is set (BENCHMARKS.md §5): without a cap V8 sizes the heap from the
 # machine's memory and lets the old generation grow to 4× the live objects before collecting (at 10,000 tracked
 # deployments 277 MiB of heap for 78 MiB in use), and the young generation to 2 × 16 MiB. 256 MiB of old space
 # makes the growth factor V8's smallest (1.3×); 2 MiB semi-spaces keep the young generation at 4 MiB. The

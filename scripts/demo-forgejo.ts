@@ -15,6 +15,10 @@ import type { World } from '../test/harness/world.js';
 export const OPT_IN = { 'github-deployment-bridge.io/auto-report': 'true' };
 
 /** Prints one step of the demo, the line CI and the e2e test look for included. */
+/** Whether every request the bridge sent passed the forge's API description (the simulators check each one). */
+export const validity = (forge: string, refused: number) =>
+  refused === 0 ? `every request valid against ${forge}'s API description` : `${refused} request(s) ${forge}'s API description refuses`;
+
 export const say = (text: string) => process.stdout.write(`\n▶ ${text}\n`);
 
 /** The commit the preview runs. */
@@ -122,7 +126,9 @@ export function printForgejo(world: World): void {
   const list = statuses(world);
   say(`What Forgejo shows for acme/shop commit ${PREVIEW_COMMIT.slice(0, 7)} (statuses, oldest first):`);
   for (const s of list) process.stdout.write(lines(s));
-  process.stdout.write(`  Forgejo writes: ${forgejoOf(world).writes().length}; schema violations: ${forgejoOf(world).violations.length}\n`);
+  process.stdout.write(
+    `  Forgejo writes: ${forgejoOf(world).writes().length}; ${validity('Forgejo', forgejoOf(world).violations.length)}\n`,
+  );
   const wrong = problem(world, list);
   if (wrong !== undefined) throw new Error(`Forgejo: ${wrong}`);
 }

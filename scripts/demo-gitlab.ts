@@ -10,7 +10,7 @@ import { kustomization, type ConditionSpec } from '../test/harness/flux-objects.
 import type { GitLabSimulator, GitLabSimulatorOptions } from '../test/harness/gitlab-sim.js';
 import { commitOf } from '../test/harness/kube-meta.js';
 import type { World } from '../test/harness/world.js';
-import { previewEvent, previewInventory, putRoutedPreview, say } from './demo-forgejo.js';
+import { previewEvent, previewInventory, putRoutedPreview, say, validity } from './demo-forgejo.js';
 
 const PROJECT = 'platform/shop';
 const BRANCH = 'feature/login';
@@ -92,10 +92,10 @@ export function printGitLab(world: World): void {
   const e = environment(world);
   say(`What GitLab shows for ${PROJECT} (deployments, oldest first, and the environment):`);
   for (const d of p?.deployments ?? [])
-    process.stdout.write(`  !${d.iid}  ${ENVIRONMENT}  ${d.sha.slice(0, 7)}  ref ${d.ref}  ${d.status}\n`);
+    process.stdout.write(`  #${d.iid}  ${ENVIRONMENT}  ${d.sha.slice(0, 7)}  ref ${d.ref}  ${d.status}\n`);
   process.stdout.write(`  environment ${e?.name ?? '(none)'}  ${e?.tier ?? ''}  ${e?.external_url ?? 'no URL'}  ${e?.state ?? ''}\n`);
   const gitlab = gitlabOf(world);
-  process.stdout.write(`  GitLab writes: ${gitlab.writes().length}; schema violations: ${gitlab.violations.length}\n`);
+  process.stdout.write(`  GitLab writes: ${gitlab.writes().length}; ${validity('GitLab', gitlab.violations.length)}\n`);
   const [only, ...extra] = p?.deployments ?? [];
   if (gitlab.violations.length > 0)
     throw new Error(`GitLab: the bridge sent ${gitlab.violations.length} request(s) GitLab's API description rejects`);

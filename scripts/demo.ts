@@ -13,9 +13,9 @@ import { pushImage } from '../test/harness/push-image.js';
 import { finishRollout } from '../test/harness/rollouts.js';
 import type { StateDeployment } from '../test/harness/state-body.js';
 import { startWorld, type World } from '../test/harness/world.js';
-import { explainCommand } from './demo-explain.js';
+import { doraCommand, explainCommand } from './demo-explain.js';
 import { playSpoke, printSpoke, startDemoSpoke, type DemoSpoke } from './demo-fleet.js';
-import { DEMO_CLEANUP_GRACE, FORGEJO, OPT_IN, playPreview, printForgejo, say } from './demo-forgejo.js';
+import { DEMO_CLEANUP_GRACE, FORGEJO, OPT_IN, playPreview, printForgejo, say, validity } from './demo-forgejo.js';
 import { GITLAB, playMergeRequest, printGitLab } from './demo-gitlab.js';
 
 async function image(world: World, tag: string, sha: string): Promise<{ image: string; annotations: Record<string, string> }> {
@@ -99,7 +99,7 @@ function printGitHub(world: World): void {
   }
   const writes = world.github.writes();
   process.stdout.write(
-    `  GitHub writes: ${writes.length} (${writes.filter((w) => w.path.endsWith('/deployments')).length} creates, ${writes.filter((w) => w.path.endsWith('/statuses')).length} statuses); schema violations: ${world.github.violations.length}\n`,
+    `  GitHub writes: ${writes.length} (${writes.filter((w) => w.path.endsWith('/deployments')).length} creates, ${writes.filter((w) => w.path.endsWith('/statuses')).length} statuses); ${validity('GitHub', world.github.violations.length)}\n`,
   );
 }
 
@@ -140,6 +140,9 @@ async function play(world: World, spoke: DemoSpoke, serve: boolean, stop: Promis
     say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C or kill to stop)`);
     say('Ask the bridge why it reports what it does, from this folder:');
     process.stdout.write(`  ${explainCommand(world.env(), 'Kustomization/flux-system/web')}\n`);
+    say('Its DORA keys for acme/web, from its database (staging counted; only production by default):');
+    process.stdout.write(`  ${doraCommand(world.env(), 'acme/web', ['--environments', 'staging'])}\n`);
+    say(`Its status page: ${bridge.url}/ in a browser`);
     await stop;
   }
 }

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: refuses an unsupported Node.js before any native module loads (common/node-guard.ts).
+import './common/node-guard.js';
 import pino from 'pino';
 import { logDestination } from './common/log-destination.js';
 import { secretValue } from './common/rotating-secret.js';
@@ -202,6 +204,7 @@ async function main(config: Config): Promise<void> {
     dora: dora.figures,
     commitTimes: dora.state,
     clusters,
+    identity: { version, cluster: config.clusterName },
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());

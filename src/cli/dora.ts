@@ -5,7 +5,7 @@ import { openDatabaseReadOnly } from '../store/database.js';
 import { DoraStore } from '../store/dora-store.js';
 import { doraTable } from './dora-table.js';
 
-const USAGE = 'usage: github-deployment-bridge dora <owner/repo> [--days N] [--environments pattern,...]';
+const USAGE = 'usage: github-deployment-bridge dora <owner/repo or group/subgroup/project> [--days N] [--environments pattern,...]';
 
 /** `dora`'s exit statuses. */
 export const DORA_EXIT = { printed: 0, failed: 1, usage: 2 } as const;
@@ -15,7 +15,9 @@ const HELP = `${USAGE}
 Prints the four DORA keys of a repository's counted environments (production ones; --environments adds
 others by pattern, \`*\` the only special character; previews never) from the bridge's database
 (DATABASE_PATH, default ${DEFAULT_DATABASE_PATH}), read only, beside a running bridge. A figure that
-cannot be known prints as —. --days: the window, 30 by default. docs/dora.md says what each figure is.
+cannot be known prints as —, with how many it is made of in parentheses (— (0): nothing to measure yet).
+Under a day of history a rate is not computed: the count of deployments is printed instead.
+--days: the window, 30 by default. docs/dora.md says what each figure is.
 
 exit status: ${DORA_EXIT.printed} printed, ${DORA_EXIT.failed} the database could not be read, ${DORA_EXIT.usage} usage error
 `;
@@ -29,7 +31,7 @@ export interface DoraArgs {
   environments: string[];
 }
 
-/** Parses `owner/repo [--days N] [--environments a,b]`; undefined on anything else. */
+/** Parses `owner/repo` (or a GitLab `group/subgroup/project`) `[--days N] [--environments a,b]`; undefined on anything else. */
 export function parseDoraArgs(args: readonly string[]): DoraArgs | undefined {
   const out: DoraArgs = { repository: '', days: 30, environments: [] };
   for (let i = 0; i < args.length; i++) {
@@ -42,7 +44,7 @@ export function parseDoraArgs(args: readonly string[]): DoraArgs | undefined {
       const list = (args[++i] ?? '').split(',').map((p) => p.trim());
       if (list.some((p) => p === '')) return undefined;
       out.environments = list;
-    } else if (/^[^/\s]+\/[^/\s]+$/.test(a) && out.repository === '') out.repository = a;
+    } else if (/^[^/\s-][^/\s]*(\/[^/\s]+)+$/.test(a) && out.repository === '') out.repository = a;
     else return undefined;
   }
   return out.repository ? out : undefined;
@@ -70,7 +72,12 @@ export function doraMain(
   try {
     db = openDatabaseReadOnly(path);
   } catch (e) {
-    err(`github-deployment-bridge dora: ${e instanceof Error ? e.message : String(e)}\n`);
+    const message = e instanceof Error ? e.message : String(e);
+    // SQLite's own words ("unable to open database file") do not say which file: name it, and where it comes from.
+    const where = message.includes(path)
+      ? ''
+      : `cannot open the database ${path} (DATABASE_PATH${env.DATABASE_PATH?.trim() ? '' : ' unset: the default'}): `;
+    err(`github-deployment-bridge dora: ${where}${message}\n`);
     return DORA_EXIT.failed;
   }
   try {
@@ -85,7 +92,8 @@ export function doraMain(
       since: since ?? now,
       include: (e) => parsed.environments.some((p) => matchesPattern(p, e)),
     });
-    out(`${doraTable(parsed.repository, parsed.days, figures).join('\n')}\n`);
+    const history = { start: Math.max(now - windowMs, since ?? now), now };
+    out(`${doraTable(parsed.repository, parsed.days, figures, history).join('\n')}\n`);
     return DORA_EXIT.printed;
   } finally {
     db.close();

@@ -11,7 +11,8 @@ export const PULL_REQUEST_KEY = 'pull-request';
 
 import type { ForgeHost } from '../metadata/forge-route.js';
 import { routeRepository } from '../metadata/forge-route.js';
-import { parseRepository } from '../metadata/repository.js';
+import { repositoryName } from '../metadata/repository.js';
+import { parseRepositoryLocation } from '../metadata/repository-location.js';
 import { quoted } from '../common/text.js';
 
 /** A pull request (merge request on GitLab) by its number in the repository, and why the bridge thinks so. */
@@ -56,17 +57,15 @@ export function pullRequestFor(
   forges: readonly ForgeHost[],
 ): PullRequestResolution {
   if (pr === null || 'problem' in pr || pr.repository === undefined) return pr;
-  const parsed = parseRepository(
-    pr.repository,
-    forges.flatMap((f) => (f.nested === true ? [f.host.toLowerCase()] : [])),
-  );
-  const routed = 'error' in parsed ? parsed : routeRepository(parsed, forges);
+  const location = parseRepositoryLocation(pr.repository);
+  const routed = 'error' in location ? location : routeRepository(location, forges);
+  const name = 'error' in routed ? undefined : repositoryName(routed.path, routed.nested);
   const same =
-    !('error' in parsed) &&
     !('error' in routed) &&
+    name !== undefined &&
     routed.forge === target.forge &&
-    parsed.owner.toLowerCase() === target.owner.toLowerCase() &&
-    parsed.repo.toLowerCase() === target.repo.toLowerCase();
+    name.owner.toLowerCase() === target.owner.toLowerCase() &&
+    name.repo.toLowerCase() === target.repo.toLowerCase();
   if (same) return pr;
   return {
     problem: `${pr.why.replace(/^from /, '')} names pull request ${quoted(`${pr.repository}/…/${pr.number}`)} of another repository than ${target.owner}/${target.repo}: refused (a comment goes only on the deployment's own repository's pull requests)`,

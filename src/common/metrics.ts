@@ -134,7 +134,7 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
     }),
     statuses: new Counter({
       name: 'gdb_statuses_sent_total',
-      help: 'Statuses each forge accepted (a deployment status, a commit status, a deployment create or update), by forge and state in the words of /state: in_progress, success, failure, gone (superseded, or its workload gone); none under DRY_RUN',
+      help: 'Statuses each forge accepted (a deployment status, a commit status, a deployment create or update, a GitLab environment stopped), by forge and state in the words of /state: in_progress, success, failure, gone (superseded, or its workload gone); none under DRY_RUN',
       labelNames: ['forge', 'state'],
       registers,
     }),

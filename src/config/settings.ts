@@ -60,7 +60,11 @@ export const REPORTING_SETTINGS = {
     shown: '`~/.kube/config`, else in-cluster service account',
     doc: 'kubeconfig file',
   }),
-  clusterName: setting('CLUSTER_NAME', { parse: text, required: 'the name sent as payload.cluster', doc: 'sent as payload `cluster`' }),
+  clusterName: setting('CLUSTER_NAME', {
+    parse: text,
+    required: 'the name of the cluster this bridge reports, as the forges show it (prod-eu)',
+    doc: 'sent as payload `cluster`',
+  }),
   clusterKubeconfigDir: setting('CLUSTER_KUBECONFIG_DIR', {
     parse: text,
     doc: 'directory of kubeconfig files, one per remote cluster (`<cluster>`, `<cluster>.yaml` or `<cluster>.kubeconfig`): used for a Flux object with `spec.kubeConfig` instead of its Secret (docs/fleet.md)',

@@ -41,6 +41,8 @@ export interface StatusDeps {
   trust?: Trust;
   /** The DORA figures of `/metrics` and `/state`, from the recorded outcomes (with `DORA_ENVIRONMENTS`), kept between changes. */
   dora?: Pick<DoraCache, 'figures' | 'summary'>;
+  /** This bridge's version and the cluster it reports for (`CLUSTER_NAME`): the status page's header line. */
+  identity?: { version: string; cluster: string };
   /** The commit times read for the lead time: how many are known, missing on their forge, failed (asked again), the last failure. */
   commitTimes?: () => Record<string, unknown>;
   /** The clusters read: the bridge's own and each remote one (Flux objects with spec.kubeConfig). */
@@ -65,6 +67,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
   const forges = deps.forges ?? [];
   const byName = new Map(forges.map((f) => [f.name, f]));
   return {
+    ...(deps.identity ? { bridge: deps.identity } : {}),
     dryRun: deps.dryRun ?? false,
     ...(deps.trust ? { trust: deps.trust } : {}),
     deployments: deps.deployments

@@ -1,17 +1,6 @@
 /** The status page's sections beyond deployments, skips and the queue: each forge's write backlog, pull request comments. */
 import type { StateSnapshot } from './state-snapshot.js';
-
-/** Every string from a workload, an annotation or the forge passes through here before it reaches the page. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-export const cell = (text: string | number | null | undefined) => `<td>${escapeHtml(String(text ?? ''))}</td>`;
-
-export const table = (head: string[], rows: string[]) =>
-  rows.length === 0
-    ? '<p class="none">none</p>'
-    : `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+import { cell, escapeHtml, readableTime, table } from './status-page-format.js';
 
 /** The part of a forge's /state that a write budget adds (forge-state.ts `backlogState`). */
 interface WriteBudgetState {
@@ -34,7 +23,7 @@ export function writeBudgetSection(state: StateSnapshot, titles: Readonly<Record
     if (wb === undefined) continue;
     const rows = wb.scopes.map(
       (s) =>
-        `<tr>${cell(s.scope)}${cell(s.waiting)}${cell(`${s.oldestWaitingSeconds} s`)}${cell(s.budgetFreesAt)}${cell(`${s.drainsInSeconds} s`)}</tr>`,
+        `<tr>${cell(s.scope)}${cell(s.waiting)}${cell(`${s.oldestWaitingSeconds} s`)}${cell(readableTime(s.budgetFreesAt))}${cell(`${s.drainsInSeconds} s`)}</tr>`,
     );
     parts.push(
       `<h3>${escapeHtml(title)} · ${escapeHtml(wb.budget)}</h3>` +
@@ -49,7 +38,7 @@ function commentState(c: NonNullable<StateSnapshot['pullRequestComments']>[numbe
   if (c.skipReason !== null) return `skipped: ${c.skipReason}`;
   if (c.pending) return 'being created';
   if (c.due) return 'edit due';
-  return c.writtenAt === null ? 'not written' : `written ${c.writtenAt}`;
+  return c.writtenAt === null ? 'not written' : `written ${readableTime(c.writtenAt)}`;
 }
 
 /** Pull request comments (PULL_REQUEST_COMMENTS), when the bridge keeps them. */

@@ -3,14 +3,20 @@ import { setScrapeGauges } from './scrape-gauges.js';
 import { setDoraMetrics } from './dora-metrics.js';
 import { stateSnapshot, type StatusDeps } from './state-snapshot.js';
 import { renderStatusPage } from './status-page.js';
-import { bearerMatches } from './bearer.js';
+import { basicMatches, bearerMatches } from './bearer.js';
 import { capState } from './state-cap.js';
 
-/** Allowed through STATE_TOKEN (or `_FILE`, read per request); an unreadable or emptied file lets nobody in. */
-async function tokenAllows(deps: StatusDeps, header: string | undefined): Promise<boolean> {
+/**
+ * Allowed through STATE_TOKEN (or `_FILE`, read per request); an unreadable or emptied file lets nobody in. `/state`
+ * takes only `Bearer`; the status page also the token as an HTTP Basic password, which is what a browser can send.
+ */
+async function tokenAllows(deps: StatusDeps, header: string | undefined, basic = false): Promise<boolean> {
   const token = typeof deps.stateToken === 'function' ? await deps.stateToken().catch(() => '') : deps.stateToken;
-  return token === undefined || (token !== '' && bearerMatches(header, token));
+  return token === undefined || (token !== '' && (bearerMatches(header, token) || (basic && basicMatches(header, token))));
 }
+
+/** The status page's 401: a browser shows its sign-in dialog (any user name, the token as password). */
+const PAGE_CHALLENGE = 'Basic realm="github-deployment-bridge status page", charset="UTF-8"';
 
 /** `/state`'s filters: one value each (a repeated parameter is a 400, not a crash). */
 const STATE_QUERY = {
@@ -68,15 +74,17 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     },
   );
 
-  // The same snapshot as HTML for a person, under the same token rule.
+  // The same snapshot as HTML for a person, under the same token: as a Bearer token, or a browser's Basic password.
   app.get('/', { config: limited('state') }, async (req, reply) => {
     void reply.headers(PAGE_HEADERS);
-    if (!(await tokenAllows(deps, req.headers.authorization))) {
-      return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
+    if (!(await tokenAllows(deps, req.headers.authorization, true))) {
+      return reply
+        .code(401)
+        .header('www-authenticate', PAGE_CHALLENGE)
+        .send({ error: 'STATE_TOKEN is set: sign in with any user name and the token as password, or send Authorization: Bearer <token>' });
     }
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(renderStatusPage(stateSnapshot(deps), Object.fromEntries(forges.map((f) => [f.name, f.title]))));
+    const titles = Object.fromEntries(forges.map((f) => [f.name, f.title]));
+    return reply.type('text/html; charset=utf-8').send(renderStatusPage(stateSnapshot(deps), titles, deps.now()));
   });
 
   const startedAt = deps.now();

@@ -70,6 +70,9 @@ export function isSupersedable(state: DeliveryState | null): boolean {
   return state !== null && ACTIVE_STATES.includes(state);
 }
 
+/** How a status description that ends an older commit's deployment starts (`Superseded by 3f2a9c1`): the status page reads it. */
+export const SUPERSEDED_PREFIX = 'Superseded by';
+
 /** GitHub's limit on a status description, kept on every forge so one text serves them all. */
 export const MAX_DESCRIPTION_CHARS = 140;
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { DORA_EXIT, doraMain, parseDoraArgs } from '../../src/cli/dora.js';
-import { doraTable, humanDuration, UNKNOWN } from '../../src/cli/dora-table.js';
+import { doraTable, humanDuration, LEGEND, MIN_RATE_HISTORY_MS, UNKNOWN } from '../../src/cli/dora-table.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
@@ -53,7 +53,10 @@ t.test('parseDoraArgs', (t) => {
     [['--environments', 'stag*,qa', 'acme/shop'], { repository: 'acme/shop', days: 30, environments: ['stag*', 'qa'] }],
     [[], undefined],
     [['acme'], undefined],
-    [['acme/shop/x'], undefined],
+    [['platform/team/app'], { repository: 'platform/team/app', days: 30, environments: [] }],
+    [['acme/shop/'], undefined],
+    [['/acme/shop'], undefined],
+    [['acme//shop'], undefined],
     [['acme/shop', 'acme/api'], undefined],
     [['acme/shop', '--days', '0'], undefined],
     [['acme/shop', '--days', '1.5'], undefined],
@@ -83,7 +86,8 @@ t.test('durations and the table: absent figures print as —, never 0', (t) => {
       unrestored: 0,
     },
   ]);
-  t.equal(lines.length, 3);
+  t.equal(lines.length, 4);
+  t.equal(lines[3], LEGEND, 'what (n) and — (0) mean');
   t.match(lines[2], /^github\s+prod x\s+—\s+—\s+— \(0\)\s+— \(0\/0\)\s+— \(0\)$/, 'one line, every figure unknown');
   t.same(doraTable('acme/shop', 7, []), [
     'acme/shop: the last 7 days',
@@ -99,14 +103,14 @@ t.test('from a real database: production by default, staging when asked', (t) =>
   const lines = prod.out.trimEnd().split('\n');
   t.equal(lines[0], 'acme/shop: the last 30 days');
   t.match(lines[1], /^forge\s+environment\s+per day/);
-  t.equal(lines.length, 3, 'production only');
+  t.equal(lines.length, 4, 'production only, and the legend');
   t.match(
     lines[2],
     /^github\s+production\s+0\.20\s+1\.4\s+— \(0\)\s+50% \(1\/2\)\s+2\.0h \(1\)$/,
     'one success over the 5 days the history covers; one of two failed; restored in 2h; no commit times: no lead time',
   );
   const both = capture(['ACME/SHOP', '--environments', 'stag*'], env);
-  t.equal(both.out.trimEnd().split('\n').length, 4, 'and staging');
+  t.equal(both.out.trimEnd().split('\n').length, 5, 'and staging');
   t.match(capture(['acme/other'], env).out, /no deployments recorded/);
   t.end();
 });
@@ -132,12 +136,17 @@ t.test('with the commit time read from the forge: the lead time shows', (t) => {
 t.test('errors: usage, a missing database (not created), help', (t) => {
   const usage = capture(['nope'], {});
   t.equal(usage.code, DORA_EXIT.usage);
-  t.match(usage.err, /^usage: github-deployment-bridge dora <owner\/repo>/);
+  t.match(usage.err, /^usage: github-deployment-bridge dora <owner\/repo or group\/subgroup\/project>/);
   const dir = mkdtempSync(join(tmpdir(), 'gdb-dora-none-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const missing = capture(['acme/shop'], { DATABASE_PATH: join(dir, 'none.db') });
   t.equal(missing.code, DORA_EXIT.failed);
-  t.match(missing.err, /^github-deployment-bridge dora: /);
+  t.equal(
+    missing.err,
+    `github-deployment-bridge dora: cannot open the database ${join(dir, 'none.db')} (DATABASE_PATH): unable to open database file\n`,
+    'names the file it tried',
+  );
+  t.match(capture(['acme/shop'], {}).err, /cannot open the database \S+ \(DATABASE_PATH unset: the default\)/);
   t.equal(capture(['--help'], {}).code, DORA_EXIT.printed);
   t.end();
 });
@@ -149,4 +158,46 @@ t.test('the built command', async (t) => {
   });
   t.match(stdout, /^acme\/shop: the last 365 days\n/);
   t.match(stdout, /\ngithub\s+production\s+\S+\s+\S+\s+— \(0\)\s+50% \(1\/2\)\s+2\.0h \(1\)\n/);
+});
+
+t.test('a short history: the count and since when, no rate', (t) => {
+  const figure = {
+    forge: 'gitlab',
+    repository: 'platform/team/app',
+    environment: 'production',
+    perDay: 3530.78,
+    perWeek: 24715.5,
+    leadTimesMs: [],
+    skewClamped: 0,
+    deployments: 3,
+    failedChanges: 0,
+    changeFailureRate: 0,
+    restoreTimesMs: [],
+    unrestored: 0,
+  };
+  const start = Date.parse('2026-12-06T03:00:00Z');
+  const short = doraTable('platform/team/app', 30, [figure], { start, now: start + MIN_RATE_HISTORY_MS - 1 });
+  t.match(short[2], /^gitlab\s+production\s+too short\s+—\s+/);
+  t.notMatch(short.join('\n'), '3530');
+  t.equal(short[3], 'production: 3 deployments since 2026-12-06 03:00 UTC, too short for a rate (a rate needs a day of history)');
+  const long = doraTable('platform/team/app', 30, [figure], { start, now: start + MIN_RATE_HISTORY_MS });
+  t.match(long[2], /^gitlab\s+production\s+3530\.78\s+24715\.5\s+/, 'a day of history: the rate');
+  t.equal(long.length, 4);
+  t.end();
+});
+
+t.test('a nested GitLab project from a real database', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gdb-dora-nested-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'bridge.db');
+  const db = openDatabase(path);
+  const s = new DeploymentStore(db);
+  const who: Identity = { ...shopDeployment('d', { environment: 'production' }), forge: 'gitlab', owner: 'platform/team', repo: 'app' };
+  record(s, who, NOW - 3 * D, ['success', NOW - 3 * D + H]);
+  db.close();
+  const out = capture(['platform/team/app'], { DATABASE_PATH: path });
+  t.equal(out.code, DORA_EXIT.printed, out.err);
+  t.match(out.out, /^platform\/team\/app: the last 30 days\n/);
+  t.match(out.out, /\ngitlab\s+production\s+0\.34\s+2\.4\s+/, 'one deployment over the (almost) 3 days of history since the first record');
+  t.end();
 });

@@ -107,7 +107,7 @@ t.test('GitHub credentials are optional with Forgejo, required without', (t) => 
   t.equal(c.githubAuth, undefined, 'a Forgejo-only bridge');
   t.same(c.forgejoToken, { kind: 'inline', value: 'fj_token' });
   t.match(problemsOf(t, NO_GITHUB), [
-    /^GitHub credentials are required: GITHUB_TOKEN .*; or FORGEJO_URL with FORGEJO_TOKEN for Forgejo only, or GITLAB_URL with GITLAB_TOKEN for GitLab only$/,
+    /^no forge is configured: set credentials for at least one: GitHub \(GITHUB_TOKEN .*\), Forgejo or Gitea \(FORGEJO_URL with FORGEJO_TOKEN\), GitLab \(GITLAB_URL with GITLAB_TOKEN\)$/,
   ]);
   t.end();
 });
@@ -129,5 +129,17 @@ t.test('every problem is reported at once', (t) => {
     /^set only one of FORGEJO_TOKEN and FORGEJO_TOKEN_FILE$/,
   ]);
   t.equal(problems.length, 5);
+  t.end();
+});
+
+t.test("another forge's token without its URL: that forge's own problem, never GitHub's words", (t) => {
+  t.same(problemsOf(t, { ...NO_GITHUB, GITLAB_TOKEN: 'glpat-x' }), ['GITLAB_TOKEN or GITLAB_TOKEN_FILE is set, but GITLAB_URL is not']);
+  const fromFile = problemsOf(t, { ...NO_GITHUB, GITLAB_TOKEN_FILE: '/nonexistent/gitlab/token' });
+  t.ok(fromFile.includes('GITLAB_TOKEN or GITLAB_TOKEN_FILE is set, but GITLAB_URL is not'), fromFile.join('; '));
+  t.notOk(
+    fromFile.some((p) => /GitHub|GITHUB/.test(p)),
+    'the file set: nothing about GitHub',
+  );
+  t.same(problemsOf(t, { ...NO_GITHUB, FORGEJO_TOKEN: 'fj' }), ['FORGEJO_TOKEN or FORGEJO_TOKEN_FILE is set, but FORGEJO_URL is not']);
   t.end();
 });

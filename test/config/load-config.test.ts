@@ -107,7 +107,7 @@ t.test('every invalid value is reported at once', (t) => {
   });
   const expected: RegExp[] = [
     /^WEBHOOK_TOKEN or WEBHOOK_TOKEN_FILE is required/,
-    /^GitHub credentials are required: GITHUB_TOKEN/,
+    /^no forge is configured: set credentials for at least one: GitHub \(GITHUB_TOKEN/,
     /^CLUSTER_NAME is required/,
     /^PORT="70000" must be a whole number from 0 to 65535/,
     /^GITHUB_API_URL="ftp:\/\/example.com" must be an https: or http: URL/,
@@ -292,7 +292,7 @@ t.test('explain reads only what shapes a report: no webhook key, no GitHub crede
   } catch (err) {
     t.type(err, ConfigError);
     t.strictSame((err as ConfigError).problems, [
-      'CLUSTER_NAME is required: the name sent as payload.cluster',
+      'CLUSTER_NAME is required: the name of the cluster this bridge reports, as the forges show it (prod-eu)',
       'LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent',
     ]);
   }

@@ -202,3 +202,23 @@ for (const [name, build] of Object.entries(RIGS)) {
     }
   });
 }
+
+t.test("gitlab: a closed preview's environment stop is counted as gone, once", async (t) => {
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const deps = { db, deployments: new DeploymentStore(db), refusals: new RefusalStore(db), metrics: createMetrics() };
+  const rig = await RIGS.gitlab!(t, deps);
+  t.teardown(() => rig.forge.stop());
+  const preview = { ...target('gitlab', rig.owner, SHA_A), environment: 'preview-pr-7', transientEnvironment: true };
+  await rig.forge.publish(preview, origin, 'success', 'Rollout complete');
+  t.same(await counted(deps.metrics), ['gitlab success 1'], 'the live deployment');
+  const row = deps.deployments.get(identityOf(preview));
+  t.ok(await rig.forge.retire(row!, 'Deployment apps/web no longer exists'), 'cleanup stopped the environment');
+  t.same(
+    (await counted(deps.metrics)).sort(),
+    ['gitlab gone 1', 'gitlab success 1'],
+    'a finished deployment is not canceled; the stop counts',
+  );
+  t.notOk(await rig.forge.retire(row!, 'Deployment apps/web no longer exists'), 'nothing more to stop');
+  t.same((await counted(deps.metrics)).sort(), ['gitlab gone 1', 'gitlab success 1'], 'counted once');
+});

@@ -45,6 +45,9 @@ t.test('phaseOf: what a person reads for each state', (t) => {
     ['gone', 'gone'],
   ];
   for (const [state, phase] of rows) t.equal(phaseOf(state), phase, state);
+  t.equal(phaseOf('gone', 'Superseded by 3f2a9c1'), 'superseded', 'ended by a newer commit');
+  t.equal(phaseOf('gone', 'Deployment apps/web no longer exists'), 'gone', 'its workload gone');
+  t.equal(phaseOf('success', 'Superseded by 3f2a9c1'), 'live', 'only an ended row is superseded');
   t.end();
 });
 
@@ -96,14 +99,18 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
   t.match(html, '<h3>GitHub · staging</h3>');
   t.match(html, '<h3>GitHub · production</h3>');
   t.match(html, '<h3>Forgejo · preview-pr-42</h3>');
-  t.match(html, /<tr class="live"><td><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
+  t.match(html, /<tr class="live"><td class="long"><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
   t.match(html, /<tr class="failed">/);
-  t.match(html, /<tr class="gone"><td><a href="https:\/\/forgejo\.example\.com\/acme\/web\/commit\/a{40}">/);
-  t.match(html, '<span class="phase">gone</span> success (Deployment gone)', "the neutral phase, then the forge's own word");
+  t.match(html, /<tr class="gone"><td class="long"><a href="https:\/\/forgejo\.example\.com\/acme\/web\/commit\/a{40}">/);
+  t.match(
+    html,
+    '<span class="phase">gone</span> <span class="word">success (Deployment gone)</span>',
+    "the neutral phase, then the forge's own word",
+  );
   t.match(html, '<h3>gitlab · review</h3>', 'a forge without a title: its name');
   t.match(html, 'href="https://gitlab.example.com/x?&#60;img', "the forge's link is escaped too");
   t.match(html, '<p id="queue">2 pending, 1 active, 1 running</p>');
-  t.match(html, '<td>Kustomization/flux-system/web</td><td>pending</td><td>3</td>');
+  t.match(html, '<td class="long">Kustomization/flux-system/web</td><td>pending</td><td>3</td>');
   t.notMatch(html, /<script/i, 'no script at all');
   t.end();
 });
@@ -168,10 +175,109 @@ t.test('renderStatusPage: each forge write backlog and the pull request comments
   );
   t.match(html, '<h2>Write budget</h2>');
   t.match(html, '<h3>GitHub · 80/1m,500/1h</h3>');
-  t.match(html, '<td>17</td><td>95 s</td><td>2026-01-01T00:01:00.000Z</td><td>840 s</td>');
-  t.match(html, '<td>GitHub</td><td>acme/web</td><td>#12</td><td>prod</td><td>written 2026-01-01T00:00:00.000Z</td>');
+  t.match(html, '<td>17</td><td>95 s</td><td>2026-01-01 00:01 UTC</td><td>840 s</td>');
+  t.match(html, '<td>GitHub</td><td>acme/web</td><td>#12</td><td>prod</td><td>written 2026-01-01 00:00 UTC</td>');
   t.match(html, '<td>Forgejo</td><td>acme/shop</td><td>#3</td><td>prod</td><td>skipped: &#60;img');
   t.match(html, '<td>being created</td>', 'a pending create says so before an edit due');
   t.notMatch(html, /<img/, 'no injected element from a scope or a reason');
+  t.end();
+});
+
+t.test('the header line: state, cluster, version, each forge credentials; Kubernetes unreachable is degraded, never "ready"', (t) => {
+  const kubeDown = snapshot([], {
+    bridge: { version: '0.1.0', cluster: `prod-eu${XSS}` },
+    readiness: { ready: true, reasons: [], degraded: ['Kubernetes API has not answered yet: connect ECONNREFUSED 10.0.0.1:443'] },
+    github: { credentials: { state: 'ok' } },
+    gitlab: { credentials: { state: 'rejected' } },
+  } as unknown as Partial<StateSnapshot>);
+  const html = renderStatusPage(kubeDown, { github: 'GitHub', gitlab: 'GitLab' });
+  const summary = /<p id="summary">(.*?)<\/p>/.exec(html)?.[1] ?? '';
+  t.match(summary, /^<b class="overall degraded">degraded<\/b> · cluster <b>prod-eu&#60;img/);
+  t.match(summary, ' · version 0.1.0 · GitHub: credentials accepted · GitLab: credentials rejected');
+  t.notMatch(summary, /\bready\b/);
+  t.match(
+    html,
+    /<div id="problems"><h2>Degraded<\/h2>.*<li>Kubernetes API has not answered yet: connect ECONNREFUSED 10\.0\.0\.1:443<\/li>/,
+  );
+  t.match(html, '<h2>Deployments now</h2>\n<p class="none">none known: the bridge is not healthy (above)');
+  t.notMatch(html, '<p class="none">none</p>\n<h2>History', 'not a plain "none" while degraded');
+  t.notMatch(html, /<img/);
+
+  const notReady = renderStatusPage(
+    snapshot([], { readiness: { ready: false, reasons: ['GitLab credentials rejected: 401'], degraded: [] } }),
+    {},
+  );
+  t.match(notReady, '<b class="overall not-ready">not ready</b>');
+  t.match(notReady, '<h2>Not ready</h2><ul><li>GitLab credentials rejected: 401</li></ul>');
+  t.notMatch(notReady, '<h2>Degraded</h2>');
+
+  const fine = renderStatusPage(snapshot([row({})], { dryRun: true }), { github: 'GitHub' });
+  t.match(
+    fine,
+    '<p id="summary"><b class="overall ready">ready</b> · GitHub: credentials unknown · dry run: nothing is written to the forges</p>',
+  );
+  t.notMatch(fine, 'id="problems"', 'nothing wrong: no block');
+  t.end();
+});
+
+t.test('live deployments first, then the history; superseded said so; no "gone gone"; readable times', (t) => {
+  const now = Date.parse('2026-01-01T00:10:00.000Z');
+  const html = renderStatusPage(
+    snapshot([
+      row({ state: 'gone', forgeState: 'inactive', sha: 'b'.repeat(40), description: 'Superseded by aaaaaaa' }),
+      row({
+        forge: 'gitlab',
+        environment: 'review',
+        state: 'gone',
+        forgeState: 'gone',
+        description: 'Deployment apps/web no longer exists',
+      }),
+      row({ description: `main@sha1:${'c'.repeat(40)}` }),
+    ]),
+    { github: 'GitHub', gitlab: 'GitLab' },
+    now,
+  );
+  const current = html.indexOf('<h2>Deployments now</h2>');
+  const history = html.indexOf('<h2>History</h2>');
+  t.ok(current > 0 && history > current, 'now before history');
+  t.ok(html.indexOf('<tr class="live">') > current && html.indexOf('<tr class="live">') < history, 'the live row first');
+  t.ok(html.indexOf('<tr class="superseded">') > history, 'the superseded one in the history');
+  t.match(html, '<span class="phase">superseded</span> <span class="word">inactive</span>', "superseded, then GitHub's word");
+  t.match(html, '<tr class="gone">');
+  t.notMatch(html, /gone<\/span> <span class="word">gone/, 'the word once');
+  t.match(html, '<td><time datetime="2026-01-01T00:00:00.000Z">2026-01-01 00:00 UTC (10 min ago)</time></td>');
+  t.match(html, 'td.long{overflow-wrap:anywhere}', 'long words wrap');
+  t.end();
+});
+
+t.test('the DORA summary: per repository and environment, unknown figures as —', (t) => {
+  const html = renderStatusPage(
+    snapshot([], {
+      dora: {
+        windowDays: 30,
+        environments: [
+          {
+            forge: 'gitlab',
+            repository: 'platform/team/app',
+            environment: 'production',
+            deploymentsPerDay: 0.1,
+            deploymentsPerWeek: 0.7,
+            leadTimeMedianSeconds: 5400,
+            changeFailureRate: 0.25,
+            timeToRestoreMedianSeconds: null,
+            deployments: 4,
+            failedChanges: 1,
+            unrestored: 1,
+          },
+        ],
+      },
+    }),
+    { gitlab: 'GitLab' },
+  );
+  t.match(html, '<h2>DORA, the last 30 days</h2>');
+  t.match(html, '<td>GitLab</td><td>platform/team/app</td><td>production</td><td>4</td><td>1.5 h</td><td>25% (1/4)</td><td>—</td>');
+  t.notMatch(renderStatusPage(snapshot([]), {}), 'DORA', 'not computed: no section');
+  const empty = renderStatusPage(snapshot([], { dora: { windowDays: 30, environments: [] } }), {});
+  t.match(empty, 'none yet: no finished deployment in a counted environment (production, or DORA_ENVIRONMENTS)');
   t.end();
 });

@@ -201,3 +201,23 @@ t.test(
     t.equal((await app.inject({ url: '/state' })).statusCode, 401, 'no header either');
   },
 );
+
+t.test('the status page takes the token as a browser sends it (HTTP Basic password, any user name); /state only as Bearer', async (t) => {
+  const { app } = await setup(t, undefined, { stateToken: 'the-state-token' });
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const page = async (authorization?: string) => app.inject({ url: '/', headers: authorization ? { authorization } : {} });
+  const none = await page();
+  t.equal(none.statusCode, 401);
+  t.match(none.headers['www-authenticate'], /^Basic realm="github-deployment-bridge status page", charset="UTF-8"$/, 'a browser asks');
+  t.match(none.json(), { error: /any user name and the token as password/ });
+  t.equal((await page(basic('anyone', 'the-state-token'))).statusCode, 200, 'Basic, the token as password');
+  t.equal((await page(basic('', 'the-state-token'))).statusCode, 200, 'an empty user name too');
+  t.equal((await page(basic('the-state-token', ''))).statusCode, 401, 'the token as the user name is not the password');
+  t.equal((await page(basic('anyone', 'wrong'))).statusCode, 401);
+  t.equal((await page(`Basic ${Buffer.from('the-state-token').toString('base64')}`)).statusCode, 401, 'no colon: no password');
+  t.equal((await page('Bearer the-state-token')).statusCode, 200, 'Bearer as before');
+  const state = async (authorization: string) => app.inject({ url: '/state', headers: { authorization } });
+  t.equal((await state(basic('anyone', 'the-state-token'))).statusCode, 401, '/state: Bearer only, as before');
+  t.equal((await state(basic('anyone', 'the-state-token'))).headers['www-authenticate'], undefined, 'and no browser dialog');
+  t.equal((await state('Bearer the-state-token')).statusCode, 200);
+});

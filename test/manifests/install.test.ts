@@ -68,11 +68,11 @@ t.test("README's Quickstart overlay, as its heredoc writes it: your image, your 
   t.ok(heredoc, 'README writes my-bridge/kustomization.yaml with a heredoc');
   const text = (heredoc ?? '')
     .replaceAll('$IMAGE', 'registry.example.com/platform/github-deployment-bridge')
-    .replaceAll('$TAG', '3f2a9c1')
+    .replaceAll('$TAG', '1234567') // one short SHA in 27 is all digits: a YAML number unless quoted
     .replaceAll('../manifests', '{manifests}');
   const objs = renderWritten(t, text);
   const c = bridgeContainer(objs);
-  t.equal(c.image, 'registry.example.com/platform/github-deployment-bridge:3f2a9c1', 'the image built and pushed above it');
+  t.equal(c.image, 'registry.example.com/platform/github-deployment-bridge:1234567', 'the image built and pushed above it');
   t.equal(envOf(c).CLUSTER_NAME, 'prod-eu');
   t.same(problemsOf(objs), []);
   t.end();
@@ -126,5 +126,55 @@ t.test('manifests/flux-install: this repository at the release tag, the base pat
   );
   t.equal(envOf(bridgeContainer(rendered)).CLUSTER_NAME, 'prod-eu');
   t.same(problemsOf(rendered), []);
+  t.end();
+});
+
+t.test("docs/install.md's overlay for each forge, as written: its image, its cluster's name, its server, accepted", (t) => {
+  const page = readFileSync(join(REPO_ROOT, 'docs', 'install.md'), 'utf8');
+  const section = page.slice(page.indexOf('## Each forge: the overlay, the install, the uninstall'), page.indexOf('## With Flux'));
+  const blocks = [...section.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+  t.equal(blocks.length, 3, 'GitHub, Forgejo, GitLab');
+  const wanted: Array<[string, Record<string, string>, string | undefined]> = [
+    ['GitHub', {}, 'GITHUB_TOKEN'],
+    [
+      'Forgejo',
+      { FORGEJO_URL: 'https://forgejo.example.com', FORGEJO_TOKEN_FILE: '/etc/github-deployment-bridge/forgejo/token' },
+      undefined,
+    ],
+    ['GitLab', { GITLAB_URL: 'https://gitlab.example.com', GITLAB_TOKEN_FILE: '/etc/github-deployment-bridge/gitlab/token' }, undefined],
+  ];
+  for (const [i, [forge, env, tokenVar]] of wanted.entries()) {
+    const block = blocks[i] ?? '';
+    t.match(block, 'newTag: "3f2a9c1"', `${forge}: the tag quoted`);
+    t.ok(block.split('\n').length <= 12, `${forge}: a short overlay (${block.split('\n').length} lines)`);
+    const objs = renderWritten(t, block.replaceAll('../manifests', '{manifests}'));
+    const c = bridgeContainer(objs);
+    t.equal(c.image, 'registry.example.com/platform/github-deployment-bridge:3f2a9c1', `${forge}: the image`);
+    const got = envOf(c);
+    t.equal(got.CLUSTER_NAME, 'prod-eu', `${forge}: CLUSTER_NAME`);
+    for (const [name, value] of Object.entries(env)) t.equal(got[name], value, `${forge}: ${name}`);
+    if (tokenVar) t.ok(got[tokenVar], `${forge}: ${tokenVar} from its Secret`);
+    // Only this forge's Secret exists (the base's GitHub one is optional): drop what a one-forge install does not create.
+    if (forge !== 'GitHub') delete got.GITHUB_TOKEN;
+    let problems: string[] = [];
+    try {
+      loadConfig(got, () => Buffer.from('a-mounted-key-of-at-least-32-bytes-long'));
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems = err.problems;
+    }
+    t.same(problems, [], `${forge}: the bridge starts`);
+  }
+  t.end();
+});
+
+t.test('an all-digit tag stays a string when quoted, as every documented overlay writes it', (t) => {
+  const objs = renderWritten(
+    t,
+    'resources: [{manifests}]\nimages:\n  - { name: ghcr.io/github-deployment-bridge/github-deployment-bridge, newName: r.example.com/b, newTag: "1234567" }\n',
+  );
+  t.equal(bridgeContainer(objs).image, 'r.example.com/b:1234567');
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  t.notMatch(readme, /newTag: \$TAG/, "README's heredoc quotes $TAG");
   t.end();
 });

@@ -12,6 +12,7 @@ import {
   planStatuses,
   restateInProgress,
   statusDescription,
+  SUPERSEDED_PREFIX,
   type DeliveryState,
   type DesiredState,
 } from '../../lifecycle/status-plan.js';
@@ -277,7 +278,7 @@ export class GitHubPublisher {
       if (!isSupersedable(older.state)) continue;
       await this.sendStatus(older, older.deploymentId, turn, {
         state: 'gone',
-        description: statusDescription(`Superseded by ${id.sha.slice(0, 7)}`),
+        description: statusDescription(`${SUPERSEDED_PREFIX} ${id.sha.slice(0, 7)}`),
       });
       out.push(older.deploymentId);
     }

@@ -83,10 +83,12 @@ const githubAuth = combine(
     const app = appId !== undefined || privateKey !== undefined || installationId !== undefined;
     if (token !== undefined && app) return source.problem(`set either GITHUB_TOKEN or a GitHub App (${APP}), not both`);
     if (token !== undefined) return token === INVALID ? token : { kind: 'token', token: secretValue(token) };
-    if (!app && (source.text('FORGEJO_URL') !== undefined || source.text('GITLAB_URL') !== undefined)) return undefined;
+    // Another forge configured, even half (its token without its URL: its own check says so): GitHub is optional.
+    const otherForge = ['FORGEJO_URL', 'FORGEJO_TOKEN', 'FORGEJO_TOKEN_FILE', 'GITLAB_URL', 'GITLAB_TOKEN', 'GITLAB_TOKEN_FILE'];
+    if (!app && otherForge.some((name) => source.text(name) !== undefined)) return undefined;
     if (!app)
       return source.problem(
-        `GitHub credentials are required: GITHUB_TOKEN (Deployments read & write on the reported repositories), or ${APP}; or FORGEJO_URL with FORGEJO_TOKEN for Forgejo only, or GITLAB_URL with GITLAB_TOKEN for GitLab only`,
+        `no forge is configured: set credentials for at least one: GitHub (GITHUB_TOKEN with Deployments read & write on the reported repositories, or ${APP}), Forgejo or Gitea (FORGEJO_URL with FORGEJO_TOKEN), GitLab (GITLAB_URL with GITLAB_TOKEN)`,
       );
     if (appId === undefined) source.problem('GITHUB_APP_ID is required with a GitHub App private key');
     if (privateKey === undefined) source.problem('GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID');

@@ -164,6 +164,8 @@ export class GitLabPublisher {
       return wrote;
     }
     await port.stopEnvironment(path, environment.id);
+    // The preview's end as GitLab shows it: counted with the statuses (gdb_statuses_sent_total{state="gone"}).
+    this.deps.onSent?.('gone');
     this.deps.transients.forget(key);
     return true;
   }
