@@ -184,7 +184,11 @@ t.test('the node flags of an ENTRYPOINT: only from the exec form that starts nod
   t.throws(() => entrypointNodeFlags(['node', 'other.js']), /is not \["node"/);
   t.throws(() => entrypointNodeFlags([]), /is not \["node"/, 'no ENTRYPOINT');
   t.throws(() => entrypointNodeFlags(['node', 'x.js', 'dist/src/main.js']), /'x\.js' where only --flags belong/);
-  t.same(PRODUCTION_MALLOC_ENV, { MALLOC_ARENA_MAX: '2' }, "the Dockerfile's malloc variables reach every test bridge");
+  t.same(
+    PRODUCTION_MALLOC_ENV,
+    { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' },
+    "the Dockerfile's malloc variables reach every test bridge",
+  );
   t.end();
 });
 
