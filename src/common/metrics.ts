@@ -140,7 +140,7 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
     }),
     prComments: new Counter({
       name: 'gdb_pull_request_comments_total',
-      help: "Pull request comment work by forge and outcome (created, edited, found after a crash, unchanged, skipped, failed; foreign_commit: a row left out, its commit not the pull request's; list_capped: the comment list went past its cap)",
+      help: "Pull request comment work by forge and outcome (created, edited, found after a crash, unchanged, skipped, failed; deferred: held back by its budget class or a pause; foreign_commit: a row left out, its commit not the pull request's; list_capped: the comment list went past its cap)",
       labelNames: ['forge', 'outcome'],
       registers,
     }),
