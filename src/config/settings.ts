@@ -60,7 +60,11 @@ export const REPORTING_SETTINGS = {
     shown: '`~/.kube/config`, else in-cluster service account',
     doc: 'kubeconfig file',
   }),
-  clusterName: setting('CLUSTER_NAME', { parse: text, required: 'the name of the cluster this bridge reports, as the forges show it (prod-eu)', doc: 'sent as payload `cluster`' }),
+  clusterName: setting('CLUSTER_NAME', {
+    parse: text,
+    required: 'the name of the cluster this bridge reports, as the forges show it (prod-eu)',
+    doc: 'sent as payload `cluster`',
+  }),
   environment: setting('ENVIRONMENT', {
     parse: text,
     doc: 'default environment (on every forge); the `environment` annotation overrides; a workload with neither is skipped with a reason',
