@@ -45,7 +45,9 @@ t.test('a token or an App, exactly one', (t) => {
     [
       'neither',
       {},
-      [/^no forge is configured: set credentials for at least one: GitHub \(GITHUB_TOKEN .* or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH/],
+      [
+        /^no forge is configured: set credentials for at least one: GitHub \(GITHUB_TOKEN .* or GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH/,
+      ],
     ],
     [
       'both',

@@ -116,8 +116,11 @@ for (const c of cases) {
       const dom = await inChromium(url);
       t.match(dom, '<h3>GitHub · staging</h3>');
       t.match(dom, '<h3>Forgejo · preview-pr-42</h3>');
-      t.match(dom, /<tr class="live"><td><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
-      t.match(dom, /<tr class="gone"><td><a href="http:\/\/127\.0\.0\.1:\d+\/acme\/shop\/commit\/[0-9a-f]{40}">acme\/shop<\/a>/);
+      t.match(dom, /<tr class="live"><td class="long"><a href="https:\/\/github\.com\/acme\/web\/deployments\/staging">acme\/web<\/a>/);
+      t.match(
+        dom,
+        /<tr class="gone"><td class="long"><a href="http:\/\/127\.0\.0\.1:\d+\/acme\/shop\/commit\/[0-9a-f]{40}">acme\/shop<\/a>/,
+      );
       t.match(dom, /<p id="queue">\d+ pending, \d+ active, \d+ running<\/p>/);
       t.match(dom, /<h3>GitHub · 80\/1m,500\/1h<\/h3>/, "GitHub's write budget, with its credential scope's backlog");
     }
