@@ -25,8 +25,8 @@ export function stillStands(c: Computed | undefined, version: string, now: numbe
 /** Where the figures come from: the store's reader, and its version. */
 export type DoraSource = Pick<DoraStore, 'facts' | 'since' | 'version'>;
 
-/** How often the bridge's background look asks whether the outcomes changed (one cheap query). */
-export const DORA_LOOK_MS = 5_000;
+/** How often the bridge's background look asks whether the outcomes changed: at most one computation a minute. */
+export const DORA_LOOK_MS = DORA_CACHE_MS;
 
 /** The figures `/metrics` and `/state` show, kept between changes. */
 export class DoraCache {
