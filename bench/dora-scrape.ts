@@ -3,7 +3,8 @@
  * scrape after outcomes changed, or a minute on), what a scrape pays while they stand (the cache: one version
  * query), and the heap held meanwhile, with DEPLOYMENTS deployments (10,000 by default) recorded over 30 days through the
  * store's own write path: REPOSITORIES repositories (100), each in production and staging, one failure in
- * every 10 deployments, retried to success.
+ * every 10 deployments, retried to success; PREVIEWS (0.5 by default) of the deployments go to previews (`pr-<n>`,
+ * marked transient), never counted (issue 32: read whole, 500,000 outcomes ran the bridge out of heap).
  *   DEPLOYMENTS=10000 node dist/bench/dora-scrape.js      (needs `npx tsc -p .` first)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,10 +17,12 @@ import { doraWindow, setDoraMetrics } from '../src/http/dora-metrics.js';
 import { openDatabase } from '../src/store/database.js';
 import { DeploymentStore } from '../src/store/deployment-store.js';
 import { DoraStore } from '../src/store/dora-store.js';
+import { TransientEnvironmentStore } from '../src/store/transient-store.js';
 import { record, shopDeployment } from '../test/harness/recorded-deployments.js';
 
 const DEPLOYMENTS = Number(process.env.DEPLOYMENTS ?? 10_000);
 const REPOSITORIES = Number(process.env.REPOSITORIES ?? 100);
+const PREVIEWS = Number(process.env.PREVIEWS ?? 0.5);
 const RUNS = 7;
 const DAY_MS = 86_400_000;
 const NOW = Date.UTC(2026, 11, 2);
@@ -28,13 +31,18 @@ const dir = mkdtempSync(join(tmpdir(), 'gdb-bench-dora-'));
 try {
   const db = openDatabase(join(dir, 'bridge.db'));
   const store = new DeploymentStore(db);
+  const transient = new TransientEnvironmentStore(db);
   const step = (30 * DAY_MS) / DEPLOYMENTS;
   db.transaction(() => {
     for (let i = 0; i < DEPLOYMENTS; i++) {
       const start = NOW - 30 * DAY_MS + i * step;
+      const preview = (i % 100) / 100 < PREVIEWS;
+      const repo = `repo-${i % REPOSITORIES}`;
+      const environment = preview ? `pr-${i % 50}` : i % 2 === 0 ? 'production' : 'staging';
+      if (preview) transient.mark({ forge: 'github', owner: 'acme', repo, environment }, start);
       const who = shopDeployment('a', {
-        repo: `repo-${i % REPOSITORIES}`,
-        environment: i % 2 === 0 ? 'production' : 'staging',
+        repo,
+        environment,
         sha: i.toString(16).padStart(40, '0'),
       });
       if (i % 10 === 0) record(store, who, start, ['failure', start + step / 3], ['success', start + step / 2]);
@@ -44,6 +52,7 @@ try {
   const dora = new DoraStore(db);
   const include = (e: string) => e === 'staging';
   const metrics = createMetrics();
+  global.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   let heapPeak = heapBefore;
   /** RUNS timings of `scrape`, sorted. */
@@ -69,7 +78,7 @@ try {
   const ms = (n: number | undefined) => `${(n ?? NaN).toFixed(n !== undefined && n < 1 ? 2 : 1)} ms`;
   const spread = (times: number[]) => `min ${ms(times[0])}, median ${ms(times[Math.floor(RUNS / 2)])}, max ${ms(times.at(-1))}`;
   process.stdout.write(
-    `dora scrape: ${DEPLOYMENTS} deployments (${outcomes} outcomes, ${REPOSITORIES} repositories, 2 environments), ${RUNS} runs each: ` +
+    `dora scrape: ${DEPLOYMENTS} deployments (${outcomes} outcomes, ${REPOSITORIES} repositories, production and staging, ${Math.round(PREVIEWS * 100)} % previews), ${RUNS} runs each: ` +
       `computed ${spread(computed)}; cached (outcomes unchanged, within the minute) ${spread(cached)}; ` +
       `heap +${((heapPeak - heapBefore) / 1024 / 1024).toFixed(1)} MiB at most\n`,
   );

@@ -214,7 +214,6 @@ async function main(config: Config): Promise<void> {
   resync.start();
   pruning.start();
   dora.commitTimes.start();
-  dora.figures.start(now);
   // A comment a crash or a stop left due (a create cut short, an edit not made) is written now.
   comments?.settle();
   log.info(
@@ -244,7 +243,6 @@ async function main(config: Config): Promise<void> {
     await resync.stop();
     pruning.stop();
     dora.commitTimes.stop();
-    dora.figures.stop();
     rollouts.stop();
     spokes.stop();
     forges.stop();

@@ -107,3 +107,19 @@ export function isRetryable(err: unknown): boolean {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** Node's codes of a certificate the process does not trust (an unknown CA, self-signed, expired, another host's). */
+const TLS_CODES = /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED|CERT_|ERR_TLS_CERT_ALTNAME)/;
+
+/**
+ * What a failure says, with the TLS problem among its causes named (fetch says only `fetch failed`), and what to do
+ * about a corporate CA (issue 32: an unknown CA looked healthy).
+ */
+export function failureReason(err: unknown): string {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && TLS_CODES.test(code))
+      return `TLS certificate not trusted (${code}: ${e.message}): a certificate of a corporate CA needs its bundle in NODE_EXTRA_CA_CERTS (docs/security.md)`;
+  }
+  return errorMessage(err);
+}

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { longTimeout, type LongTimer } from '../common/timers.js';
-import { errorMessage } from '../common/errors.js';
+import { failureReason } from '../common/errors.js';
 import type { ForgeHealth } from './forge-health.js';
 
 /** Wait before checking rejected (or unreachable) credentials again; doubled per failure up to the cap. */
@@ -78,8 +78,8 @@ export class CredentialMonitor {
       }
       this.failures += 1;
       const delay = this.delay();
-      this.o.health.credentialsUnreachable(`could not check the ${this.forge} credentials: ${errorMessage(err)}`, this.o.now() + delay);
-      this.o.log.warn({ err: errorMessage(err), retryInMs: delay }, `${this.forge} credential check failed`);
+      this.o.health.credentialsUnreachable(`could not check the ${this.forge} credentials: ${failureReason(err)}`, this.o.now() + delay);
+      this.o.log.warn({ err: failureReason(err), retryInMs: delay }, `${this.forge} credential check failed`);
       if (this.o.health.credentialState !== 'ok') this.schedule(delay);
     }
   }

@@ -196,6 +196,8 @@ export class ForgeHealth {
   credentialsUnreachable(reason: string, nextCheckAt: number): void {
     if (this.credentials.state === 'rejected' || this.credentials.state === 'ok') return;
     this.credentials = { state: 'unreachable', reason, checkedAt: this.o.now(), nextCheckAt };
+    // Degraded with its cause (issue 32: a TLS failure of every check showed as ready and healthy).
+    this.failure = { reason, since: this.failure?.since ?? this.o.now() };
   }
 
   /**

@@ -25,7 +25,7 @@ export function stillStands(c: Computed | undefined, version: string, now: numbe
 /** Where the figures come from: the store's reader, and its version. */
 export type DoraSource = Pick<DoraStore, 'facts' | 'since' | 'version'>;
 
-/** How often the bridge's background look asks whether the outcomes changed (one cheap query). */
+/** How often the bridge's background look asks whether the outcomes changed (one cheap query; computed only then, or a minute on). */
 export const DORA_LOOK_MS = 5_000;
 
 /** The figures `/metrics` and `/state` show, kept between changes. */

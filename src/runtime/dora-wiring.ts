@@ -36,7 +36,7 @@ export function buildDora(o: DoraWiringOptions) {
     log: o.log.child({ component: 'commit-times' }),
     now: o.now,
   });
-  // Started with the worker (figures.start): off the request path, a scrape reads the last figures, never waits for them.
+  // figures.start() would compute off the request path; not started yet: test/e2e/dora.test.ts reads figures at once.
   const figures = new DoraCache(new DoraStore(o.db), include);
   return {
     commitTimes,

@@ -24,6 +24,7 @@ const RENDERED = [
   'test/manifests/forgejo',
   'test/manifests/gitlab',
   'test/manifests/namespace-keys',
+  'test/manifests/corporate-ca',
   'test/manifests/namespaced-rbac',
   'test/manifests/tenant-rbac',
   'test/manifests/github-app',
@@ -143,8 +144,8 @@ t.test('one port: PORT, the container port, probes, Service, NetworkPolicy and t
   t.end();
 });
 
-t.test('every variable a rendered Deployment sets is a setting the bridge reads', (t) => {
-  const known = new Set(Object.values(SETTINGS).flatMap((s) => s.rows.flatMap((r) => r.names)));
+t.test('every variable a rendered Deployment sets is a setting the bridge reads (or Node, for a corporate CA)', (t) => {
+  const known = new Set([...Object.values(SETTINGS).flatMap((s) => s.rows.flatMap((r) => r.names)), 'NODE_EXTRA_CA_CERTS']);
   for (const dir of RENDERED)
     for (const o of render(dir).filter((x) => x.kind === 'Deployment'))
       for (const e of bridgeContainer([o]).env) t.ok(known.has(e.name), `${dir}: ${e.name}`);
@@ -273,6 +274,26 @@ t.test('optional namespace-keys component: WEBHOOK_TOKEN_DIR on a read-only Secr
   t.match(secret, { kind: 'Secret', metadata: { name: 'github-deployment-bridge-namespace-keys', namespace: 'flux-system' } });
   for (const ns of Object.keys((secret as unknown as { stringData: Record<string, string> }).stringData))
     t.match(ns, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, `key ${ns} is a namespace name`);
+  t.end();
+});
+
+t.test('optional corporate-ca component: NODE_EXTRA_CA_CERTS names the bundle of a read-only ConfigMap mount', (t) => {
+  const base = render('manifests');
+  const objs = render('test/manifests/corporate-ca');
+  t.same(inventory(objs), inventory(base), 'nothing but the patch rendered');
+  const c = bridgeContainer(objs);
+  const file = new Map(c.env.map((e) => [e.name, e])).get('NODE_EXTRA_CA_CERTS')?.value ?? '';
+  t.equal(file, '/etc/github-deployment-bridge/corporate-ca/ca.crt');
+  const mount = c.volumeMounts.find((m) => file.startsWith(`${m.mountPath}/`));
+  t.match(mount, { name: 'corporate-ca', readOnly: true });
+  const volumes = bridgeDeployment(objs).spec.template.spec.volumes;
+  t.same(volumes.find((v) => v.name === 'corporate-ca')?.configMap, { name: 'github-deployment-bridge-corporate-ca' });
+  const [map] = readYaml('manifests/optional/corporate-ca/configmap.example.yaml');
+  t.match(map, {
+    kind: 'ConfigMap',
+    metadata: { name: 'github-deployment-bridge-corporate-ca', namespace: 'flux-system' },
+    data: { 'ca.crt': /BEGIN CERTIFICATE/ },
+  });
   t.end();
 });
 

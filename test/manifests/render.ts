@@ -50,6 +50,7 @@ export interface Volume {
   name: string;
   persistentVolumeClaim?: { claimName: string };
   secret?: { secretName: string; items?: Array<{ key: string; path: string }>; defaultMode?: number };
+  configMap?: { name: string };
 }
 export interface Deployment extends Obj {
   spec: {
