@@ -28,8 +28,15 @@ export function explainLines(
   resolved: ResolvedSource | null,
   /** How the target's forge names what it would write (the registry's `explainForm`). */
   formOf: (t: ReportTarget) => ExplainForm,
+  /** A remote Flux object's cluster and credentials, or why it cannot be read (undefined: the bridge's own cluster). */
+  cluster?: { cluster: string; credentials: string } | { unavailable: string },
 ): ExplainReport {
   const title = `${source.kind} ${source.namespace}/${source.name}`;
+  if (obj && cluster && 'unavailable' in cluster) {
+    const phase = derivePhase(obj);
+    const lines = [`${title}: ${phase.kind} (${phase.reason})`, `  ${cluster.unavailable}: its workloads are not read anywhere else`];
+    return { source, found: true, phase, lines };
+  }
   if (!obj || !resolved)
     return {
       source,
@@ -40,6 +47,7 @@ export function explainLines(
   const lines = [
     `${title}: ${phase.kind} (${phase.reason}${phase.message ? `: ${phase.message}` : ''})${phase.revision ? ` at ${phase.revision}` : ''}`,
   ];
+  if (cluster && 'cluster' in cluster) lines.push(`  remote cluster ${cluster.cluster}, read with ${cluster.credentials}`);
   const noInventory = resolved.skips.find((s) => s.code === 'no_inventory');
   if (noInventory) lines.push(`  ${noInventory.reason}`);
   else if (resolved.workloads.length === 0 && resolved.missing.size === 0)

@@ -3,7 +3,9 @@ import { logDestination } from '../common/log-destination.js';
 import { buildImageFacts } from '../images/image-facts-wiring.js';
 import { ConfigError, loadReportingConfig, type ReportingConfig } from '../config/load-config.js';
 import { buildDefaults } from '../config/metadata-defaults.js';
-import { createKubeReader } from '../kube/kube-client.js';
+import { DEFAULT_KUBE_TIMEOUT_MS, createKubeReader } from '../kube/kube-client.js';
+import { SpokeClusters } from '../kube/spoke-clusters.js';
+import { sourceCluster } from '../reconcile/source-cluster.js';
 import { withRouteRefusals } from '../kube/route-refusals.js';
 import type { FluxKind, SourceRef } from '../kube/kube-types.js';
 import { createMetrics } from '../common/metrics.js';
@@ -89,6 +91,10 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
   // Registries are read through HTTPS_PROXY/NO_PROXY as the server reads them.
   await installProxy(env, log);
   const db = openDatabase(':memory:');
+  const spokes = new SpokeClusters({
+    ...{ dir: config.clusterKubeconfigDir, timeoutMs: DEFAULT_KUBE_TIMEOUT_MS, passIntervalMs: 0 },
+    ...{ metrics: createMetrics(), log, now: Date.now },
+  });
   try {
     const kube = withRouteRefusals(createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {}), {
       now: Date.now,
@@ -103,11 +109,15 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
       metrics,
     };
     const obj = await kube.getFluxObject(ref);
-    const resolved = obj ? await resolveSource(deps, ref, obj) : null;
-    const report = explainLines(ref, obj, resolved, explainForm(config));
+    // A remote Flux object (spec.kubeConfig): its workloads are read in its cluster, as the server reads them.
+    const where = obj ? await sourceCluster({ ...deps, spokes }, obj) : null;
+    const resolved = obj && where && !('unavailable' in where) ? await resolveSource({ ...deps, ...where }, ref, obj) : null;
+    const cluster = where === null ? undefined : 'unavailable' in where ? { unavailable: where.unavailable.message } : where.remote;
+    const report = explainLines(ref, obj, resolved, explainForm(config), cluster);
     process.stdout.write(`${report.lines.join('\n')}\n`);
     return report.found ? EXPLAIN_EXIT.explained : EXPLAIN_EXIT.notFound;
   } finally {
+    spokes.stop();
     db.close();
   }
 }

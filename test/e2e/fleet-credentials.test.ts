@@ -5,6 +5,9 @@
  * kubeconfig of CLUSTER_KUBECONFIG_DIR named for the cluster is used instead of Flux's Secret, which is then never read.
  */
 import t from 'tap';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { MAIN_JS } from '../harness/bridge-process.js';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configMap, kubeconfigSecret } from '../harness/core-objects.js';
@@ -14,6 +17,7 @@ import { KUBE_TOKEN, startWorld } from '../harness/world.js';
 import { sha } from './scenario.js';
 
 const A = sha('fleet-credentials-a');
+const run = promisify(execFile);
 const TIMEOUT_MS = 60_000;
 
 /** The spoke's kubeconfig with its user replaced by `user` (YAML lines under `user:`). */
@@ -109,4 +113,24 @@ t.test("CLUSTER_KUBECONFIG_DIR: the bridge's own kubeconfig for the cluster; Flu
     { name: 'sim-cluster', local: true },
     { name: 'prod-eu', local: false, answers: true, credentials: `file ${join(dir, 'prod-eu.yaml')}` },
   ]);
+});
+
+t.test('explain on a remote Flux object says which cluster and credentials, or why the cluster cannot be read', async (t) => {
+  const world = await startWorld();
+  const spoke = await startSpoke(world.kube, 'prod-eu');
+  t.teardown(async () => {
+    await world.close();
+    await spoke.kube.close();
+  });
+  putApp(spoke.kube, 'web', 'acme/web', A);
+  putApp(world.kube, 'web', 'acme/web', sha('explain-decoy'));
+  putRemoteKustomization(world.kube, 'web', 'web', { secretName: spoke.secretName });
+  putRemoteKustomization(world.kube, 'lost', 'web', { secretName: 'gone-kubeconfig' });
+  const env = { PATH: process.env.PATH ?? '', ...world.env() };
+  const explain = (name: string) => run(process.execPath, [MAIN_JS, 'explain', `ks/flux-system/${name}`], { env });
+  const { stdout } = await explain('web');
+  t.match(stdout, /\n {2}remote cluster prod-eu, read with Secret flux-system\/prod-eu-kubeconfig key value\n/);
+  t.match(stdout, new RegExp(`→ acme/web@${A.slice(0, 12)} environment staging`), "the spoke's commit, not the hub's decoy");
+  const lost = await explain('lost');
+  t.match(lost.stdout, /cluster gone: Secret flux-system\/gone-kubeconfig not found: its workloads are not read anywhere else/);
 });
