@@ -68,14 +68,15 @@ function populate(kube: FakeKube, cluster: string, namespaces: number, perNamesp
 
 /** The hub's Kustomization of a source: remote ones name `<cluster>-kubeconfig`, as Cluster API's Secrets are named. */
 export function putSource(hub: FakeKube, s: FleetSource): void {
-  const k = kustomization({
-    namespace: 'flux-system',
-    name: s.name,
-    conditions: READY,
-    inventory: s.workloads.map((w) => ({ namespace: s.namespace, name: w, group: 'apps', kind: 'Deployment' })),
-  });
-  if (s.spoke !== undefined) k.spec = { ...k.spec, kubeConfig: { secretRef: { name: `${clusterName(s.spoke)}-kubeconfig` } } };
-  hub.put(k);
+  hub.put(
+    kustomization({
+      namespace: 'flux-system',
+      name: s.name,
+      conditions: READY,
+      inventory: s.workloads.map((w) => ({ namespace: s.namespace, name: w, group: 'apps', kind: 'Deployment' })),
+      ...(s.spoke !== undefined ? { kubeConfig: { secretRef: { name: `${clusterName(s.spoke)}-kubeconfig` } } } : {}),
+    }),
+  );
 }
 
 /** Starts the spokes, fills them and the hub's local cluster, writes the kubeconfigs; Flux objects not put yet. */

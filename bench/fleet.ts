@@ -70,13 +70,15 @@ const statusAt = (bridge: BridgeProcess, repo: string, state: string, since: num
 /** One idle resync pass: from its first Kustomization list to the queue drained and 2 s without a spoke request. */
 async function idlePass(world: World, fleet: Fleet, bridge: BridgeProcess): Promise<{ spoke: number[]; local: number; tallies: string }> {
   const hubFrom = world.kube.requests.length;
+  // Counted from before the pass: an idle bridge asks the spokes nothing in between, and a small pass is over
+  // before a poll would see its first request.
+  const spokeFrom = fleet.spokes.map((s) => s.requests.length);
   await bridge.waitFor(
     'next resync pass',
     () => world.kube.requests.slice(hubFrom).some((r) => KUSTOMIZATION_LIST.test(r.path)),
     (INTERVAL_S + 60) * 1000,
   );
   const passFrom = hubFrom + world.kube.requests.slice(hubFrom).findIndex((r) => KUSTOMIZATION_LIST.test(r.path));
-  const spokeFrom = fleet.spokes.map((s) => s.requests.length);
   await sleep(200);
   await settled(bridge);
   for (let quiet = 0; quiet < 4;) {

@@ -88,7 +88,7 @@ export async function playSpoke(world: World, bridge: BridgeProcess, spoke: Demo
   await bridge.waitFor('the spoke succeeded', () => latest(world, COMMIT) === 'success', WAIT_MS);
 }
 
-/** Prints what GitHub shows for acme/api and what /state says of the clusters; throws if the decoy was reported. */
+/** Prints what GitHub shows for acme/api, /state's clusters and the spoke's metrics; throws if the decoy was reported. */
 export async function printSpoke(world: World, bridge: BridgeProcess): Promise<void> {
   say('What GitHub shows for acme/api (deployed to the spoke):');
   for (const d of world.github.deployments('acme', 'api')) {
@@ -99,6 +99,11 @@ export async function printSpoke(world: World, bridge: BridgeProcess): Promise<v
   }
   if (world.github.deployments('acme', 'api').some((d) => d.sha === DECOY_COMMIT))
     throw new Error("the hub's decoy apps/api was reported in the spoke's place");
+  say(`GET ${bridge.url}/state → clusters:`);
+  for (const c of (await bridge.state()).clusters ?? [])
+    process.stdout.write(
+      `  ${c.name.padEnd(12)} ${c.local ? 'local ' : 'remote'}  answers ${String(c.answers)}  credentials ${c.credentials ?? '—'}${c.reason ? `  (${c.reason})` : ''}\n`,
+    );
   say(`GET ${bridge.url}/metrics → the spoke:`);
   for (const line of (await bridge.metrics()).split('\n'))
     if (line.startsWith('gdb_cluster_') && line.includes(`cluster="${SPOKE}"`)) process.stdout.write(`  ${line}\n`);
