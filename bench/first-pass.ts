@@ -74,8 +74,10 @@ function settledOrPaused(world: World, bridge: BridgeProcess): Promise<'settled'
   return bridge.waitFor(
     'queue drained or GitHub paused',
     async () => {
-      if ((await pausesOf(bridge)) > 0) return 'paused';
-      if (shownOf(bridge) >= WORKLOADS && queueIdle(await bridge.state())) return 'settled';
+      // A busy bridge may not answer a poll in time: the next one asks again.
+      const idle = () => bridge.state().then(queueIdle, () => false);
+      if ((await pausesOf(bridge).catch(() => 0)) > 0) return 'paused';
+      if (shownOf(bridge) >= WORKLOADS && (await idle())) return 'settled';
       const n = world.github.requests.length;
       if (n !== seen) [seen, since] = [n, Date.now()];
       return Date.now() - since > STALL_MS ? 'held back' : false;
