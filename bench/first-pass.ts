@@ -25,8 +25,8 @@ const KILLS = Number(process.env.KILLS ?? 3);
 const MODES = (process.env.MODES ?? 'before,after').split(',');
 const ENVS = 4;
 const PER_SOURCE = 20;
+const STALL_MS = 30_000;
 const NAMESPACES = 10;
-const PAUSED = "GitHub rate limit: pausing this credential's requests";
 
 /** `n` workloads: repository i / 4, environment i % 4, one Kustomization per PER_SOURCE. */
 function populate(world: World, n: number): void {
@@ -59,16 +59,28 @@ function populate(world: World, n: number): void {
   }
 }
 
+/** Rate-limit pauses of GitHub work so far (a refusal's, or a success that spent the budget's last request). */
+async function pausesOf(bridge: BridgeProcess): Promise<number> {
+  const text = await bridge.metrics();
+  return [...text.matchAll(/^gdb_forge_pauses_total\{[^}]*forge="github"[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
 const shownOf = (bridge: BridgeProcess) => bridge.logs.filter((l) => l.msg === 'DRY_RUN: would create a GitHub deployment').length;
 
-/** Until every workload is shown and the queue drained, or GitHub work pauses: which. */
-function settledOrPaused(bridge: BridgeProcess): Promise<'settled' | 'paused'> {
+/** Until every workload is shown and the queue drained, GitHub work pauses, or no GitHub request leaves for STALL_MS (held back). */
+function settledOrPaused(world: World, bridge: BridgeProcess): Promise<'settled' | 'paused' | 'held back'> {
+  let seen = -1;
+  let since = Date.now();
   return bridge.waitFor(
     'queue drained or GitHub paused',
     async () => {
-      if (bridge.logs.some((l) => l.msg === PAUSED)) return 'paused';
-      // Every workload shown (its would-be create logged) and nothing left to do.
-      return shownOf(bridge) >= WORKLOADS && queueIdle(await bridge.state()) ? 'settled' : false;
+      // A busy bridge may not answer a poll in time: the next one asks again.
+      const idle = () => bridge.state().then(queueIdle, () => false);
+      if ((await pausesOf(bridge).catch(() => 0)) > 0) return 'paused';
+      if (shownOf(bridge) >= WORKLOADS && (await idle())) return 'settled';
+      const n = world.github.requests.length;
+      if (n !== seen) [seen, since] = [n, Date.now()];
+      return Date.now() - since > STALL_MS ? 'held back' : false;
     },
     3_600_000,
   );
@@ -84,17 +96,17 @@ async function firstPass(mode: string): Promise<void> {
       LOG_LEVEL: 'info',
       GITHUB_BATCHED_LOOKUPS: mode === 'after' ? 'true' : 'false',
     });
-    const end = await settledOrPaused(bridge);
+    const end = await settledOrPaused(world, bridge);
     const ms = Date.now() - t0;
     const gh = world.github.requests;
     const rest = gh.filter((r) => r.method === 'GET' && r.path.startsWith('/repos/')).length;
     const graphql = world.github.graphqlQueries().length;
     const shown = shownOf(bridge);
-    const pauses = bridge.logs.filter((l) => l.msg === PAUSED).length;
+    const pauses = await pausesOf(bridge);
     const refused = gh.filter((r) => r.status === 403 || r.status === 429).length + world.github.points.refused;
     say(
       `first-pass ${mode}: ${WORKLOADS} workloads (${WORKLOADS / ENVS} repositories × ${ENVS} environments): ` +
-        `${end === 'settled' ? `every workload shown after ${(ms / 1000).toFixed(1)} s` : `paused after ${(ms / 1000).toFixed(1)} s with ${shown} of ${WORKLOADS} shown; the rest waits for the hour's reset`}; ` +
+        `${end === 'settled' ? `every workload shown after ${(ms / 1000).toFixed(1)} s` : `${end} after ${(ms / 1000).toFixed(1)} s (stall of ${STALL_MS / 1000} s included) with ${shown} of ${WORKLOADS} shown; the rest waits for the hour's reset`}; ` +
         `REST reads ${rest} (${(rest / WORKLOADS).toFixed(3)} per workload), GraphQL queries ${graphql} (${world.github.points.spent()} points), ` +
         `pauses ${pauses}, refusals ${refused}`,
     );

@@ -49,7 +49,7 @@ export class DeploymentLookups {
   private dueAt = 0;
   private graphqlOffUntil = 0;
   /** Look-ups a batch could not answer: their next ask goes to REST. */
-  private readonly unanswered = new Set<string>();
+  private readonly unanswered = new Map<string, number>();
   /** Look-ups in the batch being answered. */
   private readonly asking = new Set<string>();
   private readonly tally = { queries: 0, failed: 0, asked: 0, answered: 0 };
@@ -102,6 +102,10 @@ export class DeploymentLookups {
   private async flush(): Promise<void> {
     const batch = [...this.queue];
     this.queue.clear();
+    // Answers and refusals whose work never came back (its Flux object deleted meanwhile) are not kept.
+    const stale = this.o.now() - FRESH_MS;
+    for (const [key, a] of this.answers) if (a.at < stale) this.answers.delete(key);
+    for (const [key, at] of this.unanswered) if (at < stale) this.unanswered.delete(key);
     for (const [key] of batch) this.asking.add(key);
     try {
       for (const chunk of chunks(batch, this.o.maxRepos ?? LOOKUP_REPOS)) {
@@ -124,7 +128,7 @@ export class DeploymentLookups {
       chunk.forEach(([key], i) => {
         const a = read[i];
         if (a !== undefined) this.answers.set(key, { answer: a, at });
-        else this.unanswered.add(key);
+        else this.unanswered.set(key, at);
       });
       const answered = read.filter((a) => a !== undefined).length;
       const limited = answer.errors?.find((e) => e.type === 'RATE_LIMITED');
