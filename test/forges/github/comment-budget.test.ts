@@ -46,7 +46,7 @@ t.test("a secondary limit on a comment pauses the token's comments, not its depl
   const rig = await startRig(t, { writeBudget: GITHUB_WINDOWS });
   rig.sim.pullRequest(OWNER, REPO, 5, { head: sha('pr-5') });
   rig.sim.inject({ method: 'POST', path: '/issues/5/comments', ...rig.sim.faults.secondaryRateLimit(3600) });
-  await t.rejects(rig.side.comments.create(repo, 5, 'x'), { name: 'GitHubCallError', retryAt: rig.clock.now + 3_600_000 } as never);
+  await t.rejects(rig.side.comments.create(repo, 5, 'x'), { name: 'GitHubCallError', retryAt: rig.clock.now + 3_600_000 });
   t.equal(rig.side.health.pausedUntil('token'), null, 'the token is not paused');
   t.match(rig.side.health.snapshot().pauses, [{ scope: 'token (comments)', kind: 'secondary' }], '/state names the comments pause');
   await t.rejects(rig.side.comments.create(repo, 5, 'y'), ForgePaused, 'the next comment waits for the pause');
