@@ -15,6 +15,11 @@ import type { GraphQLAnswer, RepoRef } from './github-types.js';
 
 /** How long look-ups are collected before a batch leaves. */
 export const LOOKUP_WINDOW_MS = 250;
+/**
+ * A look-up asked within this long of another target's is part of a burst: it joins a batch. Longer than a
+ * REST find under load, so a Flux object's next workload (asked after its first one's REST find) joins.
+ */
+export const BURST_MS = 5_000;
 /** Repositories per query: 100 connections of 100 nodes (10,000 nodes, 1 point). */
 export const LOOKUP_REPOS = 100;
 /** How long a batched answer stands (as a REST find that found nothing does for a deferred create). */
@@ -74,8 +79,7 @@ export class DeploymentLookups {
   join(key: string, target: LookupTarget): number | undefined {
     const now = this.o.now();
     // Another target asked moments ago (the same one asking again is a retry, not a burst), or some are waiting.
-    const burst =
-      this.queue.size > 0 || this.flushing !== undefined || (this.lastAsked.key !== key && now - this.lastAsked.at < this.windowMs);
+    const burst = this.queue.size > 0 || this.flushing !== undefined || (this.lastAsked.key !== key && now - this.lastAsked.at < BURST_MS);
     this.lastAsked = { key, at: now };
     if (this.unanswered.delete(key) || !burst || now < this.graphqlOffUntil) return undefined;
     // Asked already (its work came back before the answer): it waits for the same batch.

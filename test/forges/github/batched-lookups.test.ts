@@ -35,8 +35,9 @@ function bridge(t: Test, sim: GitHubSimulator, db: Db) {
   t.teardown(() => lookups.stop());
   const publisher = new GitHubPublisher({ github: side.port, deployments: new DeploymentStore(db), log, now: Date.now, lookups });
   /** Publishes every target to `success`, each coming back when its look-up's batch is answered (as the worker does). */
-  const publishAll = (targets: ReturnType<typeof target>[]) =>
-    Promise.all(
+  /** Every publish to its end (a failed one too, as a process's other work goes on), then the first failure. */
+  const publishAll = async (targets: ReturnType<typeof target>[]) => {
+    const all = await Promise.allSettled(
       targets.map(async (x) => {
         // Until answered (the simulator's first query builds GitHub's schema: a second or more on a loaded machine).
         for (const end = Date.now() + 60_000; Date.now() < end;) {
@@ -50,6 +51,10 @@ function bridge(t: Test, sim: GitHubSimulator, db: Db) {
         throw new Error('never answered');
       }),
     );
+    const failed = all.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  };
   return { side, lookups, publisher, publishAll };
 }
 
