@@ -139,6 +139,13 @@ export class DeploymentLookups {
       if (limited !== undefined) this.rest(answer.resetAt, limited.message);
       this.count(targets.length, answered, false);
     } catch (err) {
+      const status = (err as { status?: unknown }).status;
+      if (status === 404 || status === 403) {
+        // This owner's refusal (an App not installed there, no access): its look-ups go to REST, which says why; others keep batching.
+        for (const [key] of chunk) this.unanswered.set(key, this.o.now());
+        this.count(targets.length, 0, true);
+        return;
+      }
       const retryAt = (err as { retryAt?: unknown }).retryAt;
       this.rest(typeof retryAt === 'number' ? retryAt : undefined, err instanceof Error ? err.message : String(err));
       this.count(targets.length, 0, true);
