@@ -24,6 +24,8 @@ export const BURST_MS = 5_000;
 export const LOOKUP_REPOS = 100;
 /** How long a batched answer stands (as a REST find that found nothing does for a deferred create). */
 export const FRESH_MS = 10 * 60_000;
+/** Queries failing in a row (timeouts, 5xx) before GraphQL rests. */
+export const FAILURES_TO_REST = 3;
 /** How long GraphQL stays unused after a failed query that named no time (its budget spent, an outage). */
 export const GRAPHQL_REST_MS = 60_000;
 
@@ -53,6 +55,8 @@ export class DeploymentLookups {
   private timer: NodeJS.Timeout | undefined;
   private dueAt = 0;
   private graphqlOffUntil = 0;
+  /** Queries failed in a row (no answer, a 5xx). */
+  private failures = 0;
   /** Look-ups a batch could not answer: their next ask goes to REST. */
   private readonly unanswered = new Map<string, number>();
   /** Look-ups in the batch being answered. */
@@ -135,6 +139,7 @@ export class DeploymentLookups {
         else this.unanswered.set(key, at);
       });
       const answered = read.filter((a) => a !== undefined).length;
+      this.failures = 0;
       const limited = answer.errors?.find((e) => e.type === 'RATE_LIMITED');
       if (limited !== undefined) this.rest(answer.resetAt, limited.message);
       this.count(targets.length, answered, false);
@@ -147,7 +152,10 @@ export class DeploymentLookups {
         return;
       }
       const retryAt = (err as { retryAt?: unknown }).retryAt;
-      this.rest(typeof retryAt === 'number' ? retryAt : undefined, err instanceof Error ? err.message : String(err));
+      // A rate limit rests GraphQL until its time; a timeout or an outage only after it repeats (the look-ups ask again).
+      this.failures += 1;
+      if (typeof retryAt === 'number' || this.failures >= FAILURES_TO_REST)
+        this.rest(typeof retryAt === 'number' ? retryAt : undefined, err instanceof Error ? err.message : String(err));
       this.count(targets.length, 0, true);
     }
   }

@@ -154,3 +154,12 @@ t.test('GraphQL budget spent: look-ups go to REST, nothing paused, no duplicate'
   t.same(b.side.health.snapshot().pauses, []);
   t.match(b.lookups.state(), { restingUntil: /^\d{4}-/ });
 });
+
+t.test('a GraphQL query answered 502 once: the look-ups ask GraphQL again, not REST', async (t) => {
+  const { sim, db } = await setup(t);
+  sim.inject({ method: 'POST', path: '/graphql', status: 502 });
+  const b = bridge(t, sim, db);
+  await b.publishAll(targets(6));
+  t.same(count(sim), { list: 1, listStatuses: 0, graphql: 2, creates: 6 });
+  t.match(b.lookups.state(), { failed: 1, restingUntil: null });
+});
