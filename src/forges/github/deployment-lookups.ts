@@ -15,10 +15,17 @@ import type { GraphQLAnswer, RepoRef } from './github-types.js';
 
 /** How long look-ups are collected before a batch leaves. */
 export const LOOKUP_WINDOW_MS = 250;
+/**
+ * A look-up asked within this long of another target's is part of a burst: it joins a batch. Longer than a
+ * REST find under load, so a Flux object's next workload (asked after its first one's REST find) joins.
+ */
+export const BURST_MS = 5_000;
 /** Repositories per query: 100 connections of 100 nodes (10,000 nodes, 1 point). */
 export const LOOKUP_REPOS = 100;
 /** How long a batched answer stands (as a REST find that found nothing does for a deferred create). */
 export const FRESH_MS = 10 * 60_000;
+/** Queries failing in a row (timeouts, 5xx) before GraphQL rests. */
+export const FAILURES_TO_REST = 3;
 /** How long GraphQL stays unused after a failed query that named no time (its budget spent, an outage). */
 export const GRAPHQL_REST_MS = 60_000;
 
@@ -48,6 +55,8 @@ export class DeploymentLookups {
   private timer: NodeJS.Timeout | undefined;
   private dueAt = 0;
   private graphqlOffUntil = 0;
+  /** Queries failed in a row (no answer, a 5xx). */
+  private failures = 0;
   /** Look-ups a batch could not answer: their next ask goes to REST. */
   private readonly unanswered = new Map<string, number>();
   /** Look-ups in the batch being answered. */
@@ -74,8 +83,7 @@ export class DeploymentLookups {
   join(key: string, target: LookupTarget): number | undefined {
     const now = this.o.now();
     // Another target asked moments ago (the same one asking again is a retry, not a burst), or some are waiting.
-    const burst =
-      this.queue.size > 0 || this.flushing !== undefined || (this.lastAsked.key !== key && now - this.lastAsked.at < this.windowMs);
+    const burst = this.queue.size > 0 || this.flushing !== undefined || (this.lastAsked.key !== key && now - this.lastAsked.at < BURST_MS);
     this.lastAsked = { key, at: now };
     if (this.unanswered.delete(key) || !burst || now < this.graphqlOffUntil) return undefined;
     // Asked already (its work came back before the answer): it waits for the same batch.
@@ -131,12 +139,23 @@ export class DeploymentLookups {
         else this.unanswered.set(key, at);
       });
       const answered = read.filter((a) => a !== undefined).length;
+      this.failures = 0;
       const limited = answer.errors?.find((e) => e.type === 'RATE_LIMITED');
       if (limited !== undefined) this.rest(answer.resetAt, limited.message);
       this.count(targets.length, answered, false);
     } catch (err) {
+      const status = (err as { status?: unknown }).status;
+      if (status === 404 || status === 403) {
+        // This owner's refusal (an App not installed there, no access): its look-ups go to REST, which says why; others keep batching.
+        for (const [key] of chunk) this.unanswered.set(key, this.o.now());
+        this.count(targets.length, 0, true);
+        return;
+      }
       const retryAt = (err as { retryAt?: unknown }).retryAt;
-      this.rest(typeof retryAt === 'number' ? retryAt : undefined, err instanceof Error ? err.message : String(err));
+      // A rate limit rests GraphQL until its time; a timeout or an outage only after it repeats (the look-ups ask again).
+      this.failures += 1;
+      if (typeof retryAt === 'number' || this.failures >= FAILURES_TO_REST)
+        this.rest(typeof retryAt === 'number' ? retryAt : undefined, err instanceof Error ? err.message : String(err));
       this.count(targets.length, 0, true);
     }
   }

@@ -35,8 +35,9 @@ function bridge(t: Test, sim: GitHubSimulator, db: Db) {
   t.teardown(() => lookups.stop());
   const publisher = new GitHubPublisher({ github: side.port, deployments: new DeploymentStore(db), log, now: Date.now, lookups });
   /** Publishes every target to `success`, each coming back when its look-up's batch is answered (as the worker does). */
-  const publishAll = (targets: ReturnType<typeof target>[]) =>
-    Promise.all(
+  /** Every publish to its end (a failed one too, as a process's other work goes on), then the first failure. */
+  const publishAll = async (targets: ReturnType<typeof target>[]) => {
+    const all = await Promise.allSettled(
       targets.map(async (x) => {
         // Until answered (the simulator's first query builds GitHub's schema: a second or more on a loaded machine).
         for (const end = Date.now() + 60_000; Date.now() < end;) {
@@ -50,6 +51,10 @@ function bridge(t: Test, sim: GitHubSimulator, db: Db) {
         throw new Error('never answered');
       }),
     );
+    const failed = all.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  };
   return { side, lookups, publisher, publishAll };
 }
 
@@ -148,4 +153,13 @@ t.test('GraphQL budget spent: look-ups go to REST, nothing paused, no duplicate'
   t.equal(deploymentsOf(sim, 8).length, 8);
   t.same(b.side.health.snapshot().pauses, []);
   t.match(b.lookups.state(), { restingUntil: /^\d{4}-/ });
+});
+
+t.test('a GraphQL query answered 502 once: the look-ups ask GraphQL again, not REST', async (t) => {
+  const { sim, db } = await setup(t);
+  sim.inject({ method: 'POST', path: '/graphql', status: 502 });
+  const b = bridge(t, sim, db);
+  await b.publishAll(targets(6));
+  t.same(count(sim), { list: 1, listStatuses: 0, graphql: 2, creates: 6 });
+  t.match(b.lookups.state(), { failed: 1, restingUntil: null });
 });
