@@ -81,6 +81,8 @@ const RIGS: Record<string, Build> = {
         githubApiUrl: sim.url,
         githubWriteIntervalMs: 0,
         githubWriteBudget: GITHUB_LIMITS,
+        // Publishes one after another: each look-up by itself (REST), not held for a batch.
+        githubBatchedLookups: false,
       },
       { ...d, log, now: Date.now, userAgent: 'gdb-test', dryRun: false },
     )!;

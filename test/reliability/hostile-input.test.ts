@@ -406,7 +406,7 @@ t.test('fuzzed bodies and headers with slow senders alongside: exact answers, li
 });
 
 t.test(
-  'over WEBHOOK_RATE_PER_MINUTE, failed verifications answer 429 and verified events keep their own budget; status routes are not limited',
+  'over WEBHOOK_RATE_PER_MINUTE failed verifications, the address is answered 429 before any digest; status routes are not limited',
   async (t) => {
     const limit = 40;
     const bridge = await bridgeProcess(t, { WEBHOOK_RATE_PER_MINUTE: String(limit), DATABASE_PATH: `${world.dir}/rate-limit.db` });
@@ -431,12 +431,14 @@ t.test(
     );
     t.equal(codes.at(-1), 429, 'over the limit of failed verifications: 429');
     const signed = { body: VALID, headers: { 'content-type': 'application/json', 'x-signature': `sha256=${hmac(WEBHOOK_KEY, VALID)}` } };
-    t.equal((await send(port, agent, signed)).status, 202, 'a valid signed event is not refused for the bad ones');
+    // Past its budget an address is refused before any digest is computed, a signed event too, until the minute
+    // ends (the resync reads every Flux object anyway); a signed event from the address before that was accepted above.
+    t.equal((await send(port, agent, signed)).status, 429, 'the flooding address: refused before any digest, signed or not');
     t.equal((await bridge.get('/healthz')).status, 200, '/healthz is not rate limited');
     t.equal((await bridge.get('/metrics')).status, 200, '/metrics is not rate limited');
     t.match(
       diff(await eventCounters(bridge), before),
-      { 'unknown/rate_limited': codes.filter((c) => c === 429).length },
+      { 'unknown/rate_limited': codes.filter((c) => c === 429).length + 1 },
       'the 429s are counted',
     );
     t.equal(bridge.child.exitCode, null);
