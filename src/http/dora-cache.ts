@@ -63,7 +63,8 @@ export class DoraCache {
       const version = this.store.version();
       if (compute === undefined || (this.last !== undefined && stillStands(this.last, version, at, this.maxAgeMs))) {
         this.compute(at, version);
-        return again();
+        again();
+        return;
       }
       this.computing = true;
       compute(at)

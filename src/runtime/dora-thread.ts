@@ -54,7 +54,9 @@ export class DoraThread {
       if (m.figures !== undefined) asked?.resolve(m.figures);
       else asked?.reject(new Error(m.error ?? 'no figures'));
     });
-    worker.on('error', (error) => this.failAll(error));
+    worker.on('error', (error: unknown) => {
+      this.failAll(error instanceof Error ? error : new Error(String(error)));
+    });
     worker.on('exit', (code) => {
       if (this.worker === worker) this.worker = undefined;
       this.failAll(new Error(`the DORA thread ended (exit code ${code})`));
