@@ -32,9 +32,14 @@ export class DoraThread {
     });
   };
 
-  /** The thread's heap in use (bytes), none running: 0. */
+  /** The thread's heap in use (bytes); none running (or not yet): 0. */
   async heapUsed(): Promise<number> {
-    return this.worker ? (await this.worker.getHeapStatistics()).used_heap_size : 0;
+    return (
+      this.worker
+        ?.getHeapStatistics()
+        .then((h) => h.used_heap_size)
+        .catch(() => 0) ?? 0
+    );
   }
 
   async stop(): Promise<void> {
