@@ -83,6 +83,9 @@ try {
   const waits: number[] = [];
   let threadHeap = 0;
   let shown: readonly unknown[] | undefined;
+  global.gc?.();
+  const mainBefore = process.memoryUsage().heapUsed;
+  let mainPeak = mainBefore;
   const c0 = performance.now();
   background.start(
     () => NOW,
@@ -101,7 +104,7 @@ try {
     shown = figures;
     waits.push(performance.now() - due);
     threadHeap = Math.max(threadHeap, await thread.heapUsed());
-    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    mainPeak = Math.max(mainPeak, process.memoryUsage().heapUsed);
   }
   const computeMs = performance.now() - c0;
   background.stop();
@@ -114,8 +117,8 @@ try {
   process.stdout.write(
     `dora scrape: ${DEPLOYMENTS} deployments (${outcomes} outcomes, ${REPOSITORIES} repositories, production and staging, ${Math.round(PREVIEWS * 100)} % previews), ${RUNS} runs each: ` +
       `computed ${spread(computed)}; cached (outcomes unchanged, within the minute) ${spread(cached)}; ` +
-      `in the thread: computed in ${ms(computeMs)}, ${waits.length} scrapes meanwhile waited p99 ${ms(waits[Math.floor(waits.length * 0.99)])}, max ${ms(waits.at(-1))}, thread heap ${(threadHeap / 1024 / 1024).toFixed(1)} MiB at most; ` +
-      `heap +${((heapPeak - heapBefore) / 1024 / 1024).toFixed(1)} MiB at most\n`,
+      `in the thread: computed in ${ms(computeMs)}, ${waits.length} scrapes meanwhile waited p99 ${ms(waits[Math.floor(waits.length * 0.99)])}, max ${ms(waits.at(-1))}, thread heap ${(threadHeap / 1024 / 1024).toFixed(1)} MiB at most, the bridge's heap meanwhile +${((mainPeak - mainBefore) / 1024 / 1024).toFixed(1)} MiB; ` +
+      `computed here: heap +${((heapPeak - heapBefore) / 1024 / 1024).toFixed(1)} MiB at most\n`,
   );
   db.close();
 } finally {

@@ -127,7 +127,8 @@ export class DoraStore {
       .prepare(
         // The first and last rowid, not a count: both are one look in the table's b-tree (COUNT(*) read all 500,000
         // rows, up to 100 ms on the event loop every look). Retention deletes the oldest, so the first rowid moves.
-        `SELECT (SELECT COALESCE(MIN(rowid), 0) || ':' || COALESCE(MAX(rowid), 0) FROM deployment_outcomes)
+        // One MIN or MAX per SELECT: SQLite looks up only a lone one, both in one SELECT scan the table.
+        `SELECT (SELECT COALESCE(MIN(rowid), 0) FROM deployment_outcomes) || ':' || (SELECT COALESCE(MAX(rowid), 0) FROM deployment_outcomes)
           || ' ' || (SELECT COUNT(*) || ':' || COALESCE(MAX(read_at), 0) FROM commit_times WHERE state = 'known')
           || ' ' || (SELECT COUNT(*) || ':' || COALESCE(MAX(seen_at), 0) FROM environment_kinds) AS v`,
       )
