@@ -97,7 +97,15 @@ async function main(config: Config): Promise<void> {
   const userAgent = `github-deployment-bridge/${version}`;
   const forges = buildForges(config, { db, deployments, refusals, metrics, log, now, userAgent, dryRun: config.dryRun });
   // DORA: commit times read once per counted commit, the environments' kinds, the figures (docs/dora.md).
-  const dora = buildDora({ db, forges: forges.list, environments: config.doraEnvironments, metrics, log, now });
+  const dora = buildDora({
+    db,
+    forges: forges.list,
+    environments: config.doraEnvironments,
+    metrics,
+    log,
+    now,
+    ...(config.dryRun ? {} : { databasePath: config.databasePath }),
+  });
   const router = ForgeRouter.over(forges.list, log, dora.kinds);
   const defaults = buildDefaults(config, version, forges.hosts);
   const commentStore = new CommentStore(db);
@@ -214,6 +222,7 @@ async function main(config: Config): Promise<void> {
   resync.start();
   pruning.start();
   dora.commitTimes.start();
+  dora.start();
   // A comment a crash or a stop left due (a create cut short, an edit not made) is written now.
   comments?.settle();
   log.info(
@@ -243,6 +252,7 @@ async function main(config: Config): Promise<void> {
     await resync.stop();
     pruning.stop();
     dora.commitTimes.stop();
+    await dora.stop();
     rollouts.stop();
     spokes.stop();
     forges.stop();

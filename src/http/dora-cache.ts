@@ -28,10 +28,16 @@ export type DoraSource = Pick<DoraStore, 'facts' | 'since' | 'version'>;
 /** How often the bridge's background look asks whether the outcomes changed (one cheap query; computed only then, or a minute on). */
 export const DORA_LOOK_MS = 5_000;
 
+/** Computes the figures over the window ending `now` elsewhere (a worker thread): the event loop never waits for it. */
+export type ComputeFigures = (now: number) => Promise<readonly DoraFigures[]>;
+
 /** The figures `/metrics` and `/state` show, kept between changes. */
 export class DoraCache {
   private last: (Computed & { figures: readonly DoraFigures[]; summary?: ReturnType<typeof doraSummary> }) | undefined;
   private looking: LongTimer | undefined;
+  private started = false;
+  /** Whether a computation runs now (off the request path); a scrape meanwhile reads the last figures. */
+  computing = false;
 
   constructor(
     private readonly store: DoraSource,
@@ -41,30 +47,59 @@ export class DoraCache {
 
   /**
    * Computes the figures off the request path from now on (issue 32): at once, then whenever a look every
-   * `everyMs` finds the outcomes changed or the figures a minute old; `/metrics` and `/state` then read the last
-   * figures and never wait for a computation (none before the first: empty).
+   * `everyMs` finds the outcomes changed or the figures a minute old, at most one computation at a time, by
+   * `compute` (the bridge's: a worker thread over its own connection, `runtime/dora-thread.ts`; without it, here).
+   * `/metrics` and `/state` then read the last figures and never wait for a computation (none before the first: empty).
+   * A failed computation keeps the last figures and is handed to `onError`; the next look tries again.
    */
-  start(now: () => number, everyMs = DORA_LOOK_MS): void {
+  start(now: () => number, everyMs = DORA_LOOK_MS, compute?: ComputeFigures, onError?: (error: unknown) => void): void {
+    this.started = true;
+    const again = () => {
+      if (this.started) this.looking = longTimeout(look, everyMs);
+    };
     const look = () => {
-      this.compute(now());
-      this.looking = longTimeout(look, everyMs);
+      this.looking = undefined;
+      const at = now();
+      const version = this.store.version();
+      if (compute === undefined || (this.last !== undefined && stillStands(this.last, version, at, this.maxAgeMs))) {
+        this.compute(at, version);
+        again();
+        return;
+      }
+      this.computing = true;
+      compute(at)
+        .then(
+          (figures) => {
+            this.last = { version, at, figures };
+          },
+          (error: unknown) => onError?.(error),
+        )
+        .finally(() => {
+          this.computing = false;
+          again();
+        });
     };
     look();
   }
 
   stop(): void {
+    this.started = false;
     this.looking?.clear();
     this.looking = undefined;
   }
 
+  /** When the figures shown were computed (ms), none yet: undefined. */
+  computedAt(): number | undefined {
+    return this.last?.at;
+  }
+
   /** The figures over the window ending `now`: the same array as last time while they still stand; once started, the last computed. */
   figures(now: number): readonly DoraFigures[] {
-    if (this.looking !== undefined) return this.last?.figures ?? [];
+    if (this.started) return this.last?.figures ?? [];
     return this.compute(now);
   }
 
-  private compute(now: number): readonly DoraFigures[] {
-    const version = this.store.version();
+  private compute(now: number, version = this.store.version()): readonly DoraFigures[] {
     if (this.last !== undefined && stillStands(this.last, version, now, this.maxAgeMs)) return this.last.figures;
     const figures = doraWindow(this.store, now, this.include);
     this.last = { version, at: now, figures };

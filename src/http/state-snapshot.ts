@@ -40,7 +40,7 @@ export interface StatusDeps {
   /** The trust boundary (ALLOWED_REPOSITORIES): open, or an allow-list of so many patterns. */
   trust?: Trust;
   /** The DORA figures of `/metrics` and `/state`, from the recorded outcomes (with `DORA_ENVIRONMENTS`), kept between changes. */
-  dora?: Pick<DoraCache, 'figures' | 'summary'>;
+  dora?: Pick<DoraCache, 'figures' | 'summary'> & Partial<Pick<DoraCache, 'computedAt'>>;
   /** This bridge's version and the cluster it reports for (`CLUSTER_NAME`): the status page's header line. */
   identity?: { version: string; cluster: string };
   /** The commit times read for the lead time: how many are known, missing on their forge, failed (asked again), the last failure. */
@@ -121,7 +121,15 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
       items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
     },
     // The four DORA keys of the last 30 days per repository and environment (the `dora` command's figures).
-    ...(deps.dora ? { dora: { ...deps.dora.summary(deps.now()), ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}) } } : {}),
+    ...(deps.dora
+      ? {
+          dora: {
+            ...deps.dora.summary(deps.now()),
+            ...doraAge(deps.dora),
+            ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}),
+          },
+        }
+      : {}),
     readiness: deps.readiness(),
     ...(deps.clusters ? { clusters: deps.clusters() } : {}),
     ...(deps.storageState ? { storage: deps.storageState() } : {}),
@@ -131,3 +139,10 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
 }
 
 export type StateSnapshot = ReturnType<typeof stateSnapshot>;
+
+/** When the figures shown were computed (issue 32: off the request path, so they may be up to a minute old); none yet: null. */
+function doraAge(dora: Partial<Pick<DoraCache, 'computedAt'>>) {
+  if (dora.computedAt === undefined) return {};
+  const at = dora.computedAt();
+  return { computedAt: at === undefined ? null : new Date(at).toISOString() };
+}

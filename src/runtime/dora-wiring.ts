@@ -14,6 +14,7 @@ import { CommitTimeStore } from '../store/commit-time-store.js';
 import { DoraStore } from '../store/dora-store.js';
 import { EnvironmentKinds } from '../store/environment-kinds.js';
 import { CommitTimes } from './commit-times.js';
+import { DoraThread } from './dora-thread.js';
 
 export interface DoraWiringOptions {
   db: Db;
@@ -23,6 +24,8 @@ export interface DoraWiringOptions {
   metrics: Metrics;
   log: Logger;
   now: () => number;
+  /** The database file the figures' thread reads beside the bridge; none (`:memory:`, a dry run): computed on the loop. */
+  databasePath?: string;
 }
 
 export function buildDora(o: DoraWiringOptions) {
@@ -36,12 +39,26 @@ export function buildDora(o: DoraWiringOptions) {
     log: o.log.child({ component: 'commit-times' }),
     now: o.now,
   });
-  // figures.start() would compute off the request path; not started yet: test/e2e/dora.test.ts reads figures at once.
+  // Off the request path (issue 32): a scrape reads the last figures; they are computed in a worker thread.
   const figures = new DoraCache(new DoraStore(o.db), include);
+  const thread = o.databasePath ? new DoraThread({ path: o.databasePath, environments: o.environments }) : undefined;
+  const log = o.log.child({ component: 'dora' });
+  let failed = false;
   return {
     commitTimes,
     kinds: new EnvironmentKinds(o.db, o.now),
     figures,
+    /** Starts the figures' background look (at once, then on a change or a minute on). */
+    start: () =>
+      figures.start(o.now, undefined, thread?.compute, (error) => {
+        // Logged once (each look tries again); /state's dora.computedAt shows the figures' age meanwhile.
+        if (!failed) log.error({ err: error }, 'the DORA figures could not be computed; the last ones are shown');
+        failed = true;
+      }),
+    stop: async () => {
+      figures.stop();
+      await thread?.stop();
+    },
     /** `/state`'s `dora.commitTimes`: how many are known, missing on their forge, failed (asked again), the last failure. */
     state: () => {
       const e = commitTimes.lastError;

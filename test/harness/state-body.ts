@@ -137,6 +137,8 @@ export interface StateBody {
     environments: Record<string, string | number | null>[];
     /** The commit times read for the lead time. */
     commitTimes?: { known: number; missing: number; failed: number; lastError: { at: string; forge: string; reason: string } | null };
+    /** When the figures shown were computed (off the request path); none yet: null. */
+    computedAt?: string | null;
   };
   /** PULL_REQUEST_COMMENTS: each comment of the bridge's cluster. */
   pullRequestComments?: StatePullRequestComment[];

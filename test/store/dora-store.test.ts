@@ -119,7 +119,7 @@ t.test('version: another value when an outcome is appended or pruned, the same f
   const two = dora.version();
   t.not(two, one);
   pruneStorage(db(), 90 * day + 201);
-  t.not(dora.version(), two, 'the oldest pruned (the last rowid is the same, the count is not)');
+  t.not(dora.version(), two, 'the oldest pruned (the last rowid is the same, the first is not)');
   t.end();
 });
 
