@@ -1,13 +1,10 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../common/errors.js';
 import type { K8sObject, KubeReader, SourceRef, WorkloadKind } from '../kube/kube-types.js';
 import type { WorkloadWatchEvents, WorkloadWatches } from '../kube/rollout-watch.js';
 import type { WatchTransport } from '../kube/watch-stream.js';
-import { recheckDelay } from '../lifecycle/recheck-delay.js';
 import { rolloutOf, type RolloutKind } from '../lifecycle/rollout.js';
 import { bridgeAnnotations, isOptedIn } from '../metadata/resolve-target.js';
 import type { SpokeFollowing } from '../reconcile/source-cluster.js';
-import type { QueueStore } from '../store/queue-store.js';
 
 /** A workload's rollout as a watch compares it: its state (`rolloutOf`), or `deleted`; and the resourceVersion it was read at. */
 interface Sighting {
@@ -252,35 +249,4 @@ export class RolloutTracking implements WorkloadWatchEvents {
   get size(): { workloads: number; sources: number } {
     return { workloads: this.registrations.size, sources: this.bySource.size };
   }
-}
-
-/**
- * The tracking's two ways into the queue. `wake` makes sources due now (a row being reconciled is marked
- * to run once more; `enqueue` alone would leave a pending re-check's later due time); `fallBack` makes them
- * due after the first re-check delay, where the re-check schedule takes over. A write that fails is logged:
- * the re-check already scheduled still comes.
- */
-export function queueWakes(o: {
-  queue: Pick<QueueStore, 'enqueue' | 'schedule'>;
-  notify: () => void;
-  now: () => number;
-  log: Logger;
-}): Pick<RolloutTrackingOptions, 'wake' | 'fallBack'> {
-  const write = (refs: SourceRef[], at: (now: number) => number, markActive: boolean) => {
-    const now = o.now();
-    try {
-      for (const ref of refs) {
-        if (markActive) o.queue.enqueue(ref, now);
-        o.queue.schedule(ref, at(now));
-      }
-    } catch (err) {
-      o.log.warn({ err: errorMessage(err), fluxObjects: refs.map(sourceKey) }, 'could not queue Flux objects whose rollout changed');
-      return;
-    }
-    o.notify();
-  };
-  return {
-    wake: (refs) => write(refs, (now) => now, true),
-    fallBack: (refs) => write(refs, (now) => now + recheckDelay(0), false),
-  };
 }

@@ -3,7 +3,8 @@ import { loadKubeConfig, type KubeReaderOptions } from '../kube/kube-client.js';
 import { WorkloadWatches, type WorkloadWatchEvents } from '../kube/rollout-watch.js';
 import { createWatchTransport, type WatchTransport } from '../kube/watch-stream.js';
 import type { QueueStore } from '../store/queue-store.js';
-import { RolloutTracking, queueWakes } from './rollout-tracking.js';
+import { RolloutTracking } from './rollout-tracking.js';
+import { queueWakes } from './rollout-wakes.js';
 
 /**
  * Builds the rollout tracking over watches of the cluster the reader reads (same kubeconfig), and of each
