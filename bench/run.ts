@@ -16,6 +16,7 @@ const ALL = [
   'base-image-bump',
   'latency',
   'rollout-latency',
+  'fleet',
   'resync-cost',
   'memory',
   'dora-scrape',

@@ -2,7 +2,7 @@
  * `npm run demo`: the real bridge process against a simulated cluster, GitHub and Forgejo (and the
  * real docker-registry when Debian's package is installed). Plays two rollouts of acme/web on GitHub,
  * a pull-request preview of acme/shop on Forgejo and a merge-request preview of platform/shop on
- * GitLab with signed Flux events, and prints what each forge ends up showing. `--serve` keeps everything running for `curl`.
+ * GitLab with signed Flux events, then a hub's rollout to a spoke cluster (demo-fleet.ts), and prints what each forge ends up showing. `--serve` keeps everything running for `curl`.
  */
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -14,6 +14,7 @@ import { finishRollout } from '../test/harness/rollouts.js';
 import type { StateDeployment } from '../test/harness/state-body.js';
 import { startWorld, type World } from '../test/harness/world.js';
 import { explainCommand } from './demo-explain.js';
+import { playSpoke, printSpoke, startDemoSpoke, type DemoSpoke } from './demo-fleet.js';
 import { DEMO_CLEANUP_GRACE, FORGEJO, OPT_IN, playPreview, printForgejo, say } from './demo-forgejo.js';
 import { GITLAB, playMergeRequest, printGitLab } from './demo-gitlab.js';
 
@@ -107,11 +108,11 @@ const stateLine = (d: StateDeployment) =>
   `  ${d.forge.padEnd(7)} ${d.owner}/${d.repo} ${d.environment} ${d.sha.slice(0, 7)} ${d.context == null ? `#${String(d.deploymentId)}` : `"${d.context}"`} ${d.state}\n`;
 
 /** The demo proper: both forges' stories, what they show, and /state; under `--serve` it waits for `stop`. */
-async function play(world: World, serve: boolean, stop: Promise<unknown>): Promise<void> {
+async function play(world: World, spoke: DemoSpoke, serve: boolean, stop: Promise<unknown>): Promise<void> {
   say(
     `Simulated cluster ${world.kube.url}, GitHub ${world.github.url}, Forgejo ${world.forgejo?.url ?? '(none)'}, GitLab ${world.gitlab?.url ?? '(none)'}${world.registry ? `, registry ${world.registry.host} (real docker-registry)` : ' (no docker-registry installed: using annotations)'}`,
   );
-  const bridge = await world.bridge({ CLEANUP_GRACE: DEMO_CLEANUP_GRACE });
+  const bridge = await world.bridge({ CLEANUP_GRACE: DEMO_CLEANUP_GRACE, ...spoke.env });
   say(`Bridge listening on ${bridge.url}`);
   await rollout(world, bridge, '1.0.0', 1);
   await rollout(world, bridge, '1.1.0', 2);
@@ -127,11 +128,13 @@ async function play(world: World, serve: boolean, stop: Promise<unknown>): Promi
   printForgejo(world);
   await playMergeRequest(world, bridge);
   printGitLab(world);
+  await playSpoke(world, bridge, spoke);
+  await printSpoke(world, bridge);
   const state = await bridge.state();
   say(`GET ${bridge.url}/state → deployments:`);
   for (const d of state.deployments) process.stdout.write(stateLine(d));
   say(
-    "Demo succeeded: two rollouts reported on GitHub, the older one superseded; a Forgejo preview reported with its route and ended when closed; a GitLab merge-request preview deployed from its branch, its environment linked and stopped when closed; every request valid against GitHub's, Forgejo's and GitLab's API descriptions",
+    "Demo succeeded: two rollouts reported on GitHub, the older one superseded; a Forgejo preview reported with its route and ended when closed; a GitLab merge-request preview deployed from its branch, its environment linked and stopped when closed; a spoke's rollout reported from the hub under its own cluster; every request valid against GitHub's, Forgejo's and GitLab's API descriptions",
   );
   if (serve) {
     say(`Still running: try  curl ${bridge.url}/state  and  curl ${bridge.url}/metrics   (Ctrl-C or kill to stop)`);
@@ -166,7 +169,8 @@ async function main(): Promise<number> {
   // Listening before anything starts: a signal while the world starts up still stops it once it is up.
   const stop = stopRequest();
   const world = await startWorld({ registry: existsSync('/usr/bin/docker-registry'), forgejo: FORGEJO, gitlab: GITLAB });
-  const run = play(world, serve, stop);
+  const spoke = await startDemoSpoke(world);
+  const run = play(world, spoke, serve, stop);
   // A signal mid-run: what the run still waits for fails once the world is gone; that is no error.
   run.catch(() => undefined);
   try {
@@ -177,6 +181,7 @@ async function main(): Promise<number> {
   } finally {
     // The bridge, docker-registry and the simulators stopped, the temp folders removed.
     await world.close();
+    await spoke.kube.close();
   }
 }
 

@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import t from 'tap';
 import type { ObjectMeta } from '../../src/kube/kube-types.js';
 import { startFakeKube, type FakeKube } from './fake-kube.js';
@@ -347,4 +348,31 @@ t.test('routing kinds: Service, Ingress and HTTPRoute at their real paths, 404 a
   fake.allow = undefined;
   const allowed = await get(fake, '/apis/gateway.networking.k8s.io/v1/namespaces/apps/httproutes');
   t.match(allowed.body, { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRouteList', items: [{ kind: 'HTTPRoute' }] });
+});
+
+t.test('openConnections counts the TCP connections open to the server, kept-alive ones included', async (t) => {
+  const fake = await startFakeKube();
+  t.teardown(() => fake.close());
+  t.equal(fake.openConnections, 0);
+  const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+  t.teardown(() => agent.destroy());
+  const once = () =>
+    new Promise<void>((resolve, reject) => {
+      const url = new URL(`${fake.url}${KS}/kustomizations`);
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, agent, headers: { authorization: `Bearer ${fake.token}` } },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  await Promise.all([once(), once()]);
+  t.equal(fake.openConnections, 2, 'two kept-alive sockets');
+  agent.destroy();
+  const deadline = Date.now() + 5000;
+  while (fake.openConnections > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  t.equal(fake.openConnections, 0, 'closed by the client');
 });

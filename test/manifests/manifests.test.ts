@@ -29,6 +29,9 @@ const RENDERED = [
   'test/manifests/github-app',
   'test/manifests/tenant',
   'test/manifests/own-image',
+  'manifests/optional/spoke-reader',
+  'test/manifests/fleet-hub',
+  'test/manifests/fleet-secrets',
 ];
 
 /** A ClusterRole's grants as `group/resource:verbs`, sorted, for comparing with a list. */
@@ -312,8 +315,10 @@ t.test('no write verbs anywhere: every rendered role only reads', (t) => {
   const roles = RENDERED.flatMap(render).filter((o): o is ClusterRole => o.kind === 'ClusterRole' || o.kind === 'Role');
   t.same([...new Set(roles.map((r) => r.metadata.name))].sort(), [
     'github-deployment-bridge',
+    'github-deployment-bridge-kubeconfig-secrets',
     'github-deployment-bridge-namespaces',
     'github-deployment-bridge-preview-routes',
+    'github-deployment-bridge-reader',
     'github-deployment-bridge-registry-secrets',
   ]);
   for (const role of roles)

@@ -108,6 +108,11 @@ export class FakeKube {
     return this.watches.count;
   }
 
+  /** TCP connections open to this server now (a client's keep-alive pool and its watches). */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   /** Cuts every open watch's connection mid-stream (a dropped connection); returns how many. */
   dropWatches(): number {
     return this.watches.drop();
