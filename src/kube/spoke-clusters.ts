@@ -19,6 +19,8 @@ import { withRouteRefusals } from './route-refusals.js';
 import { ClusterUnavailable, gatedReader, type ClusterFailure } from './spoke-gate.js';
 import { checkSpokeKubeconfig } from './spoke-kubeconfig.js';
 import { spokeTransport, type SpokeTransport } from './spoke-request.js';
+import { healthOfWatches } from './spoke-watch.js';
+import { watchTransportOver, type WatchTransport } from './watch-stream.js';
 
 /** Suffixes tried after the bare cluster name in CLUSTER_KUBECONFIG_DIR, in order. */
 export const KUBECONFIG_FILE_SUFFIXES = ['', '.yaml', '.kubeconfig'];
@@ -41,7 +43,7 @@ export interface ClusterState {
 /** How a Flux object's workloads are read. */
 export type SpokeResolution =
   | { local: true }
-  | { cluster: string; credentials: string; fresh: KubeReader; pass: KubeReader }
+  | { cluster: string; credentials: string; fresh: KubeReader; pass: KubeReader; watch: WatchTransport }
   | { cluster: string; credentials: string | null; unavailable: ClusterUnavailable };
 
 export interface SpokeClustersOptions {
@@ -59,6 +61,8 @@ interface Entry {
   transport: SpokeTransport;
   fresh: KubeReader;
   listings: PassListings;
+  /** Lists and watches of rollouts in the spoke, over its own transport (a new object when credentials change). */
+  watch: WatchTransport;
 }
 
 /** The workload identity provider a Flux ConfigMap names (`aws`, `azure`, `gcp`, `generic`), or why it is not known. */
@@ -118,7 +122,7 @@ export class SpokeClusters {
     state.credentials = credentials;
     const entry = this.entryFor(cluster, text);
     if ('refused' in entry) return fail('kubeconfig_refused', `${credentials}: ${entry.refused}`, credentials);
-    return { cluster, credentials, fresh: entry.fresh, pass: entry.listings.reader };
+    return { cluster, credentials, fresh: entry.fresh, pass: entry.listings.reader, watch: entry.watch };
   }
 
   /** A resync pass starts: every spoke's listings are read again. */
@@ -224,15 +228,15 @@ export class SpokeClusters {
     }
     const transport = spokeTransport(c);
     const log = this.o.log.child({ cluster });
-    const gated = gatedReader(
-      cluster,
-      readerOver(kubeGetJson(transport.get, this.o.timeoutMs)),
-      { answered: (at) => this.answered(cluster, at), failed: (failure, message) => this.failed(cluster, failure, message) },
-      this.o.now,
-    );
+    const health = {
+      answered: (at: number) => this.answered(cluster, at),
+      failed: (f: ClusterFailure, m: string) => this.failed(cluster, f, m),
+    };
+    const gated = gatedReader(cluster, readerOver(kubeGetJson(transport.get, this.o.timeoutMs)), health, this.o.now);
     const fresh = withRouteRefusals(gated, { now: this.o.now, log });
     const listings = createPassListings(fresh, { now: this.o.now, passIntervalMs: this.o.passIntervalMs });
-    const entry: Entry = { fingerprint, transport, fresh, listings };
+    const watch = healthOfWatches(cluster, watchTransportOver(transport.get), health, this.o.now);
+    const entry: Entry = { fingerprint, transport, fresh, listings, watch };
     this.entries.set(cluster, entry);
     return entry;
   }

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { KubeError, errorMessage } from '../common/errors.js';
 import type { ClusterAccess } from './kube-credentials.js';
-import { MAX_LIST_PAGE_CHARS, bodyText, kubeGet, kubeGetJson, statusMessage } from './kube-request.js';
+import { MAX_LIST_PAGE_CHARS, bodyText, kubeGet, kubeGetJson, statusMessage, type KubeGet } from './kube-request.js';
 import type { K8sObject } from './kube-types.js';
 
 /** Objects asked for per list page. */
@@ -53,8 +53,11 @@ export interface WatchTransport {
 
 /** Creates the transport over a loaded kubeconfig (the same one the reader uses); each request has its own connection. */
 export function createWatchTransport(access: ClusterAccess): WatchTransport {
-  const get = kubeGet(access);
+  return watchTransportOver(kubeGet(access));
+}
 
+/** The transport over one GET (a spoke's: spoke-request.ts, with only its own kubeconfig's credentials). */
+export function watchTransportOver(get: KubeGet): WatchTransport {
   async function listPage(path: string, cont: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
     const query = { limit: String(LIST_PAGE_SIZE), continue: cont };
     const body = await kubeGetJson(get, timeoutMs)(`LIST ${path}`, path, query, MAX_LIST_PAGE_CHARS);

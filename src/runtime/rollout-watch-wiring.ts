@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import { loadKubeConfig, type KubeReaderOptions } from '../kube/kube-client.js';
-import { WorkloadWatches } from '../kube/rollout-watch.js';
-import { createWatchTransport } from '../kube/watch-stream.js';
+import { WorkloadWatches, type WorkloadWatchEvents } from '../kube/rollout-watch.js';
+import { createWatchTransport, type WatchTransport } from '../kube/watch-stream.js';
 import type { QueueStore } from '../store/queue-store.js';
-import { RolloutTracking, queueWakes } from './rollout-tracking.js';
+import { RolloutTracking } from './rollout-tracking.js';
+import { queueWakes } from './rollout-wakes.js';
 
 /**
- * Builds the rollout tracking over watches of the cluster the reader reads (same kubeconfig): a source
+ * Builds the rollout tracking over watches of the cluster the reader reads (same kubeconfig), and of each
+ * spoke while something rolls out there (over the spoke's own transport): a source
  * whose workload's rollout ends is queued at once and the worker woken (`notify`).
  */
 export function buildRolloutTracking(o: {
@@ -29,6 +31,15 @@ export function buildRolloutTracking(o: {
     log,
     now: o.now,
   });
-  const tracking: RolloutTracking = new RolloutTracking({ watches, ...queueWakes({ ...o, log }), log });
-  return { tracking, stop: () => watches.stop() };
+  // A spoke's rollouts: its own watches, over its own transport (its kubeconfig's credentials only).
+  const spokeWatches = (cluster: string, spoke: WatchTransport, events: WorkloadWatchEvents) =>
+    new WorkloadWatches({ transport: spoke, events, log: log.child({ cluster }), now: o.now });
+  const tracking: RolloutTracking = new RolloutTracking({ watches, spokeWatches, ...queueWakes({ ...o, log }), log });
+  return {
+    tracking,
+    stop: () => {
+      watches.stop();
+      tracking.stopSpokes();
+    },
+  };
 }
