@@ -62,7 +62,9 @@ export class PullRequestComments {
   }
 
   private keyOf(target: ReportTarget, pr: PullRequestRef): CommentKey {
-    return { forge: target.forge, owner: target.owner, repo: target.repo, pr: pr.number, cluster: this.o.cluster };
+    // A remote Flux object's rows go on its cluster's comment (the spoke's, or its workload's cluster annotation).
+    const cluster = target.spoke ? target.cluster : this.o.cluster;
+    return { forge: target.forge, owner: target.owner, repo: target.repo, pr: pr.number, cluster };
   }
 
   /** Records a published target's row on its pull request; true when the comment now says something new. */

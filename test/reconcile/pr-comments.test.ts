@@ -221,6 +221,20 @@ t.test('two clusters: two comments on the same pull request', async (t) => {
   t.match(forge.bodies(12)[1], /cluster=us[\s\S]*live/);
 });
 
+t.test("a remote Flux object's rows go on its cluster's comment, beside the bridge's own", async (t) => {
+  const r = rig(t, { cluster: 'hub', windowMs: 0 });
+  const local = candidate('web').target;
+  r.keeper.published({ ...local, repo: 'web', environmentUrl: 'https://web.pr-12.example.com/' }, PR, 'success');
+  r.keeper.published(
+    { ...local, repo: 'web', spoke: 'prod-eu', cluster: 'prod-eu', environmentUrl: 'https://eu.example.com/' },
+    PR,
+    'success',
+  );
+  await r.tick();
+  t.equal(r.forge.comments.length, 2, "one comment per cluster: the hub's and the spoke's");
+  t.match(r.forge.bodies(12).join('\n'), /cluster=hub[\s\S]*cluster=prod-eu/);
+});
+
 t.test('a transient failure is tried again later', async (t) => {
   const r = rig(t, { windowMs: 0 });
   r.forge.crashAt = 'before-create';
