@@ -14,7 +14,7 @@ import type { RunningImage } from '../oci/image-id.js';
 import { parseImageReference } from '../oci/reference.js';
 import type { CredentialLookup, LabelSource } from '../oci/oci-types.js';
 import { readPullSecrets, type WarnOnce } from './pull-secrets.js';
-import { selectorString, type LabelSelector } from '../metadata/label-selector.js';
+import { selectorString, type LabelSelector } from '../flux/label-selector.js';
 import { runningImage } from './running-image.js';
 
 /** Distinct warnings remembered before the memory is reset. */

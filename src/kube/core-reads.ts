@@ -4,7 +4,7 @@
  * One Namespace, only after a workload was not found: whether its namespace went with it.
  */
 import { KubeError } from '../common/errors.js';
-import { selectorString, type LabelSelector } from '../metadata/label-selector.js';
+import { selectorString, type LabelSelector } from '../flux/label-selector.js';
 import { MAX_LIST_PAGE_CHARS, type KubeGetJson } from './kube-request.js';
 import type { K8sObject, PodView, SecretView } from './kube-types.js';
 

@@ -1,6 +1,6 @@
 /** The Kubernetes adapter's types: what it reads and the reader's interface (the object shapes are flux/k8s-objects.ts). */
 import type { Condition, FluxKind, K8sObject, ObjectMeta, SourceRef } from '../flux/k8s-objects.js';
-import type { LabelSelector } from '../metadata/label-selector.js';
+import type { LabelSelector } from '../flux/label-selector.js';
 
 export type { Condition, FluxKind, K8sObject, ObjectMeta, SourceRef };
 

@@ -5,7 +5,7 @@
  * nothing but the resync asked for read it; events and re-checks read fresh.
  */
 import { KubeError } from '../common/errors.js';
-import { selectorMatches, type LabelSelector } from '../metadata/label-selector.js';
+import { selectorMatches, type LabelSelector } from '../flux/label-selector.js';
 import type { FluxKind, K8sObject, KubeReader, PodView, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
 
 /** How long a listing answers for the pass before it is read again (less when the resync runs more often). */

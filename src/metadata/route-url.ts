@@ -4,7 +4,7 @@
  * has no `environment-url` annotation; `ENVIRONMENT_URL` stays the fallback.
  */
 import type { K8sObject } from '../flux/k8s-objects.js';
-import { selectorMatches } from './label-selector.js';
+import { selectorMatches } from '../flux/label-selector.js';
 
 /** A URL discovered from a routing object, and which object gave it (for `explain` and logs). */
 export interface DiscoveredUrl {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { selectorMatches, selectorString } from '../../src/metadata/label-selector.js';
+import { selectorMatches, selectorString } from '../../src/flux/label-selector.js';
 import { labelSelector as serverSelects } from '../harness/fake-kube/selectors.js';
 
 const FULL = {
