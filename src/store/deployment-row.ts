@@ -4,7 +4,7 @@
  * `deployment-store.ts`.
  */
 import { ACTIVE_STATES, type DeliveryState } from '../lifecycle/status-plan.js';
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import type { Identity } from '../lifecycle/identity.js';
 import type { ForgeName } from '../lifecycle/identity.js';
 

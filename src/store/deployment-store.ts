@@ -1,5 +1,5 @@
 import type { DeliveryState } from '../lifecycle/status-plan.js';
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import type { Identity } from '../lifecycle/identity.js';
 import { durably, type Db } from './database.js';
 import {

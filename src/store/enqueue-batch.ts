@@ -1,4 +1,4 @@
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import type { QueueStore } from './queue-store.js';
 
 interface Waiting {

@@ -1,4 +1,4 @@
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import { durably, type Db } from './database.js';
 
 /** A queued Flux source as the worker sees it. */

@@ -1,4 +1,4 @@
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import type { Db } from './database.js';
 
 /** The last phase seen for a Flux source, for /state. */
