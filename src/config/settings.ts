@@ -5,8 +5,7 @@
 import { rotatingSecret } from '../common/rotating-secret.js';
 import { MIN_SECRET_BYTES, weakSecret } from '../common/secret-strength.js';
 import { errorMessage } from '../common/errors.js';
-import { WEBHOOK_RATE_PER_MINUTE } from '../http/webhook.js';
-import { STATUS_RATE_PER_MINUTE } from '../http/status-routes.js';
+import { STATUS_RATE_PER_MINUTE, WEBHOOK_RATE_PER_MINUTE } from '../common/request-rates.js';
 import { parseRepositoryPatterns, type RepositoryPattern } from '../metadata/repository-trust.js';
 import { parseDockerConfigJson } from '../oci/docker-config.js';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform } from '../oci/platform.js';

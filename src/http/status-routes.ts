@@ -5,6 +5,7 @@ import { stateSnapshot, type StatusDeps } from './state-snapshot.js';
 import { renderStatusPage } from './status-page.js';
 import { basicMatches, bearerMatches } from './bearer.js';
 import { capState } from './state-cap.js';
+import { STATUS_RATE_PER_MINUTE } from '../common/request-rates.js';
 
 /**
  * Allowed through STATE_TOKEN (or `_FILE`, read per request); an unreadable or emptied file lets nobody in. `/state`
@@ -25,13 +26,6 @@ const STATE_QUERY = {
     properties: { repository: { type: 'string' }, environment: { type: 'string' } },
   },
 } as const;
-
-/**
- * Requests per client address per minute to `/readyz`, and to `/state` with the status page, before 429 (the same
- * limiter as the webhook's). Each runs the storage probe or reads every table: a loop of them must not take the
- * bridge's time. Probes ask every few seconds; people and scripts far less.
- */
-export const STATUS_RATE_PER_MINUTE = 300;
 
 /**
  * Headers of `/state` and the status page (issue 32): no script, frame, form or outside resource may run on the page

@@ -7,16 +7,12 @@ import { WebhookKeyring, claimedNamespace, type KeyCheck } from './webhook-keys.
 import { SignatureFailures } from './signature-failures.js';
 import { monotonicNow } from '../common/timers.js';
 import { errorMessage } from '../common/errors.js';
+import { WEBHOOK_RATE_PER_MINUTE } from '../common/request-rates.js';
 import { EnqueueBatcher } from '../store/enqueue-batch.js';
 import type { StorageWrites } from '../store/storage-health.js';
 
 /** Largest webhook body accepted; Flux events are a few hundred bytes to a few KiB. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 64 * 1024;
-/**
- * Webhook requests allowed per client address per minute before 429, for verified events and for failed
- * verifications each; an address past its failed verifications is answered 429 before its body is read or digested.
- */
-export const WEBHOOK_RATE_PER_MINUTE = 1_200;
 /** `gdb_events_total` results of webhook requests refused before the handler ran; other codes count as `http_<code>`. */
 const REFUSED_BEFORE_HANDLER: Record<number, string> = { 413: 'too_large', 415: 'unsupported_media_type', 429: 'rate_limited' };
 

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { createMetrics } from '../../src/common/metrics.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { capState, MAX_STATE_BYTES } from '../../src/http/state-cap.js';
-import { STATUS_RATE_PER_MINUTE } from '../../src/http/status-routes.js';
+import { STATUS_RATE_PER_MINUTE } from '../../src/common/request-rates.js';
 import { MAX_STATE_COMMENTS, stateSnapshot } from '../../src/http/state-snapshot.js';
 import { commentsSection } from '../../src/http/status-page-sections.js';
 import { CommentStore } from '../../src/store/comment-store.js';
