@@ -8,13 +8,28 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { REPO_ROOT } from '../fixtures/locate.js';
 
-/** From the top down: a folder of src/ (or main.ts) may import from its own layer and every layer below. */
+/**
+ * From the top down: a folder of src/ (or main.ts) may import from its own layer and every layer below. A folder
+ * named here that src/ does not hold (yet) is no error.
+ */
 export const LAYERS: ReadonlyArray<readonly string[]> = [
+  // The composition root.
   ['main.ts'],
-  ['runtime', 'http', 'cli', 'config'],
-  ['reconcile', 'health'],
-  ['forges', 'kube', 'oci', 'images', 'store'],
-  ['lifecycle', 'metadata', 'flux', 'comments'],
+  // The edges: what runs the reconciles, the HTTP server, the commands.
+  ['runtime', 'http', 'cli'],
+  // The settings, read by the edges; they read none of them.
+  ['config'],
+  // The spine (one reconcile, readiness) and the features beside it (features/<name>/); a feature never imports an edge.
+  ['reconcile', 'health', 'features'],
+  // The forge seam and one folder per forge.
+  ['forges'],
+  // The adapters: SQLite, Kubernetes, OCI registries, image facts.
+  ['store', 'images', 'kube', 'oci'],
+  // The pure core: delivery states, resolving a workload into a target, pull request comment text.
+  ['lifecycle', 'metadata', 'comments'],
+  // The shapes: Flux's and Kubernetes' objects and events.
+  ['flux'],
+  // What everything may use.
   ['common'],
 ];
 
@@ -153,5 +168,9 @@ t.test('the checks catch what they are for', (t) => {
     [],
   );
   t.equal(layerOf('common/errors.ts') > layerOf('forges/forge.ts'), true, 'common is below forges');
+  t.equal(layerOf('forges/forge.ts') < layerOf('store/database.ts'), true, 'forges stand above the adapters');
+  t.equal(layerOf('features/dora/x.ts') < layerOf('forges/forge.ts'), true, 'a feature may import the forge seam');
+  t.equal(layerOf('features/dora/x.ts') > layerOf('http/http-app.ts'), true, 'a feature never imports an edge');
+  t.equal(layerOf('config/settings.ts') > layerOf('http/webhook.ts'), true, 'config never imports an edge');
   t.end();
 });
