@@ -298,3 +298,17 @@ t.test('explain reads only what shapes a report: no webhook key, no GitHub crede
   }
   t.end();
 });
+
+t.test('trust boundary settings', (t) => {
+  const c = loadConfig({ ...MINIMAL, ALLOWED_REPOSITORIES: 'Acme/*, globex/api', REPOSITORY_SOURCE: 'Annotation' });
+  t.same(c.allowedRepositories, [
+    { owner: 'acme', repo: '*' },
+    { owner: 'globex', repo: 'api' },
+  ]);
+  t.equal(c.repositorySource, 'annotation');
+  const d = loadConfig({ ...MINIMAL });
+  t.same(d.allowedRepositories, []);
+  t.equal(d.repositorySource, 'any');
+  t.match(problemsOf(t, { ...MINIMAL, ALLOWED_REPOSITORIES: ' , ' }), [/^ALLOWED_REPOSITORIES is empty/]);
+  t.end();
+});

@@ -17,7 +17,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { commitOf } from '../harness/kube-meta.js';
-import { T0, candidate } from './plan-fixtures.js';
+import { T0, candidate } from '../reconcile/plan-fixtures.js';
 
 const OPERATIONS: Array<GitHubOperation | undefined> = [
   'listDeployments',

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
 
 const GITLAB = {
   WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes-long',

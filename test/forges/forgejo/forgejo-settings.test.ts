@@ -2,8 +2,8 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
-import { DEFAULT_CONTEXT_TEMPLATE, statusContext } from '../../src/forges/forgejo/status-context.js';
+import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
+import { DEFAULT_CONTEXT_TEMPLATE, statusContext } from '../../../src/forges/forgejo/status-context.js';
 
 const NO_GITHUB = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', CLUSTER_NAME: 'prod-eu-1' };
 const BASE = { ...NO_GITHUB, GITHUB_TOKEN: 'ghp_test' };

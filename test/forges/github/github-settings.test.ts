@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { generateKeyPairSync } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
 
 const BASE = { WEBHOOK_TOKEN: 'a-webhook-key-of-at-least-32-bytes', CLUSTER_NAME: 'prod-eu-1' };
 const PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
@@ -109,22 +109,5 @@ t.test('GitHub problems are reported with the others at once', (t) => {
     );
   }
   t.equal(problems.length, 5);
-  t.end();
-});
-
-t.test('trust boundary settings', (t) => {
-  const c = loadConfig(
-    { ...BASE, GITHUB_TOKEN: 'x', ALLOWED_REPOSITORIES: 'Acme/*, globex/api', REPOSITORY_SOURCE: 'Annotation' },
-    readFile,
-  );
-  t.same(c.allowedRepositories, [
-    { owner: 'acme', repo: '*' },
-    { owner: 'globex', repo: 'api' },
-  ]);
-  t.equal(c.repositorySource, 'annotation');
-  const d = loadConfig({ ...BASE, GITHUB_TOKEN: 'x' }, readFile);
-  t.same(d.allowedRepositories, []);
-  t.equal(d.repositorySource, 'any');
-  t.match(problemsOf(t, { ...BASE, GITHUB_TOKEN: 'x', ALLOWED_REPOSITORIES: ' , ' }), [/^ALLOWED_REPOSITORIES is empty/]);
   t.end();
 });
