@@ -27,7 +27,7 @@ FROM ${NODE_IMAGE}
 ARG VERSION=0.0.0-dev
 ARG REVISION=unknown
 LABEL org.opencontainers.image.title="github-deployment-bridge" \
-      org.opencontainers.image.description="Turns Flux CD reconciliations into GitHub Deployments" \
+      org.opencontainers.image.description="Turns Flux CD reconciliations into deployments on GitHub, Forgejo and GitLab" \
       org.opencontainers.image.source="https://github.com/github-deployment-bridge/github-deployment-bridge" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.version="${VERSION}" \

@@ -1,5 +1,5 @@
 /**
- * `npm run demo`: the real bridge process against a simulated cluster, GitHub and Forgejo (and the
+ * `npm run demo`: the real bridge process against a simulated cluster, GitHub, Forgejo and GitLab (and the
  * real docker-registry when Debian's package is installed). Plays two rollouts of acme/web on GitHub,
  * a pull-request preview of acme/shop on Forgejo and a merge-request preview of platform/shop on
  * GitLab with signed Flux events, then a hub's rollout to a spoke cluster (demo-fleet.ts), and prints what each forge ends up showing. `--serve` keeps everything running for `curl`.

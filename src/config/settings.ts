@@ -227,7 +227,7 @@ const SERVICE_SETTINGS = {
   pullRequestLookup: setting('PULL_REQUEST_LOOKUP', {
     parse: boolean,
     default: 'false',
-    doc: 'without a pull request annotation, ask the forge which open pull request has the commit as its head (GitHub; cached per commit)',
+    doc: 'without a pull request annotation, ask the forge which open pull request has the commit as its head (GitHub, GitLab; Forgejo cannot; cached per commit)',
   }),
   pullRequestCommentWindowMs: setting('PULL_REQUEST_COMMENT_WINDOW', {
     parse: duration('a duration such as 5s or 500ms (0: no window)', { allowZero: true }),

@@ -3,7 +3,7 @@
  * records every request, runs request hooks, applies injected faults (error answers, answers lost
  * after the work, hangs, resets, redirects), delays answers, and closes cleanly with requests still held. The
  * forge itself is an adapter: where its API lives, how it answers, how it words its refusals, what
- * it adds to every answer. The GitHub and Forgejo simulators are its two adapters.
+ * it adds to every answer. The GitHub, Forgejo and GitLab simulators are its adapters.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
