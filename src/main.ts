@@ -27,15 +27,15 @@ import { createMetrics } from './common/metrics.js';
 import { installProxy } from './common/proxy.js';
 import { createReadiness } from './health/readiness.js';
 import { ForgeRouter } from './reconcile/forge-router.js';
-import { PullRequestComments } from './reconcile/pr-comments.js';
-import { CommentStore } from './store/comment-store.js';
+import { commentsFeature } from './features/comments/comments-feature.js';
+import type { Feature } from './features/feature.js';
 import { reconcileSource } from './reconcile/reconcile-source.js';
 import { AbsenceStore } from './store/absence-store.js';
 import { RecheckSchedule } from './runtime/recheck-schedule.js';
 import { Resync } from './runtime/resync.js';
 import { createSourceRunner } from './runtime/source-runner.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
-import { buildDora } from './runtime/dora-wiring.js';
+import { doraFeature } from './features/dora/dora-feature.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
 import { QueueStore } from './store/queue-store.js';
@@ -50,17 +50,6 @@ import { pruneStorage } from './store/retention.js';
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Time on top of the grace for closing the server and the database before exiting anyway. */
 const SHUTDOWN_EXTRA_MS = 5_000;
-
-/** `run`, then `after` (a reconcile may have recorded an outcome: the commit-time reader looks at once, not at its next interval). */
-const withAfter =
-  <A extends unknown[], R>(run: (...args: A) => Promise<R>, after: () => void) =>
-  async (...args: A): Promise<R> => {
-    try {
-      return await run(...args);
-    } finally {
-      after();
-    }
-  };
 
 /** The composition root: configuration → store → clients → app → listen; signals. */
 async function main(config: Config): Promise<void> {
@@ -96,35 +85,40 @@ async function main(config: Config): Promise<void> {
   const refusals = new RefusalStore(db);
   const userAgent = `github-deployment-bridge/${version}`;
   const forges = buildForges(config, { db, deployments, refusals, metrics, log, now, userAgent, dryRun: config.dryRun });
-  // DORA: commit times read once per counted commit, the environments' kinds, the figures (docs/dora.md).
-  const dora = buildDora({
-    db,
-    forges: forges.list,
-    environments: config.doraEnvironments,
-    metrics,
-    log,
-    now,
-    ...(config.dryRun ? {} : { databasePath: config.databasePath }),
-  });
-  const router = ForgeRouter.over(forges.list, log, dora.kinds);
+  const router = ForgeRouter.over(forges.list, log);
   const defaults = buildDefaults(config, version, forges.hosts);
-  const commentStore = new CommentStore(db);
-  // PULL_REQUEST_COMMENTS: one comment per pull request and cluster, through each forge's comments.
-  const comments = config.pullRequestComments
-    ? new PullRequestComments({
-        store: commentStore,
-        ports: Object.fromEntries(forges.list.map((f) => [f.name, f.comments])),
-        cluster: config.clusterName,
-        windowMs: config.pullRequestCommentWindowMs,
-        lookup: config.pullRequestLookup,
-        dryRun: config.dryRun,
-        metrics,
-        log: log.child({ component: 'pull-request-comments' }),
-        now,
-      })
-    : undefined;
-  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, comments, graceMs: config.cleanupGraceMs, log };
-  const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now, spokes };
+  // The features, in order: their hooks in each reconcile, their sections of /state, /metrics and the status page.
+  const features: Feature[] = [
+    // PULL_REQUEST_COMMENTS: one comment per pull request and cluster, through each forge's comments.
+    ...(config.pullRequestComments
+      ? [
+          commentsFeature({
+            db,
+            ports: Object.fromEntries(forges.list.map((f) => [f.name, f.comments])),
+            cluster: config.clusterName,
+            windowMs: config.pullRequestCommentWindowMs,
+            lookup: config.pullRequestLookup,
+            dryRun: config.dryRun,
+            metrics,
+            log,
+            now,
+          }),
+        ]
+      : []),
+    // DORA: commit times read once per counted commit, the environments' kinds, the figures (docs/dora.md).
+    doraFeature({
+      db,
+      forges: forges.list,
+      environments: config.doraEnvironments,
+      metrics,
+      log,
+      now,
+      ...(config.dryRun ? {} : { databasePath: config.databasePath }),
+    }),
+  ];
+  const hooks = features.flatMap((f) => (f.hooks ? [f.hooks] : []));
+  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, hooks, graceMs: config.cleanupGraceMs, log };
+  const reconcileDeps = { images, publisher: router, cleanup, hooks, sources, defaults, metrics, now, spokes };
 
   const worker = new Worker({
     queue,
@@ -133,19 +127,16 @@ async function main(config: Config): Promise<void> {
     now,
     pausedUntil: () => forges.pausedUntil(),
     storage,
-    run: withAfter(
-      createSourceRunner({
-        reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog, viaPass: item.viaResync }, item),
-        readers: { fresh: kube.reader, pass: listings.reader },
-        rechecks: new RecheckSchedule(config.cleanupGraceMs),
-        tracking: rollouts.tracking,
-        sources,
-        metrics,
-        log,
-        now,
-      }),
-      () => dora.commitTimes.nudge(),
-    ),
+    run: createSourceRunner({
+      reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog, viaPass: item.viaResync }, item),
+      readers: { fresh: kube.reader, pass: listings.reader },
+      rechecks: new RecheckSchedule(config.cleanupGraceMs),
+      tracking: rollouts.tracking,
+      sources,
+      metrics,
+      log,
+      now,
+    }),
   });
   const resync = new Resync({
     kube: listings.reader,
@@ -208,9 +199,7 @@ async function main(config: Config): Promise<void> {
     activeReconciles: () => worker.active,
     forges: forges.list,
     refusals,
-    ...(comments ? { comments: commentStore } : {}),
-    dora: dora.figures,
-    commitTimes: dora.state,
+    features,
     clusters,
     identity: { version, cluster: config.clusterName },
   });
@@ -221,10 +210,7 @@ async function main(config: Config): Promise<void> {
   worker.start();
   resync.start();
   pruning.start();
-  dora.commitTimes.start();
-  dora.start();
-  // A comment a crash or a stop left due (a create cut short, an edit not made) is written now.
-  comments?.settle();
+  for (const f of features) f.start?.();
   log.info(
     {
       address,
@@ -251,8 +237,7 @@ async function main(config: Config): Promise<void> {
     log.info({ signal }, 'shutting down: finishing in-flight work');
     await resync.stop();
     pruning.stop();
-    dora.commitTimes.stop();
-    await dora.stop();
+    for (const f of features) await f.stop?.();
     rollouts.stop();
     spokes.stop();
     forges.stop();

@@ -12,9 +12,9 @@ import { REPO_ROOT } from '../fixtures/locate.js';
 export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['main.ts'],
   ['runtime', 'http', 'cli', 'config'],
-  ['reconcile', 'health'],
+  ['reconcile', 'health', 'features'],
   ['forges', 'kube', 'oci', 'images', 'store'],
-  ['lifecycle', 'metadata', 'flux', 'comments'],
+  ['lifecycle', 'metadata', 'flux'],
   ['common'],
 ];
 
