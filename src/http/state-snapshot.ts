@@ -7,8 +7,7 @@ import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import type { Trust } from '../metadata/repository-trust.js';
-import type { Feature, SectionPlace } from '../features/feature.js';
-import type { ClusterView } from './cluster-state.js';
+import type { Section, SectionPlace } from '../features/feature.js';
 
 export interface StatusDeps {
   queue: QueueStore;
@@ -22,12 +21,8 @@ export interface StatusDeps {
   forges?: readonly Forge[];
   /** Every forge's refusals waiting for their late retry, counted in /metrics. */
   refusals?: RefusalStore;
-  /** What the registry cache holds (digests with labels, tags with their digest). */
-  registryCache?: () => { digests: number; tags: number };
   /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>` (`_FILE`: read per request). */
   stateToken?: string | (() => Promise<string>);
-  /** Whether the database takes writes (and since when it does not), for /state. */
-  storageState?: () => unknown;
   /** When the Kubernetes API last answered, for /metrics. */
   kubeHealth?: () => KubeHealth;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
@@ -38,10 +33,11 @@ export interface StatusDeps {
   trust?: Trust;
   /** This bridge's version and the cluster it reports for (`CLUSTER_NAME`): the status page's header line. */
   identity?: { version: string; cluster: string };
-  /** The clusters read: the bridge's own and each remote one (Flux objects with spec.kubeConfig). */
-  clusters?: () => ClusterView[];
-  /** The features (pull request comments, the DORA figures), in order: their sections of /state, the status page and /metrics. */
-  features?: readonly Pick<Feature, 'state' | 'page' | 'scrape'>[];
+  /**
+   * The sections beyond the spine's own, in order: each feature's (pull request comments, the DORA figures) and the
+   * bridge's (`bridgeSection`: the clusters read, the storage, the registry cache).
+   */
+  sections?: readonly Section[];
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -51,7 +47,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
   const { repository, environment } = filter;
   const forges = deps.forges ?? [];
   const byName = new Map(forges.map((f) => [f.name, f]));
-  const sections = (deps.features ?? []).flatMap((f) => (f.state ? [f.state] : []));
+  const sections = (deps.sections ?? []).flatMap((f) => (f.state ? [f.state] : []));
   const fieldsAt = (place: SectionPlace) =>
     Object.assign({}, ...sections.filter((x) => x.place === place).map((x) => x.fields(deps.now()))) as Record<string, unknown>;
   return {
@@ -96,9 +92,7 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
     },
     ...fieldsAt('queue'),
     readiness: deps.readiness(),
-    ...(deps.clusters ? { clusters: deps.clusters() } : {}),
-    ...(deps.storageState ? { storage: deps.storageState() } : {}),
-    ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
+    ...fieldsAt('readiness'),
     ...Object.fromEntries(forges.map((f) => [f.name, f.state()])),
   };
 }

@@ -6,6 +6,7 @@ import { headerLine, problemsBlock, type ForgeTitles } from './status-page-heade
 import { cell, escapeHtml, longCell, table, timeCell } from '../common/html.js';
 import { writeBudgetSection } from './status-page-sections.js';
 import { clustersSection } from './status-page-clusters.js';
+import type { ClusterView } from './cluster-state.js';
 
 export { escapeHtml, type ForgeTitles };
 
@@ -107,13 +108,14 @@ const sectionsWith = (pages: readonly PageSection[]): readonly Section[] => {
   return [
     (s, t) => headerLine(s, t),
     (s) => problemsBlock(s),
-    (s) => clustersSection(s),
+    (s) => clustersSection(s as { clusters?: readonly ClusterView[] }),
     deploymentsSection,
     ...at('deployments'),
     (s, _t, now) => skippedSection(s, now),
     (s, _t, now) => queueSection(s, now),
     (s, t) => writeBudgetSection(s, t),
     ...at('queue'),
+    ...at('readiness'),
   ];
 };
 

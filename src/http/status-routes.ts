@@ -46,9 +46,9 @@ export const PAGE_HEADERS = {
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
 export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
   const forges = deps.forges ?? [];
-  const features = deps.features ?? [];
-  const lists = [...STATE_LISTS, ...features.flatMap((f) => f.state?.lists ?? [])];
-  const pages = features.flatMap((f) => (f.page ? [f.page] : []));
+  const sections = deps.sections ?? [];
+  const lists = [...STATE_LISTS, ...sections.flatMap((f) => f.state?.lists ?? [])];
+  const pages = sections.flatMap((f) => (f.page ? [f.page] : []));
   const limited = (group: string) => ({
     rateLimit: {
       max: deps.statusRatePerMinute ?? STATUS_RATE_PER_MINUTE,
@@ -100,7 +100,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     for (const f of forges) f.scrape();
-    for (const f of features) f.scrape?.();
+    for (const f of sections) f.scrape?.();
     deps.metrics.forgeRefusals.reset();
     for (const { forge, code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.forgeRefusals.set({ forge, code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

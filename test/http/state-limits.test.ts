@@ -184,7 +184,7 @@ t.test('the pull request comments of /state and the status page: a bounded list,
     now: () => NOW,
     readiness: () => ({ ready: true, problems: [] }) as never,
     activeReconciles: () => 0,
-    features: [commentSections(comments)],
+    sections: [commentSections(comments)],
   }) as ReturnType<typeof stateSnapshot> & Partial<ReturnType<typeof commentsState>>;
   t.equal(state.pullRequestComments?.length, MAX_STATE_COMMENTS);
   t.equal(state.pullRequestComments?.[0]?.pullRequest, MAX_STATE_COMMENTS + 50, 'the most lately changed first');

@@ -2,12 +2,8 @@
  * Pull request comments as a feature (`PULL_REQUEST_COMMENTS`): one comment per pull request and cluster, through
  * each forge's comments port, fed by the reconcile's hooks; its part of `/state` and of the status page.
  */
-import type { Logger } from 'pino';
-import type { Metrics } from '../../common/metrics.js';
-import type { CommentsPort } from '../../forges/comments-port.js';
 import type { ReconcileHooks } from '../../reconcile/reconcile-hooks.js';
-import type { Db } from '../../store/database.js';
-import type { Feature } from '../feature.js';
+import type { Feature, FeatureFactory } from '../feature.js';
 import { CommentStore } from './comment-store.js';
 import { commentsPage, commentsState, pullRequestOfRow } from './comments-section.js';
 import { PullRequestComments } from './pr-comments.js';
@@ -32,17 +28,14 @@ export function commentHooks(comments: Pick<PullRequestComments, 'published' | '
   };
 }
 
-export interface CommentsFeatureOptions {
-  db: Db;
-  /** Each configured forge's comments, by forge name. */
-  ports: Readonly<Record<string, CommentsPort | undefined>>;
-  cluster: string;
-  windowMs: number;
-  lookup: boolean;
-  dryRun: boolean;
-  metrics: Metrics;
-  log: Logger;
-  now: () => number;
+/** The comments' settings. */
+export interface CommentsSettings {
+  /** `PULL_REQUEST_COMMENTS`: off, no feature. */
+  pullRequestComments: boolean;
+  /** `PULL_REQUEST_COMMENT_WINDOW`: at most one write per pull request in this many milliseconds. */
+  pullRequestCommentWindowMs: number;
+  /** `PULL_REQUEST_LOOKUP`: ask the forge which open pull request has the commit as its head, when no annotation says. */
+  pullRequestLookup: boolean;
 }
 
 /** The comments' part of `/state` (each deployment's pull request, the comments) and of the status page. */
@@ -58,9 +51,21 @@ export function commentSections(store: CommentStore): Pick<Feature, 'state' | 'p
   };
 }
 
-export function commentsFeature(o: CommentsFeatureOptions): Feature {
-  const store = new CommentStore(o.db);
-  const comments = new PullRequestComments({ ...o, store, log: o.log.child({ component: 'pull-request-comments' }) });
+/** One comment per pull request and cluster, through each forge's comments (`PULL_REQUEST_COMMENTS`). */
+export const commentsFeature: FeatureFactory<CommentsSettings> = (d, settings) => {
+  if (!settings.pullRequestComments) return undefined;
+  const store = new CommentStore(d.db);
+  const comments = new PullRequestComments({
+    store,
+    ports: Object.fromEntries(d.forges.map((f) => [f.name, f.comments])),
+    cluster: d.cluster,
+    windowMs: settings.pullRequestCommentWindowMs,
+    lookup: settings.pullRequestLookup,
+    dryRun: d.dryRun,
+    metrics: d.metrics,
+    log: d.log.child({ component: 'pull-request-comments' }),
+    now: d.now,
+  });
   return {
     name: 'comments',
     hooks: commentHooks(comments),
@@ -68,4 +73,4 @@ export function commentsFeature(o: CommentsFeatureOptions): Feature {
     // A comment a crash or a stop left due (a create cut short, an edit not made) is written now.
     start: () => comments.settle(),
   };
-}
+};

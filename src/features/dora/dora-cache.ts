@@ -48,7 +48,7 @@ export class DoraCache {
   /**
    * Computes the figures off the request path from now on (issue 32): at once, then whenever a look every
    * `everyMs` finds the outcomes changed or the figures a minute old, at most one computation at a time, by
-   * `compute` (the bridge's: a worker thread over its own connection, `runtime/dora-thread.ts`; without it, here).
+   * `compute` (the bridge's: a worker thread over its own connection, `dora-thread.ts`; without it, here).
    * `/metrics` and `/state` then read the last figures and never wait for a computation (none before the first: empty).
    * A failed computation keeps the last figures and is handed to `onError`; the next look tries again.
    */

@@ -3,13 +3,9 @@
  * published into noted before the publish, the commit-time reader over the forges that read commits (nudged after
  * each reconcile), the figures' cache `/metrics` and `/state` share (computed in a worker thread), and their sections.
  */
-import type { Logger } from 'pino';
-import type { Metrics } from '../../common/metrics.js';
-import type { Forge } from '../../forges/forge.js';
 import { DoraCache } from './dora-cache.js';
 import { countsForDora, type DoraFigures } from './dora.js';
 import { matchesPattern } from '../../metadata/patterns.js';
-import type { Db } from '../../store/database.js';
 import { CommitTimeStore } from './commit-time-store.js';
 import { DoraStore, keepOutcomes } from './dora-store.js';
 import { EnvironmentKinds } from './environment-kinds.js';
@@ -17,22 +13,17 @@ import { CommitTimes } from './commit-times.js';
 import { DoraThread } from './dora-thread.js';
 import { setDoraMetrics } from './dora-metrics.js';
 import { doraPage, doraState } from './dora-section.js';
-import type { Feature } from '../feature.js';
+import type { Feature, FeatureDeps } from '../feature.js';
 
-export interface DoraFeatureOptions {
-  db: Db;
-  forges: readonly Pick<Forge, 'name' | 'commits'>[];
+/** The figures' settings. */
+export interface DoraSettings {
   /** `DORA_ENVIRONMENTS`: patterns of environments counted besides production ones. */
-  environments: readonly string[];
-  metrics: Metrics;
-  log: Logger;
-  now: () => number;
-  /** The database file the figures' thread reads beside the bridge; none (`:memory:`, a dry run): computed on the loop. */
-  databasePath?: string;
+  doraEnvironments: readonly string[];
 }
 
-export function doraFeature(o: DoraFeatureOptions): Feature {
-  const include = (e: string) => o.environments.some((p) => matchesPattern(p, e));
+/** The figures, always on (a `FeatureFactory`). */
+export function doraFeature(o: FeatureDeps, { doraEnvironments: environments }: DoraSettings): Feature {
+  const include = (e: string) => environments.some((p) => matchesPattern(p, e));
   keepOutcomes(o.db);
   const store = new CommitTimeStore(o.db);
   const commitTimes = new CommitTimes({
@@ -45,7 +36,7 @@ export function doraFeature(o: DoraFeatureOptions): Feature {
   });
   // Off the request path (issue 32): a scrape reads the last figures; they are computed in a worker thread.
   const figures = new DoraCache(new DoraStore(o.db), include);
-  const thread = o.databasePath ? new DoraThread({ path: o.databasePath, environments: o.environments }) : undefined;
+  const thread = o.databasePath ? new DoraThread({ path: o.databasePath, environments }) : undefined;
   const log = o.log.child({ component: 'dora' });
   const kinds = new EnvironmentKinds(o.db, o.now);
   let failed = false;

@@ -69,7 +69,7 @@ export function foldOutcomes(rows: readonly OutcomeRaw[]): DeploymentFact[] {
         repository: `${r.owner}/${r.repo}`,
         environment: r.environment,
         sha: r.sha,
-        // Until its forge was asked (runtime/commit-times.ts), a lead time stays absent rather than guessed.
+        // Until its forge was asked (features/dora/commit-times.ts), a lead time stays absent rather than guessed.
         commitAt: r.committed_at ?? null,
         startedAt: returning ? r.at : Math.min(r.started_at, r.at),
         succeededAt: null,

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { DoraFigures } from './dora.js';
 import type { DoraWorkerData } from './dora-worker.js';
 
-// Built: dist/src/runtime/dora-worker.js; under the tests' TypeScript loader, the .ts beside this file.
+// Built: dist/src/features/dora/dora-worker.js; under the tests' TypeScript loader, the .ts beside this file.
 const WORKER = new URL(import.meta.url.endsWith('.ts') ? './dora-worker.ts' : './dora-worker.js', import.meta.url);
 
 interface Asked {

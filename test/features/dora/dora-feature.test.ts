@@ -15,7 +15,10 @@ function open(t: Test) {
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
   const metrics = createMetrics();
-  const feature = doraFeature({ db, forges: [], environments: [], metrics, log: pino({ level: 'silent' }), now: () => NOW });
+  const feature = doraFeature(
+    { db, forges: [], metrics, log: pino({ level: 'silent' }), now: () => NOW, dryRun: false, cluster: 'test' },
+    { doraEnvironments: [] },
+  );
   return { db, metrics, feature };
 }
 

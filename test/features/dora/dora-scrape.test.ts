@@ -38,7 +38,7 @@ t.test('the scrape: production and DORA_ENVIRONMENTS counted, other environments
     log,
     now,
     ...IDLE_APP,
-    features: [doraFeature({ db, forges: [], environments: ['qa-*'], metrics, log, now })],
+    sections: [doraFeature({ db, forges: [], metrics, log, now, dryRun: false, cluster: 'test' }, { doraEnvironments: ['qa-*'] })],
   });
   t.teardown(async () => {
     await app.close();
