@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createMetrics } from '../src/common/metrics.js';
-import { DoraCache } from '../src/http/dora-cache.js';
-import { doraWindow, setDoraMetrics } from '../src/http/dora-metrics.js';
+import { DoraCache } from '../src/features/dora/dora-cache.js';
+import { doraWindow, setDoraMetrics } from '../src/features/dora/dora-metrics.js';
 import { openDatabase } from '../src/store/database.js';
-import { DoraThread } from '../src/runtime/dora-thread.js';
+import { DoraThread } from '../src/features/dora/dora-thread.js';
 import { DeploymentStore } from '../src/store/deployment-store.js';
-import { DoraStore } from '../src/store/dora-store.js';
+import { DoraStore, keepOutcomes } from '../src/features/dora/dora-store.js';
 import { TransientEnvironmentStore } from '../src/store/transient-store.js';
 import { record, shopDeployment } from '../test/harness/recorded-deployments.js';
 
@@ -32,7 +32,7 @@ const NOW = Date.UTC(2026, 11, 2);
 const dir = mkdtempSync(join(tmpdir(), 'gdb-bench-dora-'));
 try {
   const db = openDatabase(join(dir, 'bridge.db'));
-  const store = new DeploymentStore(db);
+  const store = new DeploymentStore(keepOutcomes(db));
   const transient = new TransientEnvironmentStore(db);
   const step = (30 * DAY_MS) / DEPLOYMENTS;
   db.transaction(() => {

@@ -6,61 +6,33 @@ import { logDestination } from './common/log-destination.js';
 import { secretValue } from './common/rotating-secret.js';
 import { buildApp } from './http/http-app.js';
 import { openWebhookKeyring } from './http/webhook-keys.js';
-import { EXPLAIN_EXIT, explainMain } from './cli/explain.js';
-import { doraMain } from './cli/dora.js';
-import { parseCommand, usage } from './cli/usage.js';
 import { buildImageFacts } from './images/image-facts-wiring.js';
 import { buildDefaults } from './config/metadata-defaults.js';
-import { ConfigError, loadConfig, type Config } from './config/load-config.js';
-import { errorMessage } from './common/errors.js';
 import { buildForges, forgeUrls } from './forges/registry.js';
 import { createKubeReader } from './kube/kube-client.js';
 import { buildSpokes } from './runtime/spoke-wiring.js';
-import { clusterOutages, clusterViews } from './http/cluster-state.js';
+import { bridgeSection, clusterOutages, clusterViews } from './http/cluster-state.js';
 import { withHealth } from './health/kube-health.js';
 import { withRouteRefusals } from './kube/route-refusals.js';
-import { createPassListings } from './kube/pass-listings.js';
-import { buildRolloutTracking } from './runtime/rollout-watch-wiring.js';
 import { describePatterns, trustOf } from './metadata/repository-trust.js';
 import { startupNotices } from './config/startup-notices.js';
 import { createMetrics } from './common/metrics.js';
 import { installProxy } from './common/proxy.js';
 import { createReadiness } from './health/readiness.js';
 import { ForgeRouter } from './reconcile/forge-router.js';
-import { PullRequestComments } from './reconcile/pr-comments.js';
-import { CommentStore } from './store/comment-store.js';
-import { reconcileSource } from './reconcile/reconcile-source.js';
-import { AbsenceStore } from './store/absence-store.js';
-import { RecheckSchedule } from './runtime/recheck-schedule.js';
-import { Resync } from './runtime/resync.js';
-import { createSourceRunner } from './runtime/source-runner.js';
+import { commentsFeature } from './features/comments/comments-feature.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
-import { buildDora } from './runtime/dora-wiring.js';
+import { doraFeature } from './features/dora/dora-feature.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
 import { QueueStore } from './store/queue-store.js';
 import { RefusalStore } from './store/refusal-store.js';
 import { SourceStore } from './store/source-store.js';
 import { controllerVersion } from './common/version.js';
-import { Worker } from './runtime/worker.js';
-import { Pruning } from './runtime/pruning.js';
-import { pruneStorage } from './store/retention.js';
-
-/** How long shutdown waits for in-flight reconciles (and their forge writes) to finish. */
-const SHUTDOWN_GRACE_MS = 10_000;
-/** Time on top of the grace for closing the server and the database before exiting anyway. */
-const SHUTDOWN_EXTRA_MS = 5_000;
-
-/** `run`, then `after` (a reconcile may have recorded an outcome: the commit-time reader looks at once, not at its next interval). */
-const withAfter =
-  <A extends unknown[], R>(run: (...args: A) => Promise<R>, after: () => void) =>
-  async (...args: A): Promise<R> => {
-    try {
-      return await run(...args);
-    } finally {
-      after();
-    }
-  };
+import { runCommand } from './cli/commands.js';
+import type { Config } from './config/load-config.js';
+import { buildReconcileLoops } from './runtime/reconcile-loops.js';
+import { Shutdown, SHUTDOWN_GRACE_MS } from './runtime/shutdown.js';
 
 /** The composition root: configuration → store → clients → app → listen; signals. */
 async function main(config: Config): Promise<void> {
@@ -80,98 +52,31 @@ async function main(config: Config): Promise<void> {
   const metrics = createMetrics({ version, commit: process.env.BUILD_REVISION ?? 'unknown' });
   // A failed write (disk full, read-only, I/O error): not ready, webhook events answered 503, until writes work again.
   const storage = storageHealthFor(db, config.dryRun ? ':memory:' : config.databasePath, { metrics, log, now });
-  const kubeOptions = config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {};
-  const kubeReader = createKubeReader(kubeOptions);
+  const kubeReader = createKubeReader(config.kubeconfig ? { kubeconfigPath: config.kubeconfig } : {});
   // Under the health tracker: an Ingress the bridge may not read is no sign of an unhealthy API.
   const kube = withHealth(withRouteRefusals(kubeReader, { now, log }), now);
-  // The resync and the reconciles only it asked for read by list calls per namespace, not a GET per object.
-  const listings = createPassListings(kube.reader, { now, passIntervalMs: config.resyncIntervalMs });
   // Flux objects with spec.kubeConfig: their workloads are read in their (spoke) cluster, never in this one.
   const spokes = buildSpokes(config, { metrics, log, now });
   const clusters = () => clusterViews({ name: config.clusterName, health: kube.health() }, spokes.snapshot());
-  // Rollouts that Flux does not wait for end without an event: watches of what rolls out see it.
-  const rollouts = buildRolloutTracking({ kube: kubeOptions, queue, notify: () => worker.notify(), log, now });
   const imageCache = new ImageCache(db, now);
   const images = buildImageFacts(config, imageCache, kube.reader, metrics, log);
   const refusals = new RefusalStore(db);
   const userAgent = `github-deployment-bridge/${version}`;
   const forges = buildForges(config, { db, deployments, refusals, metrics, log, now, userAgent, dryRun: config.dryRun });
-  // DORA: commit times read once per counted commit, the environments' kinds, the figures (docs/dora.md).
-  const dora = buildDora({
-    db,
-    forges: forges.list,
-    environments: config.doraEnvironments,
-    metrics,
-    log,
-    now,
-    ...(config.dryRun ? {} : { databasePath: config.databasePath }),
-  });
-  const router = ForgeRouter.over(forges.list, log, dora.kinds);
+  const router = ForgeRouter.over(forges.list, log);
   const defaults = buildDefaults(config, version, forges.hosts);
-  const commentStore = new CommentStore(db);
-  // PULL_REQUEST_COMMENTS: one comment per pull request and cluster, through each forge's comments.
-  const comments = config.pullRequestComments
-    ? new PullRequestComments({
-        store: commentStore,
-        ports: Object.fromEntries(forges.list.map((f) => [f.name, f.comments])),
-        cluster: config.clusterName,
-        windowMs: config.pullRequestCommentWindowMs,
-        lookup: config.pullRequestLookup,
-        dryRun: config.dryRun,
-        metrics,
-        log: log.child({ component: 'pull-request-comments' }),
-        now,
-      })
-    : undefined;
-  const cleanup = { deployments, absences: new AbsenceStore(db), publisher: router, comments, graceMs: config.cleanupGraceMs, log };
-  const reconcileDeps = { images, publisher: router, cleanup, comments, sources, defaults, metrics, now, spokes };
-
-  const worker = new Worker({
-    queue,
-    concurrency: config.reconcileConcurrency,
-    log,
-    now,
-    pausedUntil: () => forges.pausedUntil(),
-    storage,
-    run: withAfter(
-      createSourceRunner({
-        reconcile: (item, reader, slog) => reconcileSource({ ...reconcileDeps, kube: reader, log: slog, viaPass: item.viaResync }, item),
-        readers: { fresh: kube.reader, pass: listings.reader },
-        rechecks: new RecheckSchedule(config.cleanupGraceMs),
-        tracking: rollouts.tracking,
-        sources,
-        metrics,
-        log,
-        now,
-      }),
-      () => dora.commitTimes.nudge(),
-    ),
+  // The features, in order (as the registry lists the forges): their hooks in each reconcile, their sections of
+  // /state, /metrics and the status page, their start and stop.
+  const featureDeps = { db, forges: forges.list, metrics, log, now, dryRun: config.dryRun, cluster: config.clusterName };
+  const features = [commentsFeature, doraFeature].flatMap(
+    (build) => build({ ...featureDeps, ...(config.dryRun ? {} : { databasePath: config.databasePath }) }, config) ?? [],
+  );
+  const loops = buildReconcileLoops({
+    ...{ config, db, queue, deployments, sources, storage, kube: kube.reader, spokes, metrics, log, now },
+    ...{ images, defaults, publisher: router, retirer: router, pausedUntil: () => forges.pausedUntil() },
+    hooks: features.flatMap((f) => (f.hooks ? [f.hooks] : [])),
   });
-  const resync = new Resync({
-    kube: listings.reader,
-    queue,
-    namespaces: config.watchNamespaces,
-    intervalMs: config.resyncIntervalMs,
-    log,
-    now,
-    onEnqueued: () => worker.notify(),
-    onPassStart: () => {
-      listings.begin();
-      spokes.beginPass();
-    },
-    trackedSources: () => deployments.activeSources(),
-  });
-
-  // Rows with no purpose left (gone sources, registry answers no one reads, old history) go by age.
-  const pruning = new Pruning({
-    prune: () => pruneStorage(db, now()),
-    onPruned: (p) => {
-      for (const [table, n] of Object.entries(p)) if (n > 0) metrics.storagePruned.inc({ table }, n);
-    },
-    storage,
-    log,
-  });
-
+  const worker = loops.worker;
   const readiness = createReadiness({
     storage,
     db,
@@ -182,8 +87,7 @@ async function main(config: Config): Promise<void> {
     resyncIntervalMs: config.resyncIntervalMs,
     now,
   });
-
-  let shuttingDown = false;
+  const shutdown = new Shutdown();
   const app = await buildApp({
     webhookKeys: openWebhookKeyring(config.webhookKeys, { now, log }),
     watchNamespaces: config.watchNamespaces,
@@ -192,7 +96,6 @@ async function main(config: Config): Promise<void> {
     statusRatePerMinute: config.statusRatePerMinute,
     dryRun: config.dryRun,
     trust: trustOf(config),
-    registryCache: () => imageCache.counts(),
     queue,
     deployments,
     sources,
@@ -201,30 +104,21 @@ async function main(config: Config): Promise<void> {
     now,
     readiness,
     storage,
-    storageState: () => storage.snapshot(),
     kubeHealth: kube.health,
     onEnqueued: () => worker.notify(),
-    isShuttingDown: () => shuttingDown,
+    isShuttingDown: () => shutdown.stopping,
     activeReconciles: () => worker.active,
     forges: forges.list,
     refusals,
-    ...(comments ? { comments: commentStore } : {}),
-    dora: dora.figures,
-    commitTimes: dora.state,
-    clusters,
+    sections: [...features, bridgeSection({ clusters, storage: () => storage.snapshot(), registryCache: () => imageCache.counts() })],
     identity: { version, cluster: config.clusterName },
   });
   const address = await app.listen({ port: config.port, host: config.host });
   for (const f of forges.list) f.health.onResume(() => worker.notify());
   // The first credential checks before any forge work (bounded); events are already accepted meanwhile.
   await forges.start();
-  worker.start();
-  resync.start();
-  pruning.start();
-  dora.commitTimes.start();
-  dora.start();
-  // A comment a crash or a stop left due (a create cut short, an edit not made) is written now.
-  comments?.settle();
+  loops.start();
+  for (const f of features) f.start?.();
   log.info(
     {
       address,
@@ -240,63 +134,16 @@ async function main(config: Config): Promise<void> {
   // Open by default, never silently: no allow-list, /state without a token, plain-http forges.
   for (const n of startupNotices({ ...config, forgeUrls: forgeUrls(config) })) log[n.level](n.fields, n.msg);
 
-  const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    // Whatever hangs, the process ends: the queue is durable, the next start finishes the work.
-    setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS + SHUTDOWN_EXTRA_MS).unref();
-    log.info({ signal }, 'shutting down: finishing in-flight work');
-    await resync.stop();
-    pruning.stop();
-    dora.commitTimes.stop();
-    await dora.stop();
-    rollouts.stop();
+  shutdown.onSignals(log, async () => {
+    await loops.stopPasses();
+    for (const f of features) await f.stop?.();
+    loops.stopWatches();
     spokes.stop();
     forges.stop();
     await worker.stop(SHUTDOWN_GRACE_MS);
     await app.close();
     closeStorage(db);
-    log.info('stopped');
-    // The last lines out (a broken pipe calls back at once; a stuck one is bounded by the timer above).
-    await new Promise<void>((resolve) => log.flush(() => resolve()));
-    process.exit(0);
-  };
-  process.once('SIGTERM', (s) => void shutdown(s));
-  process.once('SIGINT', (s) => void shutdown(s));
-}
-
-const command = parseCommand(process.argv.slice(2));
-if (command.kind === 'help') {
-  process.stdout.write(usage(controllerVersion()));
-} else if (command.kind === 'version') {
-  process.stdout.write(`${controllerVersion()}\n`);
-} else if (command.kind === 'unknown') {
-  process.stderr.write(`github-deployment-bridge: unknown command or argument '${command.arg}'\n\n${usage(controllerVersion())}`);
-  process.exitCode = 2;
-} else if (command.kind === 'dora') {
-  process.exitCode = doraMain(command.args, process.env);
-} else if (command.kind === 'explain') {
-  explainMain(command.args, process.env).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      // Settings and usage errors are explain's own (exit 2); what is left could not be read.
-      process.stderr.write(`github-deployment-bridge explain: ${errorMessage(err)}\n`);
-      process.exit(EXPLAIN_EXIT.failed);
-    },
-  );
-} else {
-  let config: Config | undefined;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    process.stderr.write(`github-deployment-bridge: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
-    process.exit(2);
-  }
-  main(config).catch((err: unknown) => {
-    process.stderr.write(`github-deployment-bridge: failed to start: ${errorMessage(err)}\n`);
-    process.exit(1);
   });
 }
+
+runCommand(process.argv.slice(2), process.env, main);

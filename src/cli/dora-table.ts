@@ -1,5 +1,5 @@
 import { oneLine } from '../common/text.js';
-import type { DoraFigures } from '../lifecycle/dora.js';
+import type { DoraFigures } from '../features/dora/dora.js';
 
 /** What cannot be known (no commit time, no history for the window) prints as this, never as 0. */
 export const UNKNOWN = '—';

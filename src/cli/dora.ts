@@ -1,8 +1,8 @@
 import { DEFAULT_DATABASE_PATH } from '../config/settings.js';
-import { doraFigures } from '../lifecycle/dora.js';
+import { doraFigures } from '../features/dora/dora.js';
 import { matchesPattern } from '../metadata/patterns.js';
 import { openDatabaseReadOnly } from '../store/database.js';
-import { DoraStore } from '../store/dora-store.js';
+import { DoraStore } from '../features/dora/dora-store.js';
 import { doraTable } from './dora-table.js';
 
 const USAGE = 'usage: github-deployment-bridge dora <owner/repo or group/subgroup/project> [--days N] [--environments pattern,...]';

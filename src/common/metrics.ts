@@ -236,7 +236,7 @@ const DORA_BUCKETS = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 8
  * The four DORA keys over the last 30 days, per forge and counted environment (production ones, and those
  * `DORA_ENVIRONMENTS` adds: a set the operator bounds; previews never), summed over repositories (unbounded, so
  * no label; `gdb dora` prints them per repository). Recomputed from the database when its outcomes changed or a
- * minute passed (http/dora-cache.ts), else the last figures stand: the histograms
+ * minute passed (features/dora/dora-cache.ts), else the last figures stand: the histograms
  * hold the window's durations as they are now (read them with `histogram_quantile` as they are, not `rate()`).
  * A figure that cannot be known has no series.
  */

@@ -1,5 +1,5 @@
 /**
- * The forge-neutral seam of pull request comments: what the comment keeper (reconcile/pr-comments.ts) needs of
+ * The forge-neutral seam of pull request comments: what the comment keeper (features/comments/pr-comments.ts) needs of
  * a forge. Each forge implements it in its own folder (GitHub and Forgejo: issue comments; GitLab: merge request notes).
  */
 

@@ -1,6 +1,6 @@
 /**
  * The forge-neutral seam of commit times: the lead time for changes (DORA) starts at a commit's committer date,
- * read once per commit from its forge (runtime/commit-times.ts keeps it). Each forge answers it in its own folder.
+ * read once per commit from its forge (features/dora/commit-times.ts keeps it). Each forge answers it in its own folder.
  */
 import { ForgeCallFailure } from '../common/errors.js';
 

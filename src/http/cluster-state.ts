@@ -5,6 +5,7 @@
  */
 import type { KubeHealth } from '../health/kube-health.js';
 import type { ClusterState } from '../kube/spoke-clusters.js';
+import type { Section } from '../features/feature.js';
 
 /** One cluster as /state shows it (times in ISO 8601). */
 export interface ClusterView {
@@ -37,4 +38,15 @@ export function clusterViews(local: { name: string; health: KubeHealth }, spokes
 /** A line of /readyz's `degraded` per remote cluster that does not answer (never unready: the rest goes on). */
 export function clusterOutages(spokes: readonly ClusterState[]): string[] {
   return spokes.filter((s) => s.answers === false).map((s) => `remote cluster ${s.name} cannot be read: ${s.reason ?? 'no answer'}`);
+}
+
+/** The bridge's own part of /state after the readiness: the clusters read, whether the database takes writes, the registry cache. */
+export function bridgeSection(o: {
+  clusters: () => ClusterView[];
+  storage: () => unknown;
+  registryCache: () => { digests: number; tags: number };
+}): Section {
+  return {
+    state: { place: 'readiness', fields: () => ({ clusters: o.clusters(), storage: o.storage(), registryCache: o.registryCache() }) },
+  };
 }

@@ -6,9 +6,9 @@
 /** Largest `/state` answer, in bytes of JSON. */
 export const MAX_STATE_BYTES = 1024 * 1024;
 
-/** The lists of `/state` that grow with the cluster, by their path in the answer. */
-const LISTS = ['deployments', 'skipped', 'fluxObjects', 'queue.items', 'pullRequestComments', 'dora.environments'] as const;
-type ListPath = (typeof LISTS)[number];
+/** The lists of `/state` that grow with the cluster, by their path in the answer (a feature adds its own: `capState`'s `lists`). */
+export const STATE_LISTS: readonly string[] = ['deployments', 'skipped', 'fluxObjects', 'queue.items'];
+type ListPath = string;
 
 type StateBody = Record<string, unknown>;
 
@@ -34,19 +34,19 @@ const size = (body: unknown): number => Buffer.byteLength(JSON.stringify(body));
  * serialised again (an answer of many MiB, such as `dora` with `DORA_ENVIRONMENTS='*'`, was serialised
  * whole a dozen times per read).
  */
-export function capState(body: StateBody, maxBytes = MAX_STATE_BYTES): StateBody {
+export function capState(body: StateBody, maxBytes = MAX_STATE_BYTES, lists: readonly string[] = STATE_LISTS): StateBody {
   const whole = size(body);
   if (whole <= maxBytes) return body;
   const omitted: Partial<Record<ListPath, number>> = {};
-  const sizes = new Map(LISTS.map((p) => [p, size(listAt(body, p) ?? [])]));
+  const sizes = new Map(lists.map((p) => [p, size(listAt(body, p) ?? [])]));
   const original = new Map(sizes);
   let out = body;
   const withNote = () => ({ ...out, truncated: { maxBytes, omitted } });
   // `{...out, truncated}` appends `,"truncated":{…}` to out's JSON (out has other keys: it is over the limit).
   const noteBytes = () => size({ truncated: { maxBytes, omitted } }) - 1;
-  const total = () => whole + LISTS.reduce((n, p) => n + (sizes.get(p) ?? 0) - (original.get(p) ?? 0), 0) + noteBytes();
+  const total = () => whole + lists.reduce((n, p) => n + (sizes.get(p) ?? 0) - (original.get(p) ?? 0), 0) + noteBytes();
   while (total() > maxBytes) {
-    const longest = LISTS.map((p) => ({ p, n: sizes.get(p) ?? 0 })).sort((x, y) => y.n - x.n)[0];
+    const longest = lists.map((p) => ({ p, n: sizes.get(p) ?? 0 })).sort((x, y) => y.n - x.n)[0];
     const list = longest === undefined ? undefined : listAt(out, longest.p);
     if (longest === undefined || list === undefined || list.length === 0) break;
     const kept = list.slice(0, Math.floor(list.length / 2));

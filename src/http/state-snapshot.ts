@@ -2,14 +2,12 @@ import type { Forge } from '../forges/forge.js';
 import type { Metrics } from '../common/metrics.js';
 import type { KubeHealth } from '../health/kube-health.js';
 import type { Readiness } from '../health/readiness.js';
-import type { CommentStore } from '../store/comment-store.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
 import type { QueueStore } from '../store/queue-store.js';
 import type { RefusalStore } from '../store/refusal-store.js';
 import type { SourceStore } from '../store/source-store.js';
 import type { Trust } from '../metadata/repository-trust.js';
-import type { DoraCache } from './dora-cache.js';
-import type { ClusterView } from './cluster-state.js';
+import type { Section, SectionPlace } from '../features/feature.js';
 
 export interface StatusDeps {
   queue: QueueStore;
@@ -23,49 +21,35 @@ export interface StatusDeps {
   forges?: readonly Forge[];
   /** Every forge's refusals waiting for their late retry, counted in /metrics. */
   refusals?: RefusalStore;
-  /** What the registry cache holds (digests with labels, tags with their digest). */
-  registryCache?: () => { digests: number; tags: number };
   /** `STATE_TOKEN`: when set, /state answers only requests with `Authorization: Bearer <token>` (`_FILE`: read per request). */
   stateToken?: string | (() => Promise<string>);
-  /** Whether the database takes writes (and since when it does not), for /state. */
-  storageState?: () => unknown;
   /** When the Kubernetes API last answered, for /metrics. */
   kubeHealth?: () => KubeHealth;
-  /** Pull request comments (unset: PULL_REQUEST_COMMENTS=false): each row's pull request and why, each comment's id or skip. */
-  comments?: CommentStore;
   /** `DRY_RUN`: forge writes are logged, not sent; /state says so at the top (false when unset). */
   dryRun?: boolean;
   /** Requests per client address per minute to /readyz, and to /state with `/`; default STATUS_RATE_PER_MINUTE. */
   statusRatePerMinute?: number;
   /** The trust boundary (ALLOWED_REPOSITORIES): open, or an allow-list of so many patterns. */
   trust?: Trust;
-  /** The DORA figures of `/metrics` and `/state`, from the recorded outcomes (with `DORA_ENVIRONMENTS`), kept between changes. */
-  dora?: Pick<DoraCache, 'figures' | 'summary'> & Partial<Pick<DoraCache, 'computedAt'>>;
   /** This bridge's version and the cluster it reports for (`CLUSTER_NAME`): the status page's header line. */
   identity?: { version: string; cluster: string };
-  /** The commit times read for the lead time: how many are known, missing on their forge, failed (asked again), the last failure. */
-  commitTimes?: () => Record<string, unknown>;
-  /** The clusters read: the bridge's own and each remote one (Flux objects with spec.kubeConfig). */
-  clusters?: () => ClusterView[];
+  /**
+   * The sections beyond the spine's own, in order: each feature's (pull request comments, the DORA figures) and the
+   * bridge's (`bridgeSection`: the clusters read, the storage, the registry cache).
+   */
+  sections?: readonly Section[];
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** The pull request a deployment's comment row belongs to (at its commit), and why; null when none names one. */
-function pullRequestOfRow(comments: CommentStore, d: Parameters<CommentStore['rowsOf']>[0] & { sha: string }) {
-  const row = comments.rowsOf(d).find((r) => r.sha === d.sha && r.state !== 'gone') ?? comments.rowsOf(d).find((r) => r.sha === d.sha);
-  if (row === undefined) return null;
-  return { number: row.key.pr, why: row.why, ...(row.refusal === undefined ? {} : { leftOut: row.refusal }) };
-}
-
-/** The pull request comments /state and the status page list: the most lately changed (the rest counted). */
-export const MAX_STATE_COMMENTS = 200;
 
 /** What /state serves and the status page (`GET /`) renders: one snapshot. */
 export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; environment?: string } = {}) {
   const { repository, environment } = filter;
   const forges = deps.forges ?? [];
   const byName = new Map(forges.map((f) => [f.name, f]));
+  const sections = (deps.sections ?? []).flatMap((f) => (f.state ? [f.state] : []));
+  const fieldsAt = (place: SectionPlace) =>
+    Object.assign({}, ...sections.filter((x) => x.place === place).map((x) => x.fields(deps.now()))) as Record<string, unknown>;
   return {
     ...(deps.identity ? { bridge: deps.identity } : {}),
     dryRun: deps.dryRun ?? false,
@@ -88,24 +72,10 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
         image: d.origin.image,
         fluxObject: `${d.origin.source.kind}/${d.origin.source.namespace}/${d.origin.source.name}`,
         updatedAt: iso(d.updatedAt),
-        ...(deps.comments ? { pullRequest: pullRequestOfRow(deps.comments, d) } : {}),
+        // What the features add to a row (its pull request).
+        ...(Object.assign({}, ...sections.map((x) => x.row?.(d))) as Record<string, unknown>),
       })),
-    ...(deps.comments
-      ? {
-          pullRequestCommentsOmitted: Math.max(0, deps.comments.count() - MAX_STATE_COMMENTS),
-          pullRequestComments: deps.comments.all(MAX_STATE_COMMENTS).map((c) => ({
-            forge: c.forge,
-            repository: `${c.owner}/${c.repo}`,
-            pullRequest: c.pr,
-            cluster: c.cluster,
-            commentId: c.commentId,
-            pending: c.pending,
-            due: c.dirty,
-            skipReason: c.skipReason,
-            writtenAt: iso(c.writtenAt),
-          })),
-        }
-      : {}),
+    ...fieldsAt('deployments'),
     skipped: deps.sources.listSkips().map((s) => ({
       fluxObject: `${s.source.kind}/${s.source.namespace}/${s.source.name}`,
       workload: `${s.workload.kind}/${s.workload.namespace}/${s.workload.name}`,
@@ -120,29 +90,11 @@ export function stateSnapshot(deps: StatusDeps, filter: { repository?: string; e
       running: deps.activeReconciles(),
       items: deps.queue.list().map((q) => ({ ...q, notBefore: iso(q.notBefore) })),
     },
-    // The four DORA keys of the last 30 days per repository and environment (the `dora` command's figures).
-    ...(deps.dora
-      ? {
-          dora: {
-            ...deps.dora.summary(deps.now()),
-            ...doraAge(deps.dora),
-            ...(deps.commitTimes ? { commitTimes: deps.commitTimes() } : {}),
-          },
-        }
-      : {}),
+    ...fieldsAt('queue'),
     readiness: deps.readiness(),
-    ...(deps.clusters ? { clusters: deps.clusters() } : {}),
-    ...(deps.storageState ? { storage: deps.storageState() } : {}),
-    ...(deps.registryCache ? { registryCache: deps.registryCache() } : {}),
+    ...fieldsAt('readiness'),
     ...Object.fromEntries(forges.map((f) => [f.name, f.state()])),
   };
 }
 
 export type StateSnapshot = ReturnType<typeof stateSnapshot>;
-
-/** When the figures shown were computed (issue 32: off the request path, so they may be up to a minute old); none yet: null. */
-function doraAge(dora: Partial<Pick<DoraCache, 'computedAt'>>) {
-  if (dora.computedAt === undefined) return {};
-  const at = dora.computedAt();
-  return { computedAt: at === undefined ? null : new Date(at).toISOString() };
-}

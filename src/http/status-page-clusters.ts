@@ -1,5 +1,5 @@
 /** The status page's clusters section: the bridge's own and each remote cluster, whether it answers and why not. */
-import { cell, table } from './status-page-format.js';
+import { cell, table } from '../common/html.js';
 import type { ClusterView } from './cluster-state.js';
 
 /** One row per cluster; nothing when the bridge reads only its own. */

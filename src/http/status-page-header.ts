@@ -1,9 +1,9 @@
 /**
  * The top of the status page: one line with what an operator looks for first (ready or not, the cluster, the
- * version, each forge's credentials), then what is wrong (not ready, degraded), and the DORA summary.
+ * version, each forge's credentials), then what is wrong (not ready, degraded).
  */
 import type { StateSnapshot } from './state-snapshot.js';
-import { cell, escapeHtml, readableSeconds, table, UNKNOWN } from './status-page-format.js';
+import { escapeHtml } from '../common/html.js';
 
 /** The forge's names as people read them (`github` → `GitHub`), from each forge's title. */
 export type ForgeTitles = Readonly<Record<string, string>>;
@@ -52,31 +52,4 @@ export function problemsBlock(state: StateSnapshot): string {
     );
   }
   return parts.length === 0 ? '' : `<div id="problems">${parts.join('')}</div>`;
-}
-
-/** The DORA keys of the window per repository and environment (`/state`'s `dora`), when the bridge computes them. */
-export function doraSection(state: StateSnapshot, titles: ForgeTitles): string {
-  const dora = state.dora;
-  if (dora === undefined) return '';
-  const failure = (rate: number | null, failed: number, of: number) =>
-    rate === null ? UNKNOWN : `${Math.round(rate * 100)}% (${failed}/${of})`;
-  const rows = dora.environments.map(
-    (e) =>
-      `<tr>${cell(titles[e.forge] ?? e.forge)}${cell(e.repository)}${cell(e.environment)}${cell(e.deployments)}` +
-      cell(readableSeconds(e.leadTimeMedianSeconds)) +
-      cell(failure(e.changeFailureRate, e.failedChanges, e.deployments)) +
-      `${cell(readableSeconds(e.timeToRestoreMedianSeconds))}</tr>`,
-  );
-  return (
-    `<h2>DORA, the last ${dora.windowDays} days</h2>` +
-    (rows.length === 0
-      ? '<p class="none">none yet: no finished deployment in a counted environment (production, or DORA_ENVIRONMENTS)</p>'
-      : table(
-          ['forge', 'repository', 'environment', 'deployments', 'lead time (median)', 'change failure', 'time to restore (median)'],
-          rows,
-        )) +
-    (rows.length > 0
-      ? '<p class="none">— : not known yet (no commit time, no failure to restore). docs/dora.md says what each figure is.</p>'
-      : '')
-  );
 }

@@ -1,10 +1,12 @@
 /** The read-only status page (`GET /`): /state's snapshot as server-rendered HTML, no script, no framework. */
 import { SUPERSEDED_PREFIX } from '../lifecycle/status-plan.js';
 import type { StateSnapshot } from './state-snapshot.js';
-import { doraSection, headerLine, problemsBlock, type ForgeTitles } from './status-page-header.js';
-import { cell, escapeHtml, longCell, table, timeCell } from './status-page-format.js';
-import { commentsSection, writeBudgetSection } from './status-page-sections.js';
+import type { PageSection, SectionPlace } from '../features/feature.js';
+import { headerLine, problemsBlock, type ForgeTitles } from './status-page-header.js';
+import { cell, escapeHtml, longCell, table, timeCell } from '../common/html.js';
+import { writeBudgetSection } from './status-page-sections.js';
 import { clustersSection } from './status-page-clusters.js';
+import type { ClusterView } from './cluster-state.js';
 
 export { escapeHtml, type ForgeTitles };
 
@@ -97,20 +99,25 @@ function queueSection(state: StateSnapshot, now: number | undefined): string {
   );
 }
 
-/** A section of the page: empty text leaves it out. Add one here to show more of /state. */
+/** A section of the page: empty text leaves it out. Add one here to show more of /state; a feature brings its own. */
 type Section = (state: StateSnapshot, titles: ForgeTitles, now: number | undefined) => string;
 
-const SECTIONS: readonly Section[] = [
-  (s, t) => headerLine(s, t),
-  (s) => problemsBlock(s),
-  (s) => clustersSection(s),
-  deploymentsSection,
-  (s, t) => doraSection(s, t),
-  (s, _t, now) => skippedSection(s, now),
-  (s, _t, now) => queueSection(s, now),
-  (s, t) => writeBudgetSection(s, t),
-  (s, t) => commentsSection(s, t),
-];
+/** The page's own sections, each feature's at its place (`deployments`: after the deployments; `queue`: at the end). */
+const sectionsWith = (pages: readonly PageSection[]): readonly Section[] => {
+  const at = (place: SectionPlace): Section[] => pages.filter((p) => p.place === place).map((p) => (s, t, now) => p.render(s, t, now));
+  return [
+    (s, t) => headerLine(s, t),
+    (s) => problemsBlock(s),
+    (s) => clustersSection(s as { clusters?: readonly ClusterView[] }),
+    deploymentsSection,
+    ...at('deployments'),
+    (s, _t, now) => skippedSection(s, now),
+    (s, _t, now) => queueSection(s, now),
+    (s, t) => writeBudgetSection(s, t),
+    ...at('queue'),
+    ...at('readiness'),
+  ];
+};
 
 // Long words (a `main@sha1:<40 hex>` revision, an image reference) wrap anywhere, so no table is wider than the window.
 const STYLE =
@@ -124,13 +131,15 @@ const STYLE =
   '.overall.ready{color:#1a7f37}.overall.degraded{color:#9a6700}.overall.not-ready{color:#cf222e}' +
   '#problems{border-left:4px solid #d4a72c;padding:0 1em;background:#fff8c5}';
 
-/** Pure: the whole page for one snapshot; `now` (ms) adds how long ago each time was. */
-export function renderStatusPage(state: StateSnapshot, titles: ForgeTitles, now?: number): string {
+/** Pure: the whole page for one snapshot; `now` (ms) adds how long ago each time was; `pages`: the features' sections. */
+export function renderStatusPage(state: StateSnapshot, titles: ForgeTitles, now?: number, pages: readonly PageSection[] = []): string {
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">',
     `<title>github-deployment-bridge</title><style>${STYLE}</style></head><body>`,
     `<h1>github-deployment-bridge</h1>`,
-    ...SECTIONS.map((section) => section(state, titles, now)).filter((html) => html !== ''),
+    ...sectionsWith(pages)
+      .map((section) => section(state, titles, now))
+      .filter((html) => html !== ''),
     '</body></html>',
   ].join('\n');
 }

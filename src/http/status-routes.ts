@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { setScrapeGauges } from './scrape-gauges.js';
-import { setDoraMetrics } from './dora-metrics.js';
 import { stateSnapshot, type StatusDeps } from './state-snapshot.js';
 import { renderStatusPage } from './status-page.js';
 import { basicMatches, bearerMatches } from './bearer.js';
-import { capState } from './state-cap.js';
+import { capState, STATE_LISTS } from './state-cap.js';
 import { STATUS_RATE_PER_MINUTE } from '../common/request-rates.js';
 
 /**
@@ -41,6 +40,9 @@ export const PAGE_HEADERS = {
 /** `/healthz`, `/readyz`, `/state` and `/metrics`: what the bridge is doing, for people and probes. */
 export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
   const forges = deps.forges ?? [];
+  const sections = deps.sections ?? [];
+  const lists = [...STATE_LISTS, ...sections.flatMap((f) => f.state?.lists ?? [])];
+  const pages = sections.flatMap((f) => (f.page ? [f.page] : []));
   const limited = (group: string) => ({
     rateLimit: {
       max: deps.statusRatePerMinute ?? STATUS_RATE_PER_MINUTE,
@@ -64,7 +66,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
       if (!(await tokenAllows(deps, req.headers.authorization))) {
         return reply.code(401).send({ error: 'STATE_TOKEN is set: send Authorization: Bearer <token>' });
       }
-      return capState(stateSnapshot(deps, req.query));
+      return capState(stateSnapshot(deps, req.query), undefined, lists);
     },
   );
 
@@ -78,11 +80,10 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
         .send({ error: 'STATE_TOKEN is set: sign in with any user name and the token as password, or send Authorization: Bearer <token>' });
     }
     const titles = Object.fromEntries(forges.map((f) => [f.name, f.title]));
-    return reply.type('text/html; charset=utf-8').send(renderStatusPage(stateSnapshot(deps), titles, deps.now()));
+    return reply.type('text/html; charset=utf-8').send(renderStatusPage(stateSnapshot(deps), titles, deps.now(), pages));
   });
 
   const startedAt = deps.now();
-  let shownDora: unknown;
   app.get('/metrics', async (_req, reply) => {
     setScrapeGauges(deps, startedAt);
     const counts = deps.queue.counts();
@@ -93,10 +94,7 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
     deps.metrics.skipped.reset();
     for (const { code, count } of deps.sources.skipCounts()) deps.metrics.skipped.set({ reason: code }, count);
     for (const f of forges) f.scrape();
-    const dora = deps.dora?.figures(deps.now());
-    // The series are set again only when the figures were computed again (the cache gives the same array between changes).
-    if (dora !== undefined && dora !== shownDora) setDoraMetrics(deps.metrics, dora);
-    shownDora = dora;
+    for (const f of sections) f.scrape?.();
     deps.metrics.forgeRefusals.reset();
     for (const { forge, code, count } of deps.refusals?.counts(deps.now()) ?? []) deps.metrics.forgeRefusals.set({ forge, code }, count);
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());

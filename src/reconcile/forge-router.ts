@@ -5,11 +5,6 @@ import type { ForgeName } from '../lifecycle/identity.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { DeploymentRow, Origin } from '../store/deployment-store.js';
 
-/** Where the kind of each environment published into is noted (store/environment-kinds.ts). */
-export interface EnvironmentKindNotes {
-  note(k: { forge: string; owner: string; repo: string; environment: string }, kind: { production: boolean; transient: boolean }): void;
-}
-
 /** What the router needs of a forge: its publishing and its cleanup. */
 export type ForgeLane = Pick<Forge, 'publish' | 'retire'>;
 
@@ -22,18 +17,15 @@ export class ForgeRouter {
   constructor(
     private readonly lanes: Partial<Record<ForgeName, ForgeLane>>,
     private readonly log: Logger,
-    /** Told what each published target's environment is (production, a preview): the DORA figures count by it. */
-    private readonly kinds?: EnvironmentKindNotes,
   ) {}
 
   /** A router over the configured forges, each under its name. */
-  static over(forges: readonly Forge[], log: Logger, kinds?: EnvironmentKindNotes): ForgeRouter {
-    return new ForgeRouter(Object.fromEntries(forges.map((f) => [f.name, f])), log, kinds);
+  static over(forges: readonly Forge[], log: Logger): ForgeRouter {
+    return new ForgeRouter(Object.fromEntries(forges.map((f) => [f.name, f])), log);
   }
 
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgePublished> {
     const lane = this.lane(target.forge);
-    this.kinds?.note(target, { production: target.productionEnvironment, transient: target.transientEnvironment });
     return lane.publish(target, origin, desired, description);
   }
 

@@ -8,7 +8,7 @@ import type { ForgeRouter } from './forge-router.js';
 import { RefusedByForge } from '../forges/refusal-guard.js';
 import { resolveSource, type ResolveDeps, type ResolvedSource } from './resolve-source.js';
 import { sweep, type CleanupDeps } from './sweep.js';
-import type { PullRequestComments } from './pr-comments.js';
+import { beforePublish, type ReconcileHooks } from './reconcile-hooks.js';
 import { ClusterUnavailable } from '../kube/spoke-gate.js';
 import { sourceCluster, type SpokeSource } from './source-cluster.js';
 
@@ -16,8 +16,8 @@ export interface ReconcileDeps extends ResolveDeps {
   /** Each forge's publisher behind its refusal guard: every answer that retrying will not change arrives as RefusedByForge. */
   publisher: Pick<ForgeRouter, 'publish'>;
   cleanup: CleanupDeps;
-  /** Pull request comments (unset: PULL_REQUEST_COMMENTS=false). */
-  comments?: Pick<PullRequestComments, 'published' | 'settle' | 'lookup'> | undefined;
+  /** The features' hooks at the reconcile's steps (pull request comments, the DORA figures), in order. */
+  hooks?: readonly ReconcileHooks[] | undefined;
   sources: Pick<SourceStore, 'record' | 'replaceSkips' | 'forget'>;
   log: Logger;
   now: () => number;
@@ -90,7 +90,7 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
     (err: unknown) => [err],
   );
 
-  deps.comments?.settle();
+  for (const h of deps.hooks ?? []) h.settle?.();
   const skips = [...plan.skips, ...results.flatMap((r) => ('skip' in r && r.skip !== undefined ? [r.skip] : []))];
   // Gone and never reported (a signed event naming an object that does not exist): nothing to show or do, no row
   // stays. A source that had deployments stays `deleted` in /state until the prune (retention.ts) takes it.
@@ -136,7 +136,7 @@ function retryAtOf(err: unknown): number {
 /** Publishes one target through the guard; a refusal becomes a skip, an outage a retry. */
 async function publishOne(deps: ReconcileDeps, ref: SourceRef, step: PublishStep): Promise<Published> {
   const { target, origin, state, description } = step;
-  const pullRequest = step.pullRequest ?? (await deps.comments?.lookup(target)) ?? null;
+  const after = await beforePublish(deps.hooks, step);
   const tlog = deps.log.child({
     forge: target.forge,
     repo: `${target.owner}/${target.repo}`,
@@ -148,18 +148,8 @@ async function publishOne(deps: ReconcileDeps, ref: SourceRef, step: PublishStep
   try {
     const r = await deps.publisher.publish(target, origin, state, description);
     const sent = r.sent.length + r.superseded;
-    if (pullRequest != null && 'number' in pullRequest) deps.comments?.published(target, pullRequest, state);
-    // A pull request annotation that names none: reported, but without a comment row; a skip (logged once, in /state, counted).
-    else if (pullRequest != null && deps.comments !== undefined)
-      return {
-        sent,
-        skip: {
-          ...origin,
-          source: ref,
-          code: 'bad_pull_request',
-          reason: `reported, but no pull request comment row: ${pullRequest.problem}`,
-        },
-      };
+    const skip = after.map((a) => a(state)).find((s) => s !== undefined);
+    if (skip !== undefined) return { sent, skip: { ...origin, source: ref, ...skip } };
     return { sent };
   } catch (err) {
     if (isRetryable(err)) return { retry: err };

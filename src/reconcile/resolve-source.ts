@@ -16,7 +16,7 @@ import {
   type SourceInfo,
 } from '../metadata/resolve-target.js';
 import type { Metrics } from '../common/metrics.js';
-import { pullRequestFor, pullRequestOf, type PullRequestResolution } from '../comments/pull-request.js';
+import { pullRequestFor, pullRequestOf, type PullRequestResolution } from '../metadata/pull-request.js';
 import { routeUrl, type DiscoveredUrl } from '../metadata/route-url.js';
 import type { Origin } from '../store/deployment-store.js';
 import type { Skip } from '../store/source-store.js';

@@ -3,7 +3,7 @@ import type { Forge } from '../forges/forge.js';
 import type { CleanupPlan } from './cleanup-plan.js';
 import type { AbsenceStore } from '../store/absence-store.js';
 import type { DeploymentStore } from '../store/deployment-store.js';
-import type { PullRequestComments } from './pr-comments.js';
+import type { ReconcileHooks } from './reconcile-hooks.js';
 
 export interface CleanupDeps {
   /** Read for the plan: the source's live deployments. */
@@ -11,8 +11,8 @@ export interface CleanupDeps {
   absences: AbsenceStore;
   /** The publisher itself, not the refusal guard: see `sweep`. */
   publisher: Pick<Forge, 'retire'>;
-  /** Pull request comments: an ended deployment's row says `gone` (unset: PULL_REQUEST_COMMENTS=false). */
-  comments?: Pick<PullRequestComments, 'retired'> | undefined;
+  /** The features' hooks, told of each deployment ended (a pull request comment's row says `gone`). */
+  hooks?: readonly ReconcileHooks[] | undefined;
   graceMs: number;
   log: Logger;
 }
@@ -43,7 +43,7 @@ export async function sweep(deps: CleanupDeps, plan: CleanupPlan): Promise<void>
     for (const row of step.rows) {
       try {
         await deps.publisher.retire(row, step.description);
-        deps.comments?.retired(row);
+        for (const h of deps.hooks ?? []) h.retired?.(row);
       } catch (err) {
         failed ??= { err };
         ended = false;

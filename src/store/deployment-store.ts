@@ -13,7 +13,7 @@ import {
   type Raw,
   type StateCount,
 } from './deployment-row.js';
-import { appendOutcome } from './dora-store.js';
+import { recordOutcome } from './outcome-events.js';
 
 export type { DeploymentRow, Origin } from './deployment-row.js';
 
@@ -57,7 +57,7 @@ export class DeploymentStore {
   /** Persists the forge's deployment id (and its last known state, when adopted after a crash). */
   setDeploymentId(id: Identity, deploymentId: number, state: DeliveryState | null, now: number): void {
     this.db.transaction(() => {
-      appendOutcome(this.db, KEY, identityParams(id), state, now);
+      recordOutcome(this.db, KEY, identityParams(id), state, now);
       this.db
         .prepare(`UPDATE deployments SET deployment_id = @deploymentId, state = @state, updated_at = @now WHERE ${KEY}`)
         .run({ ...identityParams(id), deploymentId, state, now });
@@ -77,10 +77,10 @@ export class DeploymentStore {
     else durably(this.db, mark);
   }
 
-  /** Records a state the forge accepted; clears the pending mark. A new success or failure is also an outcome (the DORA figures). */
+  /** Records a state the forge accepted; clears the pending mark. A new success or failure is also an outcome recorded (outcome-events.ts). */
   setState(id: Identity, state: DeliveryState | null, description: string | null, now: number): void {
     this.db.transaction(() => {
-      appendOutcome(this.db, KEY, identityParams(id), state, now);
+      recordOutcome(this.db, KEY, identityParams(id), state, now);
       this.db
         .prepare(`UPDATE deployments SET state = @state, pending_state = NULL, description = @description, updated_at = @now WHERE ${KEY}`)
         .run({ ...identityParams(id), state, description, now });

@@ -25,8 +25,8 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['forges'],
   // The adapters: SQLite, Kubernetes, OCI registries, image facts.
   ['store', 'images', 'kube', 'oci'],
-  // The pure core: delivery states, resolving a workload into a target, pull request comment text.
-  ['lifecycle', 'metadata', 'comments'],
+  // The pure core: delivery states, resolving a workload into a target.
+  ['lifecycle', 'metadata'],
   // The shapes: Flux's and Kubernetes' objects and events.
   ['flux'],
   // What everything may use.

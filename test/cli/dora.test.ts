@@ -9,9 +9,10 @@ import { doraTable, humanDuration, LEGEND, MIN_RATE_HISTORY_MS, UNKNOWN } from '
 import type { Identity } from '../../src/lifecycle/identity.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
-import { CommitTimeStore } from '../../src/store/commit-time-store.js';
+import { CommitTimeStore } from '../../src/features/dora/commit-time-store.js';
 import { record, shopDeployment } from '../harness/recorded-deployments.js';
 import { MAIN_JS } from '../harness/bridge-process.js';
+import { keepOutcomes } from '../../src/features/dora/dora-store.js';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -24,7 +25,7 @@ function database(t: Test, now = NOW): string {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'bridge.db');
   const db = openDatabase(path);
-  const s = new DeploymentStore(db);
+  const s = new DeploymentStore(keepOutcomes(db));
   const run = (who: Identity, start: number, state: 'success' | 'failure', at: number) => record(s, who, start, [state, at]);
   run(id('a'), now - 5 * D, 'failure', now - 5 * D + H);
   run(id('b'), now - 5 * D + 2 * H, 'success', now - 5 * D + 3 * H);
@@ -191,7 +192,7 @@ t.test('a nested GitLab project from a real database', (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'bridge.db');
   const db = openDatabase(path);
-  const s = new DeploymentStore(db);
+  const s = new DeploymentStore(keepOutcomes(db));
   const who: Identity = { ...shopDeployment('d', { environment: 'production' }), forge: 'gitlab', owner: 'platform/team', repo: 'app' };
   record(s, who, NOW - 3 * D, ['success', NOW - 3 * D + H]);
   db.close();

@@ -6,11 +6,12 @@ import pino from 'pino';
 import t, { type Test } from 'tap';
 import { createMetrics } from '../../src/common/metrics.js';
 import { buildApp } from '../../src/http/http-app.js';
-import { capState, MAX_STATE_BYTES } from '../../src/http/state-cap.js';
+import { capState, MAX_STATE_BYTES, STATE_LISTS } from '../../src/http/state-cap.js';
 import { STATUS_RATE_PER_MINUTE } from '../../src/common/request-rates.js';
-import { MAX_STATE_COMMENTS, stateSnapshot } from '../../src/http/state-snapshot.js';
-import { commentsSection } from '../../src/http/status-page-sections.js';
-import { CommentStore } from '../../src/store/comment-store.js';
+import { stateSnapshot } from '../../src/http/state-snapshot.js';
+import { commentsPage, type commentsState, MAX_STATE_COMMENTS } from '../../src/features/comments/comments-section.js';
+import { commentSections } from '../../src/features/comments/comments-feature.js';
+import { CommentStore } from '../../src/features/comments/comment-store.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
@@ -76,7 +77,7 @@ t.test('capState: several lists, one nested (dora), halved largest first until t
     [100_000, { 'dora.environments': 8750 }],
     [5000, { 'dora.environments': 9961, deployments: 88, skipped: 4 }],
   ] as const) {
-    const out = capState(body, max);
+    const out = capState(body, max, [...STATE_LISTS, 'pullRequestComments', 'dora.environments']);
     const bytes = Buffer.byteLength(JSON.stringify(out));
     t.ok(bytes <= max, `${bytes} ≤ ${max}`);
     t.strictSame(out.truncated, { maxBytes: max, omitted }, `${max}: what was left out`);
@@ -183,11 +184,11 @@ t.test('the pull request comments of /state and the status page: a bounded list,
     now: () => NOW,
     readiness: () => ({ ready: true, problems: [] }) as never,
     activeReconciles: () => 0,
-    comments,
-  });
+    sections: [commentSections(comments)],
+  }) as ReturnType<typeof stateSnapshot> & Partial<ReturnType<typeof commentsState>>;
   t.equal(state.pullRequestComments?.length, MAX_STATE_COMMENTS);
   t.equal(state.pullRequestComments?.[0]?.pullRequest, MAX_STATE_COMMENTS + 50, 'the most lately changed first');
   t.equal(state.pullRequestCommentsOmitted, 50);
-  t.match(commentsSection(state, {}), /…and 50 more, not shown/);
+  t.match(commentsPage(state, {}), /…and 50 more, not shown/);
   t.end();
 });

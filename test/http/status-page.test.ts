@@ -1,6 +1,15 @@
 import t from 'tap';
 import { escapeHtml, phaseOf, renderStatusPage } from '../../src/http/status-page.js';
 import type { StateSnapshot } from '../../src/http/state-snapshot.js';
+import type { PageSection } from '../../src/features/feature.js';
+import { doraPage } from '../../src/features/dora/dora-section.js';
+import { commentsPage } from '../../src/features/comments/comments-section.js';
+
+/** The features' sections, at their places (the DORA figures after the deployments, the comments at the end). */
+const PAGES: PageSection[] = [
+  { place: 'deployments', render: doraPage },
+  { place: 'queue', render: commentsPage },
+];
 
 type Row = StateSnapshot['deployments'][number];
 const XSS = '<img src=x onerror="alert(1)">&\'';
@@ -116,7 +125,7 @@ t.test('renderStatusPage: per forge and environment, skips with reasons, the que
 });
 
 t.test('renderStatusPage: each forge write backlog and the pull request comments, escaped; absent when not kept', (t) => {
-  const plain = renderStatusPage(snapshot([row({})]), { github: 'GitHub' });
+  const plain = renderStatusPage(snapshot([row({})]), { github: 'GitHub' }, undefined, PAGES);
   t.notMatch(plain, 'Write budget', 'no forge with a budget: no section');
   t.notMatch(plain, 'Pull request comments', 'comments off: no section');
   const html = renderStatusPage(
@@ -172,6 +181,8 @@ t.test('renderStatusPage: each forge write backlog and the pull request comments
       ],
     } as unknown as Partial<StateSnapshot>),
     { github: 'GitHub', forgejo: 'Forgejo' },
+    undefined,
+    PAGES,
   );
   t.match(html, '<h2>Write budget</h2>');
   t.match(html, '<h3>GitHub · 80/1m,500/1h</h3>');
@@ -271,13 +282,20 @@ t.test('the DORA summary: per repository and environment, unknown figures as —
           },
         ],
       },
-    }),
+    } as unknown as Partial<StateSnapshot>),
     { gitlab: 'GitLab' },
+    undefined,
+    PAGES,
   );
   t.match(html, '<h2>DORA, the last 30 days</h2>');
   t.match(html, '<td>GitLab</td><td>platform/team/app</td><td>production</td><td>4</td><td>1.5 h</td><td>25% (1/4)</td><td>—</td>');
-  t.notMatch(renderStatusPage(snapshot([]), {}), 'DORA', 'not computed: no section');
-  const empty = renderStatusPage(snapshot([], { dora: { windowDays: 30, environments: [] } }), {});
+  t.notMatch(renderStatusPage(snapshot([]), {}, undefined, PAGES), 'DORA', 'not computed: no section');
+  const empty = renderStatusPage(
+    snapshot([], { dora: { windowDays: 30, environments: [] } } as unknown as Partial<StateSnapshot>),
+    {},
+    undefined,
+    PAGES,
+  );
   t.match(empty, 'none yet: no finished deployment in a counted environment (production, or DORA_ENVIRONMENTS)');
   t.end();
 });

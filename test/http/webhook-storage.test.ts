@@ -10,6 +10,7 @@ import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { StorageHealth } from '../../src/store/storage-health.js';
+import { bridgeSection } from '../../src/http/cluster-state.js';
 import type { StateBody } from '../harness/state-body.js';
 
 const KEY = Buffer.from('bridge-webhook-key');
@@ -64,7 +65,7 @@ t.test('queue write fails for lack of storage: 503 naming the cause, not ready i
     readiness: () => ({ ready: storage.reason() === undefined, reasons: storage.reason() ? [storage.reason()!] : [] }),
     activeReconciles: () => 0,
     storage,
-    storageState: () => storage.snapshot(),
+    sections: [bridgeSection({ clusters: () => [], storage: () => storage.snapshot(), registryCache: () => ({ digests: 0, tags: 0 }) })],
   });
   t.teardown(() => app.close());
   const post = () =>

@@ -56,22 +56,6 @@ t.test('publish goes to the lane of target.forge, cleanup to the lane of row.for
   t.same(warnings, []);
 });
 
-t.test("each publish tells the kind of its target's environment (production, a preview) before it is sent", async (t) => {
-  const calls: Call[] = [];
-  const noted: string[] = [];
-  const kinds = {
-    note: (k: { forge: string; environment: string }, kind: { production: boolean; transient: boolean }) =>
-      void noted.push(`${k.forge} ${k.environment} ${kind.production} ${kind.transient}`),
-  };
-  const router = new ForgeRouter({ github: recordingLane('github', calls) }, pino({ level: 'silent' }), kinds);
-  const live = on('github', 'web');
-  await router.publish({ ...live.target, environment: 'live', productionEnvironment: true }, live.origin, 'success', 'Done');
-  await router.publish({ ...live.target, environment: 'pr-9', transientEnvironment: true }, live.origin, 'in_progress', 'Progressing');
-  t.same(noted, ['github live true false', 'github pr-9 false true']);
-  await t.rejects(() => router.publish(on('forgejo', 'shop').target, live.origin, 'success', 'Done'));
-  t.equal(noted.length, 2, 'nothing noted for a forge that is not configured');
-});
-
 t.test('a row of a forge no longer configured: false, one warning, no lane called', async (t) => {
   const { router, calls, warnings } = rig(['github']);
   const r = rowOn('forgejo', 'shop');

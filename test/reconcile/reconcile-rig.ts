@@ -12,7 +12,8 @@ import { reconcileSource, type ReconcileDeps, type ReconcileOutcome } from '../.
 import { ForgeRouter } from '../../src/reconcile/forge-router.js';
 import { AbsenceStore } from '../../src/store/absence-store.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
-import type { PullRequestComments } from '../../src/reconcile/pr-comments.js';
+import type { PullRequestComments } from '../../src/features/comments/pr-comments.js';
+import { commentHooks } from '../../src/features/comments/comments-feature.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
@@ -84,9 +85,9 @@ export function startReconcileRig(t: Test, o: { comments?: (db: Db) => PullReque
     now,
   };
   if (o.comments) {
-    const comments = o.comments(db);
-    deps.comments = comments;
-    deps.cleanup.comments = comments;
+    const hooks = [commentHooks(o.comments(db))];
+    deps.hooks = hooks;
+    deps.cleanup.hooks = hooks;
   }
   return {
     kube,

@@ -1,5 +1,5 @@
 import { durably, type Db } from '../../store/database.js';
-import { appendOutcome } from '../../store/dora-store.js';
+import { recordOutcome } from '../../store/outcome-events.js';
 import type { ContextPhase, SentPhase } from './commit-status-plan.js';
 import type { CommitStatusKey, CommitStatusRecord, CommitStatusStore } from './commit-status-publisher.js';
 
@@ -31,10 +31,10 @@ export class CommitStatusRows implements CommitStatusStore {
     };
   }
 
-  /** Records a status Forgejo accepted; a new success or failure is also an outcome (the DORA figures). */
+  /** Records a status Forgejo accepted; a new success or failure is also an outcome recorded (outcome-events.ts). */
   settle(key: CommitStatusKey, phase: ContextPhase | null, description: string | null, now: number): void {
     this.db.transaction(() => {
-      appendOutcome(this.db, KEY, keyParams(key), phase, now);
+      recordOutcome(this.db, KEY, keyParams(key), phase, now);
       this.update(key, 'state = @state, pending_state = NULL, description = @description', {
         state: phase,
         description,

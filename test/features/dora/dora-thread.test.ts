@@ -1,0 +1,85 @@
+/**
+ * Issue 32: with many recorded outcomes a computation of the DORA figures took seconds on the event loop, and a
+ * `/metrics` scrape waited for it. Now it runs in a worker thread over its own read-only connection: while it runs,
+ * a scrape answers (the last figures) and the loop keeps turning; the figures are the same as computed here.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { DoraCache } from '../../../src/features/dora/dora-cache.js';
+import { doraWindow } from '../../../src/features/dora/dora-metrics.js';
+import { DoraThread } from '../../../src/features/dora/dora-thread.js';
+import { openDatabase } from '../../../src/store/database.js';
+import { DeploymentStore } from '../../../src/store/deployment-store.js';
+import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
+import { record, shopDeployment } from '../../harness/recorded-deployments.js';
+
+const H = 3_600_000;
+const NOW = Date.UTC(2026, 11, 2);
+const DEPLOYMENTS = 3_000;
+
+const dir = mkdtempSync(join(tmpdir(), 'gdb-dora-thread-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const path = join(dir, 'bridge.db');
+const db = openDatabase(path);
+t.teardown(() => db.close());
+const deployments = new DeploymentStore(keepOutcomes(db));
+db.transaction(() => {
+  for (let i = 0; i < DEPLOYMENTS; i++) {
+    const start = NOW - 600 * H + i * 10_000;
+    const environment = ['production', 'staging', 'pr-1'][i % 3];
+    record(deployments, shopDeployment('a', { repo: `shop-${i % 20}`, environment, sha: i.toString(16).padStart(40, '0') }), start, [
+      i % 10 === 0 ? 'failure' : 'success',
+      start + 5_000,
+    ]);
+  }
+})();
+const include = (e: string) => e === 'staging';
+
+t.test('computed in the thread: a scrape answers and the loop turns while it runs; the same figures', async (t) => {
+  const thread = new DoraThread({ path, environments: ['staging'] });
+  t.teardown(() => thread.stop());
+  const cache = new DoraCache(new DoraStore(db), include);
+  const errors: unknown[] = [];
+  cache.start(
+    () => NOW,
+    60_000,
+    thread.compute,
+    (e) => errors.push(e),
+  );
+  t.teardown(() => cache.stop());
+  t.equal(cache.computing, true, 'a computation runs once started');
+  t.same(cache.figures(NOW), [], 'a scrape meanwhile answers at once: no figures yet');
+  t.equal(cache.computedAt(), undefined);
+  let ticks = 0;
+  while (cache.computing) {
+    await new Promise((resolve) => setImmediate(resolve));
+    ticks++;
+  }
+  t.ok(ticks > 0, `the event loop turned ${ticks} times during the computation`);
+  t.same(errors, []);
+  t.equal(cache.computedAt(), NOW);
+  const figures = cache.figures(NOW);
+  t.same(figures, doraWindow(new DoraStore(db), NOW, include), 'the figures of the same outcomes, computed here');
+  t.same([...new Set(figures.map((f) => f.environment))].sort(), ['production', 'staging'], 'previews and uncounted ones left out');
+});
+
+t.test('a thread that cannot read the database: the error handed on, no figures, the bridge keeps running', async (t) => {
+  const thread = new DoraThread({ path: join(dir, 'missing.db'), environments: [] });
+  t.teardown(() => thread.stop());
+  const cache = new DoraCache(new DoraStore(db));
+  const errors: unknown[] = [];
+  cache.start(
+    () => NOW,
+    60_000,
+    thread.compute,
+    (e) => errors.push(e),
+  );
+  t.teardown(() => cache.stop());
+  while (cache.computing) await new Promise((resolve) => setImmediate(resolve));
+  t.equal(errors.length, 1);
+  t.match(String(errors[0]), /missing\.db|unable to open|directory does not exist/i);
+  t.same(cache.figures(NOW), []);
+  t.equal(cache.computedAt(), undefined);
+});
