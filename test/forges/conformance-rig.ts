@@ -1,7 +1,7 @@
 /**
  * What the forge conformance suite (conformance.ts) runs each case in: one forge built by its own
- * `ForgeFactory` against its simulator, over a SQLite file that a "restart" reopens with a new Forge,
- * targets resolved the way the reconcile resolves them (the factory's own host routes them), a clock the
+ * driver (`assembleForge`) against its simulator, over a SQLite file that a "restart" reopens with a new Forge,
+ * targets resolved the way the reconcile resolves them (the driver's own host routes them), a clock the
  * test moves, and the simulator's own record of writes in neutral words. The driver (ConformanceDriver)
  * is the only forge-specific part.
  */
@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { pino } from 'pino';
 import { createMetrics } from '../../src/common/metrics.js';
-import type { Forge, ForgeFactory } from '../../src/forges/forge.js';
+import type { Forge } from '../../src/forges/forge.js';
+import { assembleForge } from '../../src/forges/assemble-forge.js';
+import type { ForgeDriver } from '../../src/forges/forge-driver.js';
 import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve-target.js';
 import type { ForgeHost } from '../../src/metadata/forge-route.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
@@ -56,7 +58,8 @@ export interface DriverWorld<S> {
 
 /** The forge-specific part of the conformance suite: a few lines per forge. */
 export interface ConformanceDriver<S extends R, R = S> {
-  factory: ForgeFactory<S, R>;
+  /** The forge's driver, as its folder exports it. */
+  driver: ForgeDriver<S, R>;
   /**
    * Starts the simulator: acme/shop holds any commit, acme/locked refuses the bridge (403 or 404), every other
    * repository does not exist (404). `pathPrefix`: the forge is installed under that sub-path (GitHub: its API
@@ -144,8 +147,8 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
     const deployments = new DeploymentStore(db);
     const refusals = new RefusalStore(db);
     const deps = { db, deployments, refusals, metrics: createMetrics(), log, now, userAgent: 'gdb-conformance', dryRun: false };
-    const built = driver.factory.build(settings, deps);
-    if (built === undefined) throw new Error(`${driver.factory.name}: the driver's settings do not configure the forge`);
+    const built = assembleForge(driver.driver, settings, deps);
+    if (built === undefined) throw new Error(`${driver.driver.name}: the driver's settings do not configure the forge`);
     return built;
   };
   forge = build();
@@ -155,8 +158,8 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const host = driver.factory.host(settings, true);
-  if (host === undefined) throw new Error(`${driver.factory.name}: no host for the driver's settings`);
+  const host = driver.driver.host(settings, true);
+  if (host === undefined) throw new Error(`${driver.driver.name}: no host for the driver's settings`);
   return {
     get forge() {
       return forge;

@@ -17,7 +17,7 @@ const neutral = (s: { state?: string; status?: string; description: string }): s
 const environmentOf = (context: string): string => /^deploy\/([^/ ]+)/.exec(context)?.[1] ?? context;
 
 export const forgejoDriver: ConformanceDriver<ForgejoSettings> = {
-  factory: forgejoForge,
+  driver: forgejoForge,
   async start(o = {}) {
     const sim = await startForgejoSimulator({ tokens: [TOKEN], repos: [`${OWNER}/${REPO}`], ...o });
     const url = parseForgejoUrl(sim.url);

@@ -20,7 +20,7 @@ const neutral = (state: string): string => ({ inactive: 'gone', queued: 'pending
 
 function githubDriver(auth: GitHubAuth, sim: GitHubSimulatorOptions): ConformanceDriver<GitHubSettings, GitHubReporting> {
   return {
-    factory: githubForge,
+    driver: githubForge,
     async start(o = {}) {
       const s = await startGitHubSimulator({ ...sim, repos: [`${OWNER}/${REPO}`], ...o });
       return {

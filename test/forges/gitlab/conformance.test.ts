@@ -12,7 +12,7 @@ const USER = 'deploy-bridge';
 const neutral = (status: string): string => ({ running: 'in_progress', failed: 'failure', canceled: 'gone' })[status] ?? status;
 
 export const gitlabDriver: ConformanceDriver<GitLabSettings> = {
-  factory: gitlabForge,
+  driver: gitlabForge,
   async start(o = {}) {
     const sim = await startGitLabSimulator({
       ...o,
