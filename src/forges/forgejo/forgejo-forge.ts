@@ -71,7 +71,7 @@ export const forgejoForge: ForgeDriver<ForgejoSettings, ForgejoReporting, typeof
       port: side.port,
       dryRun: forgejoDryRunPort,
       publisher(forge, onSent) {
-        const statuses = new CommitStatusPublisher({ forge, store: new CommitStatusRows(d.db), log, now, onSent });
+        const statuses = new CommitStatusPublisher({ forge, store: new CommitStatusRows(deployments), log, now, onSent });
         return new ForgejoPublisher({ statuses, deployments, template: s.forgejoStatusContext, log, now });
       },
       count: (r) => ({ sent: r.sent, superseded: 0 }),
