@@ -3,7 +3,7 @@
  * Everything else about the set of forges is derived from it: the settings tables and their types, routing,
  * `explain`, the URL settings and the rule that at least one forge is configured. Adding a forge adds one entry.
  */
-import { combine, type Invalid } from '../common/settings-schema.js';
+import { combine, type Invalid, type Schema, type Setting } from '../common/settings-schema.js';
 import type { ForgeHost } from '../metadata/forge-route.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { ExplainForm, Forge, ForgeDeps } from './forge.js';
@@ -37,9 +37,6 @@ export type ForgeReporting = EveryReporting<Drivers>;
 /** Every forge's settings (the configuration satisfies it). */
 export type ForgeSettings = EverySettings<Drivers>;
 
-/** Every forge's settings that shape a report (`explain` reads them), in the configuration table's order. */
-export const FORGE_REPORTING_SETTINGS = Object.assign({}, ...DRIVERS.map((d) => d.settings.reporting)) as EveryReportingTable<Drivers>;
-
 /**
  * The variables of every forge: when none is set, no forge is configured (a forge half configured, its token without
  * its URL, is named by its own settings instead).
@@ -49,16 +46,26 @@ export function noForgeProblem(drivers: readonly AnyDriver[], text: (name: strin
   return `no forge is configured: set credentials for at least one: ${drivers.map((d) => d.howToConfigure).join(', ')}`;
 }
 
-/** The rule that at least one forge is configured, as a setting of no variable of its own (it reads the drivers'). */
-const atLeastOneForge = combine({}, (_values, source): undefined | Invalid => {
-  const problem = noForgeProblem(DRIVERS, (name) => source.text(name));
-  return problem === undefined ? undefined : source.problem(problem);
-});
+/**
+ * The settings tables of a list of drivers, in its order: what shapes a report, and the server's own (first, the rule
+ * that at least one of them is configured: a setting of no variable of its own, it reads the drivers').
+ */
+export function settingsTablesOf(drivers: readonly AnyDriver[]): { reporting: Schema; service: Schema } {
+  const atLeastOneForge = combine({}, (_values, source): undefined | Invalid => {
+    const problem = noForgeProblem(drivers, (name) => source.text(name));
+    return problem === undefined ? undefined : source.problem(problem);
+  });
+  return {
+    reporting: Object.assign({}, ...drivers.map((d) => d.settings.reporting)) as Schema,
+    service: Object.assign({ atLeastOneForge }, ...drivers.map((d) => d.settings.service)) as Schema,
+  };
+}
 
-/** Every forge's credentials and write settings: the server's own (first, the rule that one forge is configured). */
-export const FORGE_SERVICE_SETTINGS = Object.assign({ atLeastOneForge }, ...DRIVERS.map((d) => d.settings.service)) as {
-  atLeastOneForge: typeof atLeastOneForge;
-} & EveryServiceTable<Drivers>;
+const TABLES = settingsTablesOf(DRIVERS);
+/** Every forge's settings that shape a report (`explain` reads them), in the configuration table's order. */
+export const FORGE_REPORTING_SETTINGS = TABLES.reporting as EveryReportingTable<Drivers>;
+/** Every forge's credentials and write settings: the server's own. */
+export const FORGE_SERVICE_SETTINGS = TABLES.service as { atLeastOneForge: Setting<undefined> } & EveryServiceTable<Drivers>;
 
 /**
  * How long the start waits for the first credential checks before the worker may spend forge requests: a
@@ -131,6 +138,6 @@ export function explainForm(settings: ForgeReporting): (target: ReportTarget) =>
 }
 
 /** Each forge URL the settings give, with its setting's name: the start-up line names the plain-http ones. */
-export function forgeUrls(s: ForgeSettings): Array<{ setting: string; url: string }> {
-  return DRIVERS.flatMap((d) => (d as AnyDriver).url(s) ?? []);
+export function forgeUrls(s: ForgeSettings, drivers: readonly AnyDriver[] = DRIVERS): Array<{ setting: string; url: string }> {
+  return drivers.flatMap((d) => d.url(s) ?? []);
 }

@@ -38,6 +38,9 @@ export interface ConformanceSim {
   hook(hook: RequestHook): void;
   /** The requests that changed the forge's state, in order. */
   writes(): SimRecord[];
+  /** Registers a commit with its dates (every simulator's CommitBook); `missingCommit`: one the repository does not hold. */
+  commit(owner: string, repo: string, sha: string, dates: { committedAt: string }): void;
+  missingCommit(owner: string, repo: string, sha: string): void;
   close(): Promise<void>;
 }
 
@@ -54,6 +57,9 @@ export interface DriverWorld<S> {
   asksToWrite(request: SimRecord): boolean;
   /** What the forge shows on acme/shop: one `environment sha7 state` (neutral words) per deployment or status context. */
   shown(): string[];
+  /** Opens pull request (merge request) `n` on acme/shop, and reads its comments' bodies, oldest first. */
+  pullRequest(n: number): void;
+  comments(n: number): string[];
 }
 
 /** The forge-specific part of the conformance suite: a few lines per forge. */
@@ -106,6 +112,10 @@ export interface World {
   resolve(repository: string, forges?: readonly ForgeHost[]): Published | string;
   /** The row the forge keeps for a target, read from the SQLite file. */
   row(p: Published): DeploymentRow | undefined;
+  /** The outcomes recorded for the DORA figures (`deployment_outcomes`), as `environment outcome`, in order. */
+  outcomes(): string[];
+  /** The started simulator's own parts (pull requests, comments). */
+  readonly driverWorld: DriverWorld<unknown>;
   /** Moves the forge's clock. */
   tick(ms: number): void;
 }
@@ -187,6 +197,11 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
     },
     resolve: (repository, forges = [host]) => resolve(repository, forges, false),
     row: (p) => new DeploymentStore(db).get(p.target),
+    outcomes: () =>
+      (db.prepare(`SELECT environment, outcome FROM deployment_outcomes ORDER BY rowid`).all() as Array<Record<string, string>>).map(
+        (o) => `${o.environment} ${o.outcome}`,
+      ),
+    driverWorld: started,
     tick: (ms) => void (clock += ms),
   };
 }
