@@ -7,6 +7,8 @@
 import type { Logger } from 'pino';
 import { ForgeError } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
+import { secretValue, type RotatingSecret } from '../common/rotating-secret.js';
+import type { ForgeDeps } from './forge.js';
 import { CredentialMonitor } from './credential-monitor.js';
 import { commentScope, ForgeHealth, TOKEN_SCOPE, type BudgetReader } from './forge-health.js';
 import { forgeGate } from './forge-gate.js';
@@ -32,6 +34,29 @@ export function forgeHealthOf(o: {
     ...(o.budgets ? { budgets: o.budgets } : {}),
     onPause: (p) => o.metrics.forgePauses.inc({ forge: o.forge, kind: p.kind }),
   });
+}
+
+/** What a token forge's side (its client, health and gates) is built from: where it is, its token, its counters. */
+export interface TokenForgeOptions<L> {
+  location: L;
+  /** The token, or a function that reads it (its `…_TOKEN_FILE`, re-read before each request). */
+  token: string | (() => Promise<string>);
+  userAgent: string;
+  metrics: Metrics;
+  log: Logger;
+  now: () => number;
+}
+
+/** A token forge's side options from the bridge's dependencies: its log lines carry `component: <forge>`. */
+export function tokenForgeOptions<L>(d: ForgeDeps, forge: string, location: L, token: RotatingSecret): TokenForgeOptions<L> {
+  return {
+    location,
+    token: secretValue(token),
+    userAgent: d.userAgent,
+    metrics: d.metrics,
+    log: d.log.child({ component: forge }),
+    now: d.now,
+  };
 }
 
 export interface TokenSideOptions {

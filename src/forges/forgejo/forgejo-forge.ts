@@ -3,10 +3,11 @@
  * commit. Its driver: its settings, routing, its client, health and credential check (`createForgejoSide`), its
  * publisher, refusal classifier and dry run, and its words for a row.
  */
-import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
+import type { RotatingSecret } from '../../common/rotating-secret.js';
 import { explainCommit, repoWebPath } from '../forge.js';
 import type { ForgeConnection, ForgeDriver } from '../forge-driver.js';
-import { placeOf } from '../forge-url.js';
+import { placedByUrl } from '../forge-url.js';
+import { tokenForgeOptions } from '../token-side.js';
 import { forgejoWordOf } from './commit-status-plan.js';
 import { CommitStatusRows } from './commit-status-rows.js';
 import { CommitStatusPublisher } from './commit-status-publisher.js';
@@ -44,31 +45,24 @@ export const forgejoForge: ForgeDriver<ForgejoSettings, ForgejoReporting, typeof
   title: 'Forgejo',
   reports: 'Forgejo/Gitea commit statuses',
   settings: { reporting: FORGEJO_REPORTING, service: FORGEJO_SERVICE },
-  configuredBy: ['FORGEJO_URL', 'FORGEJO_TOKEN', 'FORGEJO_TOKEN_FILE'],
+  ...placedByUrl<ForgejoReporting>({
+    forge: 'forgejo',
+    urlSetting: 'FORGEJO_URL',
+    tokenSetting: 'FORGEJO_TOKEN',
+    location: (s) => s.forgejoUrl,
+  }),
   howToConfigure: 'Forgejo or Gitea (FORGEJO_URL with FORGEJO_TOKEN)',
-  host: (s) => (s.forgejoUrl === undefined ? undefined : { forge: 'forgejo', ...placeOf(s.forgejoUrl.webUrl), setting: 'FORGEJO_URL' }),
-  configuredIn: (env) => Boolean(env.FORGEJO_URL?.trim()),
   explain: (s, t) => ({
     where: `Forgejo ${explainCommit(t)} commit status "${contextOf(s.forgejoStatusContext, t)}"`,
     urlField: 'target_url',
   }),
-  url: (s) => (s.forgejoUrl ? { setting: 'FORGEJO_URL', url: s.forgejoUrl.webUrl } : undefined),
   connect(s, d): ForgeConnection<CommitStatusPort, ForgejoPublishResult> | undefined {
     if (s.forgejoUrl === undefined || s.forgejoToken === undefined) return undefined;
     const { deployments, log, now } = d;
-    const side = createForgejoSide({
-      location: s.forgejoUrl,
-      token: secretValue(s.forgejoToken),
-      userAgent: d.userAgent,
-      metrics: d.metrics,
-      log: log.child({ component: 'forgejo' }),
-      now,
-    });
+    const side = createForgejoSide(tokenForgeOptions(d, 'forgejo', s.forgejoUrl, s.forgejoToken));
     const url = s.forgejoUrl.webUrl;
     return {
-      health: side.health,
-      monitor: side.monitor,
-      port: side.port,
+      ...side,
       dryRun: forgejoDryRunPort,
       publisher(forge, onSent) {
         const statuses = new CommitStatusPublisher({ forge, store: new CommitStatusRows(deployments), log, now, onSent });
@@ -82,8 +76,6 @@ export const forgejoForge: ForgeDriver<ForgejoSettings, ForgejoReporting, typeof
         forgeState: row.state === null ? 'provisional' : forgejoWordOf(row.state),
         url: `${url}/${repoWebPath(row)}/commit/${encodeURIComponent(row.sha)}`,
       }),
-      comments: side.comments,
-      commits: side.commits,
       stateHead: { url },
       summary: { url },
     };

@@ -1,8 +1,6 @@
-import type { Logger } from 'pino';
-import type { Metrics } from '../../common/metrics.js';
 import type { CredentialMonitor } from '../credential-monitor.js';
 import type { ForgeHealth } from '../forge-health.js';
-import { requestCounter, tokenSide } from '../token-side.js';
+import { requestCounter, tokenSide, type TokenForgeOptions } from '../token-side.js';
 import { ForgejoClient } from './forgejo-client.js';
 import { ForgeError } from '../../common/errors.js';
 import type { ForgejoLocation } from './forgejo-url.js';
@@ -12,14 +10,7 @@ import type { CommitTimesPort } from '../commit-times-port.js';
 import { forgejoComments } from './forgejo-comments.js';
 import { forgejoCommitTimes } from './forgejo-commit-times.js';
 
-export interface ForgejoSideOptions {
-  location: ForgejoLocation;
-  /** The token, or a function that reads it (`FORGEJO_TOKEN_FILE`, re-read before each request). */
-  token: string | (() => Promise<string>);
-  userAgent: string;
-  metrics: Metrics;
-  log: Logger;
-  now: () => number;
+export interface ForgejoSideOptions extends TokenForgeOptions<ForgejoLocation> {
   timeoutMs?: number;
 }
 

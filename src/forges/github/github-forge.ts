@@ -103,9 +103,7 @@ export const githubForge: ForgeDriver<GitHubSettings, GitHubReporting, typeof GI
     const budget = side.budget;
     const writeBudget = budget && { view: (at: number) => backlogState(budget, at) };
     return {
-      health: side.health,
-      monitor: side.monitor,
-      port: side.port,
+      ...side,
       dryRun: dryRunPort,
       publisher(github, onSent) {
         const query = batched ? github.queryDeployments?.bind(github) : undefined;
@@ -120,8 +118,6 @@ export const githubForge: ForgeDriver<GitHubSettings, GitHubReporting, typeof GI
         forgeState: row.state === null ? 'provisional' : toGitHubState(row.state),
         url: `https://${s.githubHost}/${repoWebPath(row)}/deployments/${encodeURIComponent(row.environment)}`,
       }),
-      comments: side.comments,
-      commits: side.commits,
       ...(writeBudget ? { writeBudget } : {}),
       stateHead: { auth: auth.kind },
       own: () => ({

@@ -3,10 +3,11 @@
  * Its driver: its settings, routing (by the host of `GITLAB_URL`; project paths nest), its client, health and
  * credential check (`createGitLabSide`), its publisher, refusal classifier and dry run, and its words for a row.
  */
-import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
+import type { RotatingSecret } from '../../common/rotating-secret.js';
 import { explainCommit, repoWebPath } from '../forge.js';
 import type { ForgeConnection, ForgeDriver } from '../forge-driver.js';
-import { placeOf } from '../forge-url.js';
+import { placedByUrl } from '../forge-url.js';
+import { tokenForgeOptions } from '../token-side.js';
 import { TransientEnvironmentStore } from '../../store/transient-store.js';
 import { gitlabDryRunPort } from './gitlab-dry-run.js';
 import { GitLabPublisher, wireOf, type GitLabPublishResult } from './gitlab-publisher.js';
@@ -33,30 +34,23 @@ export const gitlabForge: ForgeDriver<GitLabSettings, GitLabReporting, typeof GI
   title: 'GitLab',
   reports: 'GitLab deployments',
   settings: { reporting: GITLAB_REPORTING, service: GITLAB_SERVICE },
-  configuredBy: ['GITLAB_URL', 'GITLAB_TOKEN', 'GITLAB_TOKEN_FILE'],
+  ...placedByUrl<GitLabReporting>({
+    forge: 'gitlab',
+    urlSetting: 'GITLAB_URL',
+    tokenSetting: 'GITLAB_TOKEN',
+    nested: true,
+    location: (s) => s.gitlabUrl,
+  }),
   howToConfigure: 'GitLab (GITLAB_URL with GITLAB_TOKEN)',
-  host: (s) =>
-    s.gitlabUrl === undefined ? undefined : { forge: 'gitlab', ...placeOf(s.gitlabUrl.webUrl), setting: 'GITLAB_URL', nested: true },
-  configuredIn: (env) => Boolean(env.GITLAB_URL?.trim()),
   explain: (_s, t) => ({ where: `GitLab ${explainCommit(t)} deployment to environment ${t.environment}`, urlField: 'external_url' }),
-  url: (s) => (s.gitlabUrl ? { setting: 'GITLAB_URL', url: s.gitlabUrl.webUrl } : undefined),
   connect(s, d): ForgeConnection<GitLabPort, GitLabPublishResult> | undefined {
     if (s.gitlabUrl === undefined || s.gitlabToken === undefined) return undefined;
     const { deployments, refusals, log, now } = d;
-    const side = createGitLabSide({
-      location: s.gitlabUrl,
-      token: secretValue(s.gitlabToken),
-      userAgent: d.userAgent,
-      metrics: d.metrics,
-      log: log.child({ component: 'gitlab' }),
-      now,
-    });
+    const side = createGitLabSide(tokenForgeOptions(d, 'gitlab', s.gitlabUrl, s.gitlabToken));
     const transients = new TransientEnvironmentStore(d.db);
     const url = s.gitlabUrl.webUrl;
     return {
-      health: side.health,
-      monitor: side.monitor,
-      port: side.port,
+      ...side,
       dryRun: gitlabDryRunPort,
       publisher: (port, onSent) =>
         new GitLabPublisher({ port, deployments, refusals, transients, agentId: s.gitlabAgentId, log, now, onSent }),
@@ -69,8 +63,6 @@ export const gitlabForge: ForgeDriver<GitLabSettings, GitLabReporting, typeof GI
         forgeState: row.state === null ? 'provisional' : row.state === 'gone' ? 'gone' : wireOf(row.state),
         url: `${url}/${repoWebPath(row)}/-/environments?search=${encodeURIComponent(row.environment)}`,
       }),
-      comments: side.comments,
-      commits: side.commits,
       stateHead: { url },
       summary: { url, ...(s.gitlabAgentId === undefined ? {} : { agentId: s.gitlabAgentId }) },
     };

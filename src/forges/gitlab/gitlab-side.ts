@@ -5,14 +5,12 @@
  * (`GET /user`) passes again; 5xx or network failures show as an outage until a request succeeds.
  * Every GitLabError leaves as a ForgeError (the queue's retry rules), the GitLabError as its cause.
  */
-import type { Logger } from 'pino';
-import type { Metrics } from '../../common/metrics.js';
 import { ForgeError } from '../../common/errors.js';
 import type { CommentsPort } from '../comments-port.js';
 import type { CommitTimesPort } from '../commit-times-port.js';
 import type { CredentialMonitor } from '../credential-monitor.js';
 import type { ForgeHealth } from '../forge-health.js';
-import { requestCounter, tokenSide } from '../token-side.js';
+import { requestCounter, tokenSide, type TokenForgeOptions } from '../token-side.js';
 import { GitLabClient } from './gitlab-client.js';
 import { gitlabComments } from './gitlab-comments.js';
 import { gitlabCommitTimes } from './gitlab-commit-times.js';
@@ -20,15 +18,7 @@ import { GitLabError } from './gitlab-error.js';
 import type { GitLabLocation } from './gitlab-url.js';
 import type { GitLabUser } from './gitlab-types.js';
 
-export interface GitLabSideOptions {
-  location: GitLabLocation;
-  /** The token, or a function that reads it (`GITLAB_TOKEN_FILE`, re-read before each request). */
-  token: string | (() => Promise<string>);
-  userAgent: string;
-  metrics: Metrics;
-  log: Logger;
-  now: () => number;
-}
+export type GitLabSideOptions = TokenForgeOptions<GitLabLocation>;
 
 /** The GitLab calls the publisher makes, each behind the health gate. */
 export type GitLabPort = Pick<
