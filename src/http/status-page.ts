@@ -3,10 +3,10 @@ import { SUPERSEDED_PREFIX } from '../lifecycle/status-plan.js';
 import type { StateSnapshot } from './state-snapshot.js';
 import { doraSection, headerLine, problemsBlock, type ForgeTitles } from './status-page-header.js';
 import { cell, escapeHtml, longCell, table, timeCell } from './status-page-format.js';
-import { commentsSection, writeBudgetSection } from './status-page-sections.js';
+import { commentsSection, writeBudgetSection, type ForgeWriteBudget } from './status-page-sections.js';
 import { clustersSection } from './status-page-clusters.js';
 
-export { escapeHtml, type ForgeTitles };
+export { escapeHtml, type ForgeTitles, type ForgeWriteBudget };
 
 type Row = StateSnapshot['deployments'][number];
 
@@ -98,7 +98,7 @@ function queueSection(state: StateSnapshot, now: number | undefined): string {
 }
 
 /** A section of the page: empty text leaves it out. Add one here to show more of /state. */
-type Section = (state: StateSnapshot, titles: ForgeTitles, now: number | undefined) => string;
+type Section = (state: StateSnapshot, titles: ForgeTitles, now: number | undefined, budgets: readonly ForgeWriteBudget[]) => string;
 
 const SECTIONS: readonly Section[] = [
   (s, t) => headerLine(s, t),
@@ -108,7 +108,7 @@ const SECTIONS: readonly Section[] = [
   (s, t) => doraSection(s, t),
   (s, _t, now) => skippedSection(s, now),
   (s, _t, now) => queueSection(s, now),
-  (s, t) => writeBudgetSection(s, t),
+  (_s, _t, _now, budgets) => writeBudgetSection(budgets),
   (s, t) => commentsSection(s, t),
 ];
 
@@ -124,13 +124,18 @@ const STYLE =
   '.overall.ready{color:#1a7f37}.overall.degraded{color:#9a6700}.overall.not-ready{color:#cf222e}' +
   '#problems{border-left:4px solid #d4a72c;padding:0 1em;background:#fff8c5}';
 
-/** Pure: the whole page for one snapshot; `now` (ms) adds how long ago each time was. */
-export function renderStatusPage(state: StateSnapshot, titles: ForgeTitles, now?: number): string {
+/** Pure: the whole page for one snapshot (and each forge's write budget); `now` (ms) adds how long ago each time was. */
+export function renderStatusPage(
+  state: StateSnapshot,
+  titles: ForgeTitles,
+  now?: number,
+  budgets: readonly ForgeWriteBudget[] = [],
+): string {
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">',
     `<title>github-deployment-bridge</title><style>${STYLE}</style></head><body>`,
     `<h1>github-deployment-bridge</h1>`,
-    ...SECTIONS.map((section) => section(state, titles, now)).filter((html) => html !== ''),
+    ...SECTIONS.map((section) => section(state, titles, now, budgets)).filter((html) => html !== ''),
     '</body></html>',
   ].join('\n');
 }
