@@ -19,7 +19,7 @@ import { fluxEvent, type BridgeProcess } from '../test/harness/bridge-process.js
 import { deployment } from '../test/harness/flux-objects.js';
 import { startWorld, type World } from '../test/harness/world.js';
 import { READY, finishRollout, putKustomization, sha } from '../test/e2e/scenario.js';
-import { nextSlots, parseBudget, type BudgetWindow } from '../src/forges/write-budget.js';
+import { nextSlots, parseBudget, type BudgetWindow } from '../src/forges/github/write-budget.js';
 import { annotated, formatTally, load, say, settled, tally } from './common.js';
 
 const WORKLOADS = Number(process.env.WORKLOADS ?? 500);

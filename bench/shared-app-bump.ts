@@ -19,7 +19,7 @@ import { deployment, kustomization } from '../test/harness/flux-objects.js';
 import { finishRollout } from '../test/harness/rollouts.js';
 import { KUBE_TOKEN, WEBHOOK_KEY, startWorld, type World } from '../test/harness/world.js';
 import { READY, sha } from '../test/e2e/scenario.js';
-import { nextSlots, parseBudget } from '../src/forges/write-budget.js';
+import { nextSlots, parseBudget } from '../src/forges/github/write-budget.js';
 import { annotated, formatTally, load, say, settled, tally } from './common.js';
 
 const BRIDGES = Number(process.env.BRIDGES ?? 5);

@@ -1,5 +1,5 @@
 /** The command line: which command the arguments name, and the text `--help` prints. */
-import { FORGE_FACTORIES } from '../forges/registry.js';
+import { DRIVERS } from '../forges/registry.js';
 
 /** What `github-deployment-bridge [args]` is asked to do. */
 export type Command =
@@ -37,7 +37,7 @@ export function parseCommand(args: readonly string[]): Command {
 
 /** The `--help` text: commands, and where the settings are described. */
 export function usage(version: string): string {
-  const reports = FORGE_FACTORIES.map((f) => f.reports);
+  const reports = DRIVERS.map((d) => d.reports);
   return `github-deployment-bridge ${version}: turns Flux CD reconciliations into ${reports.slice(0, -1).join(', ')}
 and ${reports.at(-1)}.
 

@@ -48,3 +48,28 @@ export function sameOriginFetch(inner: typeof fetch = fetch, maxRedirects = MAX_
     }
   };
 }
+
+/** What a token forge's HTTP client is built from (Forgejo's, GitLab's); `Op` names its operations. */
+export interface TokenClientOptions<Op extends string> {
+  /** The API root (`…/api/v1`, `…/api/v4`). */
+  apiBase: string;
+  /** The access token, or a function that reads it (its `…_TOKEN_FILE`) before each request. */
+  token: string | (() => Promise<string>);
+  userAgent: string;
+  timeoutMs?: number;
+  /** Largest answer read (default MAX_FORGE_ANSWER_BYTES); a larger one fails the request, its outcome unknown. */
+  maxAnswerBytes?: number;
+  now?: () => number;
+  /** Told of every request's outcome: the HTTP status, `timeout` or `network`, for metrics and the credential check. */
+  observe?: (operation: Op, outcome: number | 'timeout' | 'network') => void;
+}
+
+/** The innermost useful cause of a fetch failure (`fetch failed` alone names nothing), with its code. */
+export function networkDetail(err: unknown): string {
+  let detail = err instanceof Error ? err.message : String(err);
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    detail = typeof code === 'string' && !e.message.includes(code) ? `${e.message} (${code})` : e.message || detail;
+  }
+  return detail;
+}

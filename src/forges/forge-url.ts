@@ -1,6 +1,7 @@
 /** A forge's web base URL as a person configures it (`FORGEJO_URL`, `GITLAB_URL`), and its API root below it. */
 import { isTrue } from '../common/setting-parsers.js';
-import type { Check, Invalid } from '../common/settings-schema.js';
+import { rotatingSecret, type RotatingSecret } from '../common/rotating-secret.js';
+import { combine, type Check, type Invalid, type Setting } from '../common/settings-schema.js';
 import type { ForgeHost } from '../metadata/forge-route.js';
 
 /** The setting that lets a forge's URL be plain http (a simulator, a sidecar or mesh that encrypts); warned at start. */
@@ -55,4 +56,44 @@ export function parseForgeUrl(value: string, name: string, apiPath: string, toke
 export function placeOf(webUrl: string): Required<Pick<ForgeHost, 'host' | 'scheme' | 'basePath'>> {
   const u = new URL(webUrl);
   return { host: u.host.toLowerCase(), scheme: u.protocol === 'http:' ? 'http' : 'https', basePath: u.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * A forge's token beside its URL setting: exactly one of `<token>` and `<token>_FILE` when the URL is set, neither
+ * otherwise. `needs` says what the token must be: `an access token with scope api`.
+ */
+export function tokenBesideUrl(o: { url: string; token: string; doc: string; needs: string }): Setting<RotatingSecret | undefined> {
+  const either = `${o.token} or ${o.token}_FILE`;
+  return combine(
+    { token: rotatingSecret(o.token, { shown: `with \`${o.url}\``, doc: o.doc }) },
+    ({ token }, source): RotatingSecret | undefined | Invalid => {
+      if (source.text(o.url) === undefined)
+        return token === undefined ? undefined : source.problem(`${either} is set, but ${o.url} is not`);
+      return token ?? source.problem(`${either} is required with ${o.url}: ${o.needs}`);
+    },
+  );
+}
+
+/** A forge configured by a web URL setting and a token (Forgejo, GitLab): where it lives and what configures it. */
+export function placedByUrl<R>(o: {
+  forge: string;
+  urlSetting: string;
+  tokenSetting: string;
+  /** Its repository paths nest (GitLab's groups). */
+  nested?: boolean;
+  location: (settings: R) => Pick<ForgeLocation, 'webUrl'> | undefined;
+}) {
+  return {
+    configuredBy: [o.urlSetting, o.tokenSetting, `${o.tokenSetting}_FILE`],
+    host(settings: R): ForgeHost | undefined {
+      const at = o.location(settings);
+      if (at === undefined) return undefined;
+      return { forge: o.forge, ...placeOf(at.webUrl), setting: o.urlSetting, ...(o.nested ? { nested: true } : {}) };
+    },
+    configuredIn: (env: NodeJS.ProcessEnv) => Boolean(env[o.urlSetting]?.trim()),
+    url(settings: R): { setting: string; url: string } | undefined {
+      const at = o.location(settings);
+      return at && { setting: o.urlSetting, url: at.webUrl };
+    },
+  };
 }

@@ -2,12 +2,12 @@
  * The forge seam: what the reconcile, the cleanup, /state, /metrics, readiness and the start need of a
  * forge, and nothing else. Each forge lives in its own folder (`forges/<name>/`: settings, client,
  * publisher, refusal classification, wire words ↔ neutral states, dry run) and hands the rest of the
- * bridge one `Forge`, built by its `ForgeFactory` and listed once in `registry.ts`.
+ * bridge one `Forge`, assembled from its `ForgeDriver` (forge-driver.ts) by `assemble-forge.ts`; the drivers are
+ * listed once in `registry.ts`.
  */
 import type { Logger } from 'pino';
 import type { Metrics } from '../common/metrics.js';
 import type { DesiredState } from '../lifecycle/status-plan.js';
-import type { ForgeHost } from '../metadata/forge-route.js';
 import type { ForgeName } from '../lifecycle/identity.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { Db } from '../store/database.js';
@@ -57,6 +57,8 @@ export interface Forge {
   readonly comments?: CommentsPort;
   /** Its commits' times (the DORA lead time), read once per commit. */
   readonly commits?: CommitTimesPort;
+  /** Its write budget and what waits for it (GitHub's `GITHUB_WRITE_BUDGET`), for the status page. */
+  readonly writeBudget?: WriteBudgetPort;
   /** Ends one row whose workload is gone (cleanup; not guarded); false when nothing was left to end. */
   retire(row: DeploymentRow, description: string): Promise<boolean>;
   /** Starts the credential checks; resolves when the first is answered. */
@@ -70,6 +72,25 @@ export interface Forge {
   scrape(): void;
   /** What the start's log line says about it. */
   readonly summary: Record<string, unknown>;
+}
+
+/** A write budget and, per credential scope, what waits for its turn (GitHub's; /state's `writeBudget`). */
+export interface WriteBudgetView {
+  /** The budget as configured: `80/1m,500/1h`. */
+  budget: string;
+  scopes: Array<{
+    scope: string;
+    waiting: number;
+    oldestWaitingSince: string | null;
+    oldestWaitingSeconds: number;
+    budgetFreesAt: string | null;
+    drainsInSeconds: number;
+  }>;
+}
+
+/** A forge's write budget, read at a time. */
+export interface WriteBudgetPort {
+  view(now: number): WriteBudgetView;
 }
 
 /** How `explain` names a target on its forge: what it would write (`acme/web@… environment staging`), and the link's field. */
@@ -92,30 +113,6 @@ export interface ForgeDeps {
   userAgent: string;
   /** DRY_RUN: reads go to the forge, writes are logged instead of sent. */
   dryRun: boolean;
-}
-
-/**
- * One forge's entry in the registry: where it lives (routing, also for `explain`, from the reporting settings `R`)
- * and how it is built (from its settings `S`).
- */
-export interface ForgeFactory<S extends R, R = S> {
-  readonly name: ForgeName;
-  /** What the bridge makes of a reconcile there, for `--help`: `GitHub Deployments`. */
-  readonly reports: string;
-  /**
-   * Where the forge's repositories live, as configured, or undefined when it is not configured at all;
-   * `credentials`: whether its credentials are set (the forge was built, or `configuredIn` for `explain`).
-   */
-  host(settings: R, credentials: boolean): ForgeHost | undefined;
-  /**
-   * Whether the environment configures this forge (its credentials or its URL are set), read without
-   * reading any secret: `explain` routes by it, since it reads no credentials.
-   */
-  configuredIn(env: NodeJS.ProcessEnv): boolean;
-  /** How `explain` names what a target would be reported as on this forge. */
-  explain(settings: R, target: ReportTarget): ExplainForm;
-  /** The forge, or undefined when its settings do not configure it. */
-  build(settings: S, deps: ForgeDeps): Forge | undefined;
 }
 
 /** A forge's guarded publisher and its plain one (cleanup), as the forge's lane; `count` turns the result into what was sent. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { identityKey, type Identity } from '../lifecycle/identity.js';
-import { refusalKeys, type Refusal } from '../lifecycle/refusal.js';
+import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode } from '../lifecycle/refusal.js';
 import type { DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { DeploymentStore, Origin } from '../store/deployment-store.js';
@@ -15,6 +15,11 @@ export class RefusedByForge extends Error {
   ) {
     super(`${refusal.reason} (next try ${new Date(refusal.retryAt).toISOString()})`, options);
   }
+}
+
+/** A forge's refusals of one failure, each remembered until its late retry: `(key, code, reason)` → the Refusal. */
+export function refusalFor(forge: string, status: number | null, now: number): (key: string, code: RefusalCode, reason: string) => Refusal {
+  return (key, code, reason) => ({ forge, key, code, reason, status, retryAt: now + REFUSAL_RETRY_MS });
 }
 
 /** Sorts a failure: the refusal to remember, or undefined when retrying soon may help. */

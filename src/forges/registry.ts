@@ -1,29 +1,71 @@
 /**
- * The forges this bridge knows, once: each line names a forge's factory (its folder under forges/), and
- * `ForgeSettings` is what they are built from. Adding a forge adds one import, one type and one entry here.
+ * The forges this bridge knows, once: one array of drivers, each its folder's (`forges/<name>/<name>-forge.ts`).
+ * Everything else about the set of forges is derived from it: the settings tables and their types, routing,
+ * `explain`, the URL settings and the rule that at least one forge is configured. Adding a forge adds one entry.
  */
+import { combine, type Invalid, type Schema, type Setting } from '../common/settings-schema.js';
 import type { ForgeHost } from '../metadata/forge-route.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
-import type { ExplainForm, Forge, ForgeDeps, ForgeFactory } from './forge.js';
-import { forgejoForge, type ForgejoReporting, type ForgejoSettings } from './forgejo/forgejo-forge.js';
-import { FORGEJO_REPORTING, FORGEJO_SERVICE } from './forgejo/forgejo-settings.js';
-import { githubForge, type GitHubReporting, type GitHubSettings } from './github/github-forge.js';
-import { GITHUB_REPORTING, GITHUB_SERVICE } from './github/github-settings.js';
-import { gitlabForge, type GitLabReporting, type GitLabSettings } from './gitlab/gitlab-forge.js';
-import { GITLAB_REPORTING, GITLAB_SERVICE } from './gitlab/gitlab-settings.js';
-
-/** What routing to every forge needs (the reporting configuration, which `explain` reads, satisfies it). */
-export type ForgeReporting = GitHubReporting & ForgejoReporting & GitLabReporting;
-/** Every forge's settings (the configuration satisfies it). */
-export type ForgeSettings = GitHubSettings & ForgejoSettings & GitLabSettings;
-
-/** Every forge's settings that shape a report (`explain` reads them), in the configuration table's order. */
-export const FORGE_REPORTING_SETTINGS = { ...GITHUB_REPORTING, ...FORGEJO_REPORTING, ...GITLAB_REPORTING };
-/** Every forge's credentials and write settings: the server's own. */
-export const FORGE_SERVICE_SETTINGS = { ...GITHUB_SERVICE, ...FORGEJO_SERVICE, ...GITLAB_SERVICE };
+import type { ExplainForm, Forge, ForgeDeps } from './forge.js';
+import { assembleForge } from './assemble-forge.js';
+import type { ForgeDriver } from './forge-driver.js';
+import { forgejoForge } from './forgejo/forgejo-forge.js';
+import { githubForge } from './github/github-forge.js';
+import { gitlabForge } from './gitlab/gitlab-forge.js';
 
 /** The forges in routing order: a bare `owner/repo` goes to the first configured one. */
-export const FORGE_FACTORIES: ReadonlyArray<ForgeFactory<ForgeSettings, ForgeReporting>> = [githubForge, forgejoForge, gitlabForge];
+export const DRIVERS = [githubForge, forgejoForge, gitlabForge] as const;
+
+/** Any forge's driver, as the registry uses it. */
+export type AnyDriver = ForgeDriver<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+type Drivers = typeof DRIVERS;
+type SettingsOf<D> = D extends { connect(settings: infer S, deps: ForgeDeps): unknown } ? S : never;
+type ReportingOf<D> = D extends { host(settings: infer R, credentials: boolean): unknown } ? R : never;
+/** Over a list of drivers, the intersection of what each declares: `[A, B]` → `A's & B's`. */
+type EverySettings<T> = T extends readonly [infer H, ...infer Rest] ? SettingsOf<H> & EverySettings<Rest> : unknown;
+type EveryReporting<T> = T extends readonly [infer H, ...infer Rest] ? ReportingOf<H> & EveryReporting<Rest> : unknown;
+type EveryReportingTable<T> = T extends readonly [infer H extends AnyDriver, ...infer Rest]
+  ? H['settings']['reporting'] & EveryReportingTable<Rest>
+  : unknown;
+type EveryServiceTable<T> = T extends readonly [infer H extends AnyDriver, ...infer Rest]
+  ? H['settings']['service'] & EveryServiceTable<Rest>
+  : unknown;
+
+/** What routing to every forge needs (the reporting configuration, which `explain` reads, satisfies it). */
+export type ForgeReporting = EveryReporting<Drivers>;
+/** Every forge's settings (the configuration satisfies it). */
+export type ForgeSettings = EverySettings<Drivers>;
+
+/**
+ * The variables of every forge: when none is set, no forge is configured (a forge half configured, its token without
+ * its URL, is named by its own settings instead).
+ */
+export function noForgeProblem(drivers: readonly AnyDriver[], text: (name: string) => string | undefined): string | undefined {
+  if (drivers.some((d) => d.configuredBy.some((name) => text(name) !== undefined))) return undefined;
+  return `no forge is configured: set credentials for at least one: ${drivers.map((d) => d.howToConfigure).join(', ')}`;
+}
+
+/**
+ * The settings tables of a list of drivers, in its order: what shapes a report, and the server's own (first, the rule
+ * that at least one of them is configured: a setting of no variable of its own, it reads the drivers').
+ */
+export function settingsTablesOf(drivers: readonly AnyDriver[]): { reporting: Schema; service: Schema } {
+  const atLeastOneForge = combine({}, (_values, source): undefined | Invalid => {
+    const problem = noForgeProblem(drivers, (name) => source.text(name));
+    return problem === undefined ? undefined : source.problem(problem);
+  });
+  return {
+    reporting: Object.assign({}, ...drivers.map((d) => d.settings.reporting)) as Schema,
+    service: Object.assign({ atLeastOneForge }, ...drivers.map((d) => d.settings.service)) as Schema,
+  };
+}
+
+const TABLES = settingsTablesOf(DRIVERS);
+/** Every forge's settings that shape a report (`explain` reads them), in the configuration table's order. */
+export const FORGE_REPORTING_SETTINGS = TABLES.reporting as EveryReportingTable<Drivers>;
+/** Every forge's credentials and write settings: the server's own. */
+export const FORGE_SERVICE_SETTINGS = TABLES.service as { atLeastOneForge: Setting<undefined> } & EveryServiceTable<Drivers>;
 
 /**
  * How long the start waits for the first credential checks before the worker may spend forge requests: a
@@ -48,8 +90,12 @@ export interface Forges {
 }
 
 /** Where each forge lives, given which have their credentials set. */
-export function forgeHosts(settings: ForgeReporting, credentials: (forge: string) => boolean): ForgeHost[] {
-  return FORGE_FACTORIES.flatMap((f) => f.host(settings, credentials(f.name)) ?? []);
+export function forgeHosts(
+  settings: ForgeReporting,
+  credentials: (forge: string) => boolean,
+  drivers: readonly AnyDriver[] = DRIVERS,
+): ForgeHost[] {
+  return drivers.flatMap((d) => d.host(settings, credentials(d.name)) ?? []);
 }
 
 /**
@@ -57,17 +103,17 @@ export function forgeHosts(settings: ForgeReporting, credentials: (forge: string
  * environment configures it (`configuredIn`), and every forge does when the environment configures none.
  */
 export function explainForgeHosts(settings: ForgeReporting, env: NodeJS.ProcessEnv): ForgeHost[] {
-  const configured = new Set(FORGE_FACTORIES.filter((f) => f.configuredIn(env)).map((f) => f.name));
+  const configured = new Set(DRIVERS.filter((d) => d.configuredIn(env)).map((d) => d.name));
   return forgeHosts(settings, (forge) => configured.size === 0 || configured.has(forge));
 }
 
-/** Builds each forge its settings configure. */
-export function buildForges(settings: ForgeSettings, deps: ForgeDeps): Forges {
-  const list = FORGE_FACTORIES.flatMap((f) => f.build(settings, deps) ?? []);
+/** Builds each forge its settings configure (of `drivers`: the registry's by default). */
+export function buildForges(settings: ForgeSettings, deps: ForgeDeps, drivers: readonly AnyDriver[] = DRIVERS): Forges {
+  const list = drivers.flatMap((d) => assembleForge(d, settings, deps) ?? []);
   const built = new Set(list.map((f) => f.name));
   return {
     list,
-    hosts: forgeHosts(settings, (forge) => built.has(forge)),
+    hosts: forgeHosts(settings, (forge) => built.has(forge), drivers),
     pausedUntil() {
       const until = list.map((f) => f.health.pausedUntil());
       return until.length === 0 || until.some((u) => u === null) ? null : Math.min(...(until as number[]));
@@ -85,17 +131,13 @@ export function buildForges(settings: ForgeSettings, deps: ForgeDeps): Forges {
 /** How `explain` names each target, by the forge it is routed to. */
 export function explainForm(settings: ForgeReporting): (target: ReportTarget) => ExplainForm {
   return (t) => {
-    const factory = FORGE_FACTORIES.find((f) => f.name === t.forge);
-    if (factory === undefined) throw new Error(`no forge named ${t.forge}`);
-    return factory.explain(settings, t);
+    const driver: AnyDriver | undefined = DRIVERS.find((d) => d.name === t.forge);
+    if (driver === undefined) throw new Error(`no forge named ${t.forge}`);
+    return driver.explain(settings, t);
   };
 }
 
 /** Each forge URL the settings give, with its setting's name: the start-up line names the plain-http ones. */
-export function forgeUrls(s: ForgeSettings): Array<{ setting: string; url: string }> {
-  return [
-    ...(s.githubAuth ? [{ setting: 'GITHUB_API_URL', url: s.githubApiUrl }] : []),
-    ...(s.forgejoUrl ? [{ setting: 'FORGEJO_URL', url: s.forgejoUrl.webUrl }] : []),
-    ...(s.gitlabUrl ? [{ setting: 'GITLAB_URL', url: s.gitlabUrl.webUrl }] : []),
-  ];
+export function forgeUrls(s: ForgeSettings, drivers: readonly AnyDriver[] = DRIVERS): Array<{ setting: string; url: string }> {
+  return drivers.flatMap((d) => d.url(s) ?? []);
 }

@@ -1,34 +1,25 @@
 /** The status page's sections beyond deployments, skips and the queue: each forge's write backlog. */
+import type { WriteBudgetView } from '../forges/forge.js';
 import type { StateSnapshot } from './state-snapshot.js';
 import { cell, escapeHtml, readableTime, table } from '../common/html.js';
 
-/** The part of a forge's /state that a write budget adds (forge-state.ts `backlogState`). */
-interface WriteBudgetState {
-  budget: string;
-  scopes: { scope: string; waiting: number; oldestWaitingSeconds: number; budgetFreesAt: string | null; drainsInSeconds: number }[];
-}
-
-function writeBudgetOf(forgeState: unknown): WriteBudgetState | undefined {
-  const wb = (forgeState as { writeBudget?: unknown } | null | undefined)?.writeBudget;
-  if (typeof wb !== 'object' || wb === null) return undefined;
-  const w = wb as Partial<WriteBudgetState>;
-  return typeof w.budget === 'string' && Array.isArray(w.scopes) ? (w as WriteBudgetState) : undefined;
+/** A forge's write budget as its typed port gives it (`Forge.writeBudget`), under the forge's title. */
+export interface ForgeWriteBudget {
+  title: string;
+  view: WriteBudgetView;
 }
 
 /** Per forge with a write budget: the budget, and per credential scope what waits for its turn. */
-export function writeBudgetSection(state: StateSnapshot, titles: Readonly<Record<string, string>>): string {
-  const parts: string[] = [];
-  for (const [name, title] of Object.entries(titles)) {
-    const wb = writeBudgetOf((state as Record<string, unknown>)[name]);
-    if (wb === undefined) continue;
-    const rows = wb.scopes.map(
+export function writeBudgetSection(budgets: readonly ForgeWriteBudget[]): string {
+  const parts = budgets.map(({ title, view }) => {
+    const rows = view.scopes.map(
       (s) =>
         `<tr>${cell(s.scope)}${cell(s.waiting)}${cell(`${s.oldestWaitingSeconds} s`)}${cell(readableTime(s.budgetFreesAt))}${cell(`${s.drainsInSeconds} s`)}</tr>`,
     );
-    parts.push(
-      `<h3>${escapeHtml(title)} · ${escapeHtml(wb.budget)}</h3>` +
-        table(['credential scope', 'writes waiting', 'oldest waiting', 'budget frees at', 'drains in'], rows),
+    return (
+      `<h3>${escapeHtml(title)} · ${escapeHtml(view.budget)}</h3>` +
+      table(['credential scope', 'writes waiting', 'oldest waiting', 'budget frees at', 'drains in'], rows)
     );
-  }
+  });
   return parts.length === 0 ? '' : `<h2>Write budget</h2>\n${parts.join('')}`;
 }

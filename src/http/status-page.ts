@@ -4,11 +4,11 @@ import type { StateSnapshot } from './state-snapshot.js';
 import type { PageSection, SectionPlace } from '../features/feature.js';
 import { headerLine, problemsBlock, type ForgeTitles } from './status-page-header.js';
 import { cell, escapeHtml, longCell, table, timeCell } from '../common/html.js';
-import { writeBudgetSection } from './status-page-sections.js';
+import { writeBudgetSection, type ForgeWriteBudget } from './status-page-sections.js';
 import { clustersSection } from './status-page-clusters.js';
 import type { ClusterView } from './cluster-state.js';
 
-export { escapeHtml, type ForgeTitles };
+export { escapeHtml, type ForgeTitles, type ForgeWriteBudget };
 
 type Row = StateSnapshot['deployments'][number];
 
@@ -100,7 +100,7 @@ function queueSection(state: StateSnapshot, now: number | undefined): string {
 }
 
 /** A section of the page: empty text leaves it out. Add one here to show more of /state; a feature brings its own. */
-type Section = (state: StateSnapshot, titles: ForgeTitles, now: number | undefined) => string;
+type Section = (state: StateSnapshot, titles: ForgeTitles, now: number | undefined, budgets: readonly ForgeWriteBudget[]) => string;
 
 /** The page's own sections, each feature's at its place (`deployments`: after the deployments; `queue`: at the end). */
 const sectionsWith = (pages: readonly PageSection[]): readonly Section[] => {
@@ -113,7 +113,7 @@ const sectionsWith = (pages: readonly PageSection[]): readonly Section[] => {
     ...at('deployments'),
     (s, _t, now) => skippedSection(s, now),
     (s, _t, now) => queueSection(s, now),
-    (s, t) => writeBudgetSection(s, t),
+    (_s, _t, _now, budgets) => writeBudgetSection(budgets),
     ...at('queue'),
     ...at('readiness'),
   ];
@@ -131,14 +131,23 @@ const STYLE =
   '.overall.ready{color:#1a7f37}.overall.degraded{color:#9a6700}.overall.not-ready{color:#cf222e}' +
   '#problems{border-left:4px solid #d4a72c;padding:0 1em;background:#fff8c5}';
 
-/** Pure: the whole page for one snapshot; `now` (ms) adds how long ago each time was; `pages`: the features' sections. */
-export function renderStatusPage(state: StateSnapshot, titles: ForgeTitles, now?: number, pages: readonly PageSection[] = []): string {
+/**
+ * Pure: the whole page for one snapshot; `now` (ms) adds how long ago each time was; `pages`: the features' sections;
+ * `budgets`: each forge's write budget.
+ */
+export function renderStatusPage(
+  state: StateSnapshot,
+  titles: ForgeTitles,
+  now?: number,
+  pages: readonly PageSection[] = [],
+  budgets: readonly ForgeWriteBudget[] = [],
+): string {
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">',
     `<title>github-deployment-bridge</title><style>${STYLE}</style></head><body>`,
     `<h1>github-deployment-bridge</h1>`,
     ...sectionsWith(pages)
-      .map((section) => section(state, titles, now))
+      .map((section) => section(state, titles, now, budgets))
       .filter((html) => html !== ''),
     '</body></html>',
   ].join('\n');

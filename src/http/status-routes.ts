@@ -80,7 +80,9 @@ export function statusRoutes(app: FastifyInstance, deps: StatusDeps): void {
         .send({ error: 'STATE_TOKEN is set: sign in with any user name and the token as password, or send Authorization: Bearer <token>' });
     }
     const titles = Object.fromEntries(forges.map((f) => [f.name, f.title]));
-    return reply.type('text/html; charset=utf-8').send(renderStatusPage(stateSnapshot(deps), titles, deps.now(), pages));
+    const now = deps.now();
+    const budgets = forges.flatMap((f) => (f.writeBudget ? [{ title: f.title, view: f.writeBudget.view(now) }] : []));
+    return reply.type('text/html; charset=utf-8').send(renderStatusPage(stateSnapshot(deps), titles, now, pages, budgets));
   });
 
   const startedAt = deps.now();

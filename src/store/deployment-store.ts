@@ -1,6 +1,6 @@
 import type { DeliveryState } from '../lifecycle/status-plan.js';
 import type { SourceRef } from '../flux/k8s-objects.js';
-import type { Identity } from '../lifecycle/identity.js';
+import type { ForgeName, Identity } from '../lifecycle/identity.js';
 import { durably, type Db } from './database.js';
 import {
   ACTIVE_SQL,
@@ -16,6 +16,17 @@ import {
 import { recordOutcome } from './outcome-events.js';
 
 export type { DeploymentRow, Origin } from './deployment-row.js';
+
+/** One commit-status context on a commit: a forge that reports by commit status keeps one row per context. */
+export interface ContextKey {
+  forge: ForgeName;
+  owner: string;
+  repo: string;
+  sha: string;
+  context: string;
+}
+const CONTEXT = `forge = @forge AND owner = @owner AND repo = @repo AND sha = @sha AND context = @context`;
+const contextParams = (k: ContextKey) => ({ forge: k.forge, owner: k.owner, repo: k.repo, sha: k.sha, context: k.context });
 
 /** The deployments cache: what the bridge knows each forge has, written before and after each forge call. */
 export class DeploymentStore {
@@ -85,6 +96,34 @@ export class DeploymentStore {
         .prepare(`UPDATE deployments SET state = @state, pending_state = NULL, description = @description, updated_at = @now WHERE ${KEY}`)
         .run({ ...identityParams(id), state, description, now });
     })();
+  }
+
+  /** A commit-status context's row (written first by `insertProvisional` with its context), or undefined. */
+  ofContext(key: ContextKey): DeploymentRow | undefined {
+    const r = this.db.prepare(`SELECT * FROM deployments WHERE ${CONTEXT}`).get(contextParams(key)) as Raw | undefined;
+    return r && toRow(r);
+  }
+
+  /** `setState` for a commit-status context: the state the forge accepted, the pending mark cleared, a new outcome recorded. */
+  setContextState(key: ContextKey, state: DeliveryState | null, description: string | null, now: number): void {
+    this.db.transaction(() => {
+      recordOutcome(this.db, CONTEXT, contextParams(key), state, now);
+      this.updateContext(key, 'state = @state, pending_state = NULL, description = @description', { state, description, now });
+    })();
+  }
+
+  /** `setPending` for a commit-status context (durably when set). */
+  setContextPending(key: ContextKey, state: DeliveryState | null, now: number): void {
+    const mark = () => this.updateContext(key, 'pending_state = @state', { state, now });
+    if (state === null) mark();
+    else durably(this.db, mark);
+  }
+
+  private updateContext(key: ContextKey, set: string, values: Record<string, unknown>): void {
+    const done = this.db
+      .prepare(`UPDATE deployments SET ${set}, updated_at = @now WHERE ${CONTEXT}`)
+      .run({ ...contextParams(key), ...values });
+    if (done.changes === 0) throw new Error(`no deployment row for status context "${key.context}" on ${key.owner}/${key.repo}@${key.sha}`);
   }
 
   /** Drops a row with nothing on the forge (a refused creation); the next attempt starts with a fresh find-or-create. */

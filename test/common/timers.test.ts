@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import t from 'tap';
 import { MAX_TIMER_MS, longTimeout } from '../../src/common/timers.js';
-import { BudgetGate, BudgetDeferred } from '../../src/forges/budget-gate.js';
+import { BudgetGate, BudgetDeferred } from '../../src/forges/github/budget-gate.js';
 import { ForgeHealth, MAX_FORGE_WAIT_MS } from '../../src/forges/forge-health.js';
 import { ForgeError } from '../../src/common/errors.js';
 import type { KubeReader } from '../../src/kube/kube-types.js';

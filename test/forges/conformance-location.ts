@@ -52,14 +52,14 @@ export function locationConformance<S extends R, R>(t: Test, driver: Conformance
     const port = Number(own.port || (own.protocol === 'http:' ? 80 : 443));
     const other = `${own.hostname}:${port === 3000 ? 3001 : 3000}`;
     const decoy: ForgeHost = {
-      forge: driver.factory.name === 'github' ? 'forgejo' : 'github',
+      forge: driver.driver.name === 'github' ? 'forgejo' : 'github',
       host: other,
       scheme: w.host.scheme ?? 'https',
     };
     t.match(w.resolve(`${webUrl(w.host, other)}/${OWNER}/${REPO}`), /is not on /, 'another port of its host name is not this forge');
     const p = w.resolve(`${webUrl(w.host)}/${OWNER}/${REPO}`, [decoy, w.host]);
     if (typeof p === 'string') return void t.fail(p);
-    t.equal(p.target.forge, driver.factory.name, 'its own port routes to it, though a forge on another port comes first');
+    t.equal(p.target.forge, driver.driver.name, 'its own port routes to it, though a forge on another port comes first');
     await rollsOut(t, w, p, rollout);
   });
 

@@ -1,7 +1,7 @@
 /**
  * What the forge conformance suite (conformance.ts) runs each case in: one forge built by its own
- * `ForgeFactory` against its simulator, over a SQLite file that a "restart" reopens with a new Forge,
- * targets resolved the way the reconcile resolves them (the factory's own host routes them), a clock the
+ * driver (`assembleForge`) against its simulator, over a SQLite file that a "restart" reopens with a new Forge,
+ * targets resolved the way the reconcile resolves them (the driver's own host routes them), a clock the
  * test moves, and the simulator's own record of writes in neutral words. The driver (ConformanceDriver)
  * is the only forge-specific part.
  */
@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { pino } from 'pino';
 import { createMetrics } from '../../src/common/metrics.js';
-import type { Forge, ForgeFactory } from '../../src/forges/forge.js';
+import type { Forge } from '../../src/forges/forge.js';
+import { assembleForge } from '../../src/forges/assemble-forge.js';
+import type { ForgeDriver } from '../../src/forges/forge-driver.js';
 import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve-target.js';
 import type { ForgeHost } from '../../src/metadata/forge-route.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
@@ -36,6 +38,9 @@ export interface ConformanceSim {
   hook(hook: RequestHook): void;
   /** The requests that changed the forge's state, in order. */
   writes(): SimRecord[];
+  /** Registers a commit with its dates (every simulator's CommitBook); `missingCommit`: one the repository does not hold. */
+  commit(owner: string, repo: string, sha: string, dates: { committedAt: string }): void;
+  missingCommit(owner: string, repo: string, sha: string): void;
   close(): Promise<void>;
 }
 
@@ -52,11 +57,15 @@ export interface DriverWorld<S> {
   asksToWrite(request: SimRecord): boolean;
   /** What the forge shows on acme/shop: one `environment sha7 state` (neutral words) per deployment or status context. */
   shown(): string[];
+  /** Opens pull request (merge request) `n` on acme/shop, and reads its comments' bodies, oldest first. */
+  pullRequest(n: number): void;
+  comments(n: number): string[];
 }
 
 /** The forge-specific part of the conformance suite: a few lines per forge. */
 export interface ConformanceDriver<S extends R, R = S> {
-  factory: ForgeFactory<S, R>;
+  /** The forge's driver, as its folder exports it. */
+  driver: ForgeDriver<S, R>;
   /**
    * Starts the simulator: acme/shop holds any commit, acme/locked refuses the bridge (403 or 404), every other
    * repository does not exist (404). `pathPrefix`: the forge is installed under that sub-path (GitHub: its API
@@ -103,6 +112,10 @@ export interface World {
   resolve(repository: string, forges?: readonly ForgeHost[]): Published | string;
   /** The row the forge keeps for a target, read from the SQLite file. */
   row(p: Published): DeploymentRow | undefined;
+  /** The outcomes recorded for the DORA figures (`deployment_outcomes`), as `environment outcome`, in order. */
+  outcomes(): string[];
+  /** The started simulator's own parts (pull requests, comments). */
+  readonly driverWorld: DriverWorld<unknown>;
   /** Moves the forge's clock. */
   tick(ms: number): void;
 }
@@ -144,8 +157,8 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
     const deployments = new DeploymentStore(db);
     const refusals = new RefusalStore(db);
     const deps = { db, deployments, refusals, metrics: createMetrics(), log, now, userAgent: 'gdb-conformance', dryRun: false };
-    const built = driver.factory.build(settings, deps);
-    if (built === undefined) throw new Error(`${driver.factory.name}: the driver's settings do not configure the forge`);
+    const built = assembleForge(driver.driver, settings, deps);
+    if (built === undefined) throw new Error(`${driver.driver.name}: the driver's settings do not configure the forge`);
     return built;
   };
   forge = build();
@@ -155,8 +168,8 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const host = driver.factory.host(settings, true);
-  if (host === undefined) throw new Error(`${driver.factory.name}: no host for the driver's settings`);
+  const host = driver.driver.host(settings, true);
+  if (host === undefined) throw new Error(`${driver.driver.name}: no host for the driver's settings`);
   return {
     get forge() {
       return forge;
@@ -184,6 +197,11 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
     },
     resolve: (repository, forges = [host]) => resolve(repository, forges, false),
     row: (p) => new DeploymentStore(db).get(p.target),
+    outcomes: () =>
+      (db.prepare(`SELECT environment, outcome FROM deployment_outcomes ORDER BY rowid`).all() as Array<Record<string, string>>).map(
+        (o) => `${o.environment} ${o.outcome}`,
+      ),
+    driverWorld: started,
     tick: (ms) => void (clock += ms),
   };
 }

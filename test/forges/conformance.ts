@@ -13,6 +13,7 @@ import type { DesiredState } from '../../src/lifecycle/status-plan.js';
 import { RefusedByForge } from '../../src/forges/refusal-guard.js';
 import type { SimRecord } from '../harness/sim-server.js';
 import { locationConformance } from './conformance-location.js';
+import { portsConformance } from './conformance-ports.js';
 import { LOCKED, MISSING, SHA, openWorld, type ConformanceDriver, type Published, type World } from './conformance-rig.js';
 
 const RETRY_AFTER_S = 30;
@@ -177,4 +178,5 @@ export function forgeConformance<S extends R, R>(t: Test, driver: ConformanceDri
     }
 
   locationConformance(t, driver);
+  portsConformance(t, driver);
 }

@@ -17,6 +17,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore, type DeploymentRow } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { GITHUB_LIMITS } from './github-limits.js';
+import { assembleForge } from '../../src/forges/assemble-forge.js';
 
 const SHA = 'a'.repeat(40);
 const db = openDatabase(':memory:');
@@ -62,7 +63,8 @@ const built = (f: Forge | undefined): Forge => {
   return f;
 };
 const github = built(
-  githubForge.build(
+  assembleForge(
+    githubForge,
     {
       githubHost: 'ghe.example.com',
       githubAuth: { kind: 'token', token: 't' },
@@ -74,9 +76,9 @@ const github = built(
   ),
 );
 const forgejo = built(
-  forgejoForge.build({ forgejoUrl, forgejoToken: { kind: 'inline', value: 't' }, forgejoStatusContext: template }, deps),
+  assembleForge(forgejoForge, { forgejoUrl, forgejoToken: { kind: 'inline', value: 't' }, forgejoStatusContext: template }, deps),
 );
-const gitlab = built(gitlabForge.build({ gitlabUrl, gitlabToken: { kind: 'inline', value: 't' } }, deps));
+const gitlab = built(assembleForge(gitlabForge, { gitlabUrl, gitlabToken: { kind: 'inline', value: 't' } }, deps));
 
 t.test('each forge: its own words for the neutral state, and the link to its page', (t) => {
   const rows: Array<[string, Forge, DeploymentRow, { forgeState: string; url: string }]> = [

@@ -2,7 +2,7 @@
  * Every status a forge accepts is counted once in `gdb_statuses_sent_total{forge,state}` (a publish, an
  * older commit superseded, a deployment ended at cleanup), in the neutral words /state uses; /state and
  * `gdb_deployments` name each row's state with the same word; each row links to its forge's page.
- * Each forge is built by its factory, as the server builds it, against its simulator.
+ * Each forge is assembled from its driver, as the server builds it, against its simulator.
  */
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
@@ -26,6 +26,7 @@ import { startForgejoSimulator } from '../harness/forgejo-sim.js';
 import { startGitHubSimulator } from '../harness/github-sim.js';
 import { startGitLabSimulator } from '../harness/gitlab-sim.js';
 import { GITHUB_LIMITS } from './github-limits.js';
+import { assembleForge } from '../../src/forges/assemble-forge.js';
 
 const TOKEN = 'statuses-sent-token';
 const SHA_A = 'a'.repeat(40);
@@ -74,7 +75,8 @@ const RIGS: Record<string, Build> = {
   async github(t, d) {
     const sim = await startGitHubSimulator({ tokens: [TOKEN], repos: ['acme/web'] });
     t.teardown(() => sim.close());
-    const forge = githubForge.build(
+    const forge = assembleForge(
+      githubForge,
       {
         githubHost: 'github.example.com',
         githubAuth: { kind: 'token', token: TOKEN },
@@ -99,7 +101,8 @@ const RIGS: Record<string, Build> = {
     const url = parseForgejoUrl(sim.url);
     const template = parseContextTemplate(DEFAULT_CONTEXT_TEMPLATE);
     if ('problem' in url || 'problem' in template) throw new Error('bad Forgejo settings');
-    const forge = forgejoForge.build(
+    const forge = assembleForge(
+      forgejoForge,
       { forgejoUrl: url, forgejoToken: { kind: 'inline', value: TOKEN }, forgejoStatusContext: template },
       { ...d, log, now: Date.now, userAgent: 'gdb-test', dryRun: false },
     )!;
@@ -116,7 +119,8 @@ const RIGS: Record<string, Build> = {
     t.teardown(() => sim.close());
     const url = parseGitLabUrl(sim.url);
     if ('problem' in url) throw new Error(url.problem);
-    const forge = gitlabForge.build(
+    const forge = assembleForge(
+      gitlabForge,
       { gitlabUrl: url, gitlabToken: { kind: 'inline', value: TOKEN } },
       { ...d, log, now: Date.now, userAgent: 'gdb-test', dryRun: false },
     )!;

@@ -130,20 +130,6 @@ t.test('renderStatusPage: each forge write backlog and the pull request comments
   t.notMatch(plain, 'Pull request comments', 'comments off: no section');
   const html = renderStatusPage(
     snapshot([row({})], {
-      github: {
-        writeBudget: {
-          budget: '80/1m,500/1h',
-          scopes: [
-            {
-              scope: `installation:42${XSS}`,
-              waiting: 17,
-              oldestWaitingSeconds: 95,
-              budgetFreesAt: '2026-01-01T00:01:00.000Z',
-              drainsInSeconds: 840,
-            },
-          ],
-        },
-      },
       pullRequestComments: [
         {
           forge: 'github',
@@ -183,6 +169,24 @@ t.test('renderStatusPage: each forge write backlog and the pull request comments
     { github: 'GitHub', forgejo: 'Forgejo' },
     undefined,
     PAGES,
+    [
+      {
+        title: 'GitHub',
+        view: {
+          budget: '80/1m,500/1h',
+          scopes: [
+            {
+              scope: `installation:42${XSS}`,
+              waiting: 17,
+              oldestWaitingSince: '2026-01-01T00:00:00.000Z',
+              oldestWaitingSeconds: 95,
+              budgetFreesAt: '2026-01-01T00:01:00.000Z',
+              drainsInSeconds: 840,
+            },
+          ],
+        },
+      },
+    ],
   );
   t.match(html, '<h2>Write budget</h2>');
   t.match(html, '<h3>GitHub · 80/1m,500/1h</h3>');

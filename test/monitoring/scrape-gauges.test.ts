@@ -17,6 +17,7 @@ import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
+import { assembleForge } from '../../src/forges/assemble-forge.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 const KEY = Buffer.from('monitoring-key');
@@ -35,7 +36,8 @@ async function setup(t: Test) {
   const url = parseForgejoUrl('https://forgejo.example');
   const template = parseContextTemplate(DEFAULT_CONTEXT_TEMPLATE);
   if ('problem' in url || 'problem' in template) throw new Error('bad Forgejo settings');
-  const forge = forgejoForge.build(
+  const forge = assembleForge(
+    forgejoForge,
     { forgejoUrl: url, forgejoToken: { kind: 'inline', value: 'token' }, forgejoStatusContext: template },
     { db, deployments, refusals, metrics, log, now, userAgent: 'test', dryRun: false },
   );

@@ -96,7 +96,7 @@ t.test('exactly the writes that back a promise to the outside are durable', (t) 
   const db = open(t);
   const queue = new QueueStore(db);
   const deployments = new DeploymentStore(db);
-  const statuses = new CommitStatusRows(db);
+  const statuses = new CommitStatusRows(deployments);
   const sources = new SourceStore(db);
   deployments.insertProvisional(forgejoId, origin, 1, context);
   const forgejoKey = { owner: id.owner, repo: id.repo, sha: id.sha, context };

@@ -1,7 +1,7 @@
 import { BodyTooLarge, MAX_FORGE_ANSWER_BYTES, readCapped } from '../../common/capped-body.js';
 import { ForgeError } from '../../common/errors.js';
 import { retryAtOf, type ForgejoOperation } from './forgejo-error.js';
-import { sameOriginFetch } from '../forge-fetch.js';
+import { networkDetail, sameOriginFetch, type TokenClientOptions } from '../forge-fetch.js';
 import type { CommitStatusPort, CreateStatusBody, ForgejoStatus, RepoRef } from './forgejo-types.js';
 
 /** Every Forgejo request is abandoned after this long (the body read included); the queue retries later. */
@@ -19,19 +19,7 @@ const MAX_MESSAGE_CHARS = 300;
  */
 const NEWEST_FIRST = 'leastindex';
 
-export interface ForgejoClientOptions {
-  /** The API root (`parseForgejoUrl(...).apiBase`). */
-  apiBase: string;
-  /** The access token, or a function that reads it (e.g. from `FORGEJO_TOKEN_FILE`) before each request. */
-  token: string | (() => Promise<string>);
-  userAgent: string;
-  timeoutMs?: number;
-  /** Largest answer read (default MAX_FORGE_ANSWER_BYTES); a larger one fails the request, its outcome unknown. */
-  maxAnswerBytes?: number;
-  now?: () => number;
-  /** Told of every request's outcome: the HTTP status, `timeout` or `network`, for metrics and the credential check. */
-  observe?: (operation: ForgejoOperation, outcome: number | 'timeout' | 'network') => void;
-}
+export type ForgejoClientOptions = TokenClientOptions<ForgejoOperation>;
 
 /** One page of a commit's statuses, newest first. */
 export interface StatusPage {
@@ -178,14 +166,4 @@ function nextPageOf(headers: Headers, page: number): number | undefined {
   if (next === undefined || !URL.canParse(next)) return undefined;
   const n = Number(new URL(next).searchParams.get('page'));
   return Number.isInteger(n) && n > page ? n : undefined;
-}
-
-/** The innermost useful cause of a fetch failure (`fetch failed` alone names nothing), with its code. */
-function networkDetail(err: unknown): string {
-  let detail = err instanceof Error ? err.message : String(err);
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    detail = typeof code === 'string' && !e.message.includes(code) ? `${e.message} (${code})` : e.message || detail;
-  }
-  return detail;
 }

@@ -1,20 +1,20 @@
 /**
  * Forgejo (and Gitea) as a forge: one commit status per (environment, deployment name, cluster) on the
- * commit. Builds its client, health and credential check (`createForgejoSide`), its publisher behind its
- * refusal guard, its dry run, and its parts of /state, /metrics and routing.
+ * commit. Its driver: its settings, routing, its client, health and credential check (`createForgejoSide`), its
+ * publisher, refusal classifier and dry run, and its words for a row.
  */
-import { secretValue, type RotatingSecret } from '../../common/rotating-secret.js';
-import type { Forge, ForgeFactory } from '../forge.js';
-import { explainCommit, laneOf, repoWebPath } from '../forge.js';
-import { forgeGauges, statusCounter } from '../forge-metrics.js';
-import { forgeHealthState } from '../forge-state.js';
-import { placeOf } from '../forge-url.js';
-import { GuardedPublisher } from '../refusal-guard.js';
+import type { RotatingSecret } from '../../common/rotating-secret.js';
+import { explainCommit, repoWebPath } from '../forge.js';
+import type { ForgeConnection, ForgeDriver } from '../forge-driver.js';
+import { placedByUrl } from '../forge-url.js';
+import { tokenForgeOptions } from '../token-side.js';
 import { forgejoWordOf } from './commit-status-plan.js';
 import { CommitStatusRows } from './commit-status-rows.js';
 import { CommitStatusPublisher } from './commit-status-publisher.js';
 import { forgejoDryRunPort } from './forgejo-dry-run.js';
-import { ForgejoPublisher } from './forgejo-publisher.js';
+import { ForgejoPublisher, type ForgejoPublishResult } from './forgejo-publisher.js';
+import { FORGEJO_REPORTING, FORGEJO_SERVICE } from './forgejo-settings.js';
+import type { CommitStatusPort } from './forgejo-types.js';
 import { forgejoRefusalOf } from './forgejo-refusal.js';
 import { createForgejoSide } from './forgejo-side.js';
 import type { ForgejoLocation } from './forgejo-url.js';
@@ -40,62 +40,43 @@ export interface ForgejoSettings extends ForgejoReporting {
   forgejoToken?: ForgejoToken | undefined;
 }
 
-export const forgejoForge: ForgeFactory<ForgejoSettings, ForgejoReporting> = {
+export const forgejoForge: ForgeDriver<ForgejoSettings, ForgejoReporting, typeof FORGEJO_REPORTING, typeof FORGEJO_SERVICE> = {
   name: 'forgejo',
+  title: 'Forgejo',
   reports: 'Forgejo/Gitea commit statuses',
-  host: (s) => (s.forgejoUrl === undefined ? undefined : { forge: 'forgejo', ...placeOf(s.forgejoUrl.webUrl), setting: 'FORGEJO_URL' }),
-  configuredIn: (env) => Boolean(env.FORGEJO_URL?.trim()),
+  settings: { reporting: FORGEJO_REPORTING, service: FORGEJO_SERVICE },
+  ...placedByUrl<ForgejoReporting>({
+    forge: 'forgejo',
+    urlSetting: 'FORGEJO_URL',
+    tokenSetting: 'FORGEJO_TOKEN',
+    location: (s) => s.forgejoUrl,
+  }),
+  howToConfigure: 'Forgejo or Gitea (FORGEJO_URL with FORGEJO_TOKEN)',
   explain: (s, t) => ({
     where: `Forgejo ${explainCommit(t)} commit status "${contextOf(s.forgejoStatusContext, t)}"`,
     urlField: 'target_url',
   }),
-  build(s, d): Forge | undefined {
+  connect(s, d): ForgeConnection<CommitStatusPort, ForgejoPublishResult> | undefined {
     if (s.forgejoUrl === undefined || s.forgejoToken === undefined) return undefined;
-    const { deployments, refusals, log, now } = d;
-    const side = createForgejoSide({
-      location: s.forgejoUrl,
-      token: secretValue(s.forgejoToken),
-      userAgent: d.userAgent,
-      metrics: d.metrics,
-      log: log.child({ component: 'forgejo' }),
-      now,
-    });
-    const statuses = new CommitStatusPublisher({
-      forge: d.dryRun ? forgejoDryRunPort(side.port, log) : side.port,
-      store: new CommitStatusRows(d.db),
-      log,
-      now,
-      onSent: statusCounter(d, 'forgejo'),
-    });
-    const plain = new ForgejoPublisher({ statuses, deployments, template: s.forgejoStatusContext, log, now });
-    const guarded = new GuardedPublisher({
-      publisher: plain,
-      refusals,
-      deployments,
-      classify: forgejoRefusalOf,
-      forge: 'Forgejo',
-      log,
-      now,
-    });
-    const health = side.health;
+    const { deployments, log, now } = d;
+    const side = createForgejoSide(tokenForgeOptions(d, 'forgejo', s.forgejoUrl, s.forgejoToken));
     const url = s.forgejoUrl.webUrl;
     return {
-      name: 'forgejo',
-      title: 'Forgejo',
-      health,
-      ...laneOf(guarded, plain, (r) => ({ sent: r.sent, superseded: 0 })),
-      comments: side.comments,
-      commits: side.commits,
-      start: () => side.monitor.start(),
-      stop: () => side.monitor.stop(),
-      state: () => ({ url, ...forgeHealthState(health, refusals, 'forgejo', now()) }),
+      ...side,
+      dryRun: forgejoDryRunPort,
+      publisher(forge, onSent) {
+        const statuses = new CommitStatusPublisher({ forge, store: new CommitStatusRows(deployments), log, now, onSent });
+        return new ForgejoPublisher({ statuses, deployments, template: s.forgejoStatusContext, log, now });
+      },
+      count: (r) => ({ sent: r.sent, superseded: 0 }),
+      refusal: { classify: forgejoRefusalOf },
       // A context that ended says `gone` (Forgejo has no inactive state); its link: the commit with its statuses.
       describe: (row) => ({
         context: row.context,
         forgeState: row.state === null ? 'provisional' : forgejoWordOf(row.state),
         url: `${url}/${repoWebPath(row)}/commit/${encodeURIComponent(row.sha)}`,
       }),
-      scrape: forgeGauges(d.metrics, 'forgejo', health),
+      stateHead: { url },
       summary: { url },
     };
   },

@@ -3,7 +3,8 @@
  * (5xx, network, timeouts, 401, 429/503 with Retry-After), else a refusal with what a person should
  * do. 404 and 403 block the repository; 422 and other 4xx the one status context. Pure.
  */
-import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode, type RefusalTarget } from '../../lifecycle/refusal.js';
+import { refusalKeys, type Refusal, type RefusalTarget } from '../../lifecycle/refusal.js';
+import { refusalFor } from '../refusal-guard.js';
 import { ForgeError, isForgeRetryable } from '../../common/errors.js';
 
 export function forgejoRefusalOf(err: unknown, t: RefusalTarget, now: number): Refusal | undefined {
@@ -12,14 +13,7 @@ export function forgejoRefusalOf(err: unknown, t: RefusalTarget, now: number): R
   const said = err.forgeMessage ?? err.message;
   const where = `${t.owner}/${t.repo}`;
   const keys = refusalKeys({ ...t, forge: 'forgejo' });
-  const out = (key: string, code: RefusalCode, reason: string): Refusal => ({
-    forge: 'forgejo',
-    key,
-    code,
-    reason,
-    status,
-    retryAt: now + REFUSAL_RETRY_MS,
-  });
+  const out = refusalFor('forgejo', status, now);
   if (status === 404)
     return out(
       keys.repo,

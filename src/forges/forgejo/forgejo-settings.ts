@@ -1,8 +1,7 @@
 import { parseContextTemplate, type ContextTemplate } from './status-context.js';
 import { parseForgejoUrl, type ForgejoLocation } from './forgejo-url.js';
-import { plainHttpRefused } from '../forge-url.js';
-import { rotatingSecret, type RotatingSecret } from '../../common/rotating-secret.js';
-import { combine, setting, type Invalid, type Parse } from '../../common/settings-schema.js';
+import { plainHttpRefused, tokenBesideUrl } from '../forge-url.js';
+import { setting, type Parse } from '../../common/settings-schema.js';
 
 const forgejoUrl: Parse<ForgejoLocation> = (value, check) => {
   const r = parseForgejoUrl(value, check.name);
@@ -28,22 +27,12 @@ export const FORGEJO_REPORTING = {
 };
 
 /** The Forgejo token: exactly one of `FORGEJO_TOKEN` and `FORGEJO_TOKEN_FILE` when `FORGEJO_URL` is set, neither otherwise. */
-const forgejoToken = combine(
-  {
-    token: rotatingSecret('FORGEJO_TOKEN', {
-      shown: 'with `FORGEJO_URL`',
-      doc: 'Forgejo/Gitea access token, scope `write:repository` (sent as `Authorization: token …`)',
-    }),
-  },
-  ({ token }, source): RotatingSecret | undefined | Invalid => {
-    if (source.text('FORGEJO_URL') === undefined) {
-      if (token !== undefined) return source.problem('FORGEJO_TOKEN or FORGEJO_TOKEN_FILE is set, but FORGEJO_URL is not');
-      return undefined;
-    }
-    if (token !== undefined) return token;
-    return source.problem('FORGEJO_TOKEN or FORGEJO_TOKEN_FILE is required with FORGEJO_URL: an access token with scope write:repository');
-  },
-);
+const forgejoToken = tokenBesideUrl({
+  url: 'FORGEJO_URL',
+  token: 'FORGEJO_TOKEN',
+  doc: 'Forgejo/Gitea access token, scope `write:repository` (sent as `Authorization: token …`)',
+  needs: 'an access token with scope write:repository',
+});
 
 /** Forgejo's credentials: the server's own. */
 export const FORGEJO_SERVICE = { forgejoToken };

@@ -1,8 +1,6 @@
-import type { Logger } from 'pino';
-import type { Metrics } from '../../common/metrics.js';
-import { CredentialMonitor } from '../credential-monitor.js';
-import { commentScope, ForgeHealth, TOKEN_SCOPE } from '../forge-health.js';
-import { forgeGate } from '../forge-gate.js';
+import type { CredentialMonitor } from '../credential-monitor.js';
+import type { ForgeHealth } from '../forge-health.js';
+import { requestCounter, tokenSide, type TokenForgeOptions } from '../token-side.js';
 import { ForgejoClient } from './forgejo-client.js';
 import { ForgeError } from '../../common/errors.js';
 import type { ForgejoLocation } from './forgejo-url.js';
@@ -12,14 +10,7 @@ import type { CommitTimesPort } from '../commit-times-port.js';
 import { forgejoComments } from './forgejo-comments.js';
 import { forgejoCommitTimes } from './forgejo-commit-times.js';
 
-export interface ForgejoSideOptions {
-  location: ForgejoLocation;
-  /** The token, or a function that reads it (`FORGEJO_TOKEN_FILE`, re-read before each request). */
-  token: string | (() => Promise<string>);
-  userAgent: string;
-  metrics: Metrics;
-  log: Logger;
-  now: () => number;
+export interface ForgejoSideOptions extends TokenForgeOptions<ForgejoLocation> {
   timeoutMs?: number;
 }
 
@@ -41,22 +32,18 @@ export interface ForgejoSide {
  * succeeds. A 403 from the check means a valid token without `read:user`: accepted.
  */
 export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
-  const health = new ForgeHealth({
-    auth: 'token',
-    forge: 'Forgejo',
-    now: o.now,
-    onPause: (p) => o.metrics.forgePauses.inc({ forge: 'forgejo', kind: p.kind }),
-  });
   const client = new ForgejoClient({
     apiBase: o.location.apiBase,
     token: o.token,
     userAgent: o.userAgent,
     now: o.now,
     ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
-    observe: (operation, outcome) => o.metrics.forgeRequests.inc({ forge: 'forgejo', operation, status: String(outcome) }),
+    observe: requestCounter(o.metrics, 'forgejo'),
   });
-  const monitor = new CredentialMonitor({
-    health,
+  const { health, monitor, gated, commentsGated } = tokenSide({
+    forge: 'forgejo',
+    title: 'Forgejo',
+    metrics: o.metrics,
     log: o.log,
     now: o.now,
     check: async () => {
@@ -65,22 +52,9 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
       } catch (err) {
         if (!(err instanceof ForgeError && err.status === 403)) throw err;
       }
-      return undefined;
     },
-    unauthorized: (err) => (err instanceof ForgeError && err.status === 401 ? `401 ${err.forgeMessage ?? 'unauthorized'}` : undefined),
-  });
-
-  const gate = {
-    health,
-    monitor,
-    log: o.log,
     waitWords: 'Forgejo asked to wait (Retry-After)',
-    notSent: () => o.metrics.forgeRequests.inc({ forge: 'forgejo', operation: 'any', status: 'paused' }),
-  };
-  const gated = forgeGate(gate);
-  // Comments wait for the token's pauses, but a wait asked of a comment pauses comments only.
-  const commentsGated = forgeGate({ ...gate, pauseScope: commentScope(TOKEN_SCOPE) });
-
+  });
   const port: CommitStatusPort = {
     createStatus: (repo, sha, body) => gated(() => client.createStatus(repo, sha, body)),
     latestStatus: (repo, sha, context) => gated(() => client.latestStatus(repo, sha, context)),

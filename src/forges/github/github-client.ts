@@ -5,13 +5,14 @@ import { parseAppPrivateKey } from './app-jwt.js';
 import { CredentialMonitor } from '../credential-monitor.js';
 import { githubUnauthorized } from './call-error.js';
 import { GITHUB_BUDGETS } from './rate-limit.js';
-import { ForgeHealth } from '../forge-health.js';
+import type { ForgeHealth } from '../forge-health.js';
+import { forgeHealthOf } from '../token-side.js';
 import type { InstallationCache } from './installation-lookup.js';
 import { callGitHub, createDeploymentsPort, createOctokit, staticToken } from './octokit-factory.js';
 import type { DeploymentsPort } from './github-types.js';
 import { DEFAULT_WRITE_INTERVAL_MS, WriteSpacing } from './write-spacing.js';
-import { BudgetGate } from '../budget-gate.js';
-import type { BudgetWindow } from '../write-budget.js';
+import { BudgetGate } from './budget-gate.js';
+import type { BudgetWindow } from './write-budget.js';
 import type { CommentsPort } from '../comments-port.js';
 import type { CommitTimesPort } from '../commit-times-port.js';
 import { COMMIT_TOKEN_PERMISSIONS, githubCommitTimes } from './github-commit-times.js';
@@ -62,12 +63,13 @@ export interface GitHubSide {
 
 /** Builds the GitHub clients for token or App auth, the health tracker that pauses them, and the credential check. */
 export function createGitHubSide(o: GitHubSideOptions): GitHubSide {
-  const health = new ForgeHealth({
+  const health = forgeHealthOf({
+    forge: 'github',
+    title: 'GitHub',
     auth: o.auth.kind,
-    forge: 'GitHub',
     budgets: GITHUB_BUDGETS,
+    metrics: o.metrics,
     now: o.now,
-    onPause: (p) => o.metrics.forgePauses.inc({ forge: 'github', kind: p.kind }),
   });
   const monitor: { current?: CredentialMonitor } = {};
   const floorMs = o.spaceWrites === false ? 0 : (o.writeIntervalMs ?? DEFAULT_WRITE_INTERVAL_MS);

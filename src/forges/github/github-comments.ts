@@ -8,7 +8,7 @@ import type { Octokit } from 'octokit';
 import { CommentRefused, LIST_CAP, ListCapped, type CommentRepo, type CommentsPort, type ForgeComment } from '../comments-port.js';
 import { GitHubCallError, type CommentOperation } from './call-error.js';
 import { callGitHub, GITHUB_TIMEOUT_MS } from './octokit-factory.js';
-import { COMMENT_CLASS, type Turn } from '../write-budget.js';
+import { COMMENT_CLASS, type Turn } from './write-budget.js';
 
 /** Every comment request's place in the write budget: the comment class, one line per repository. */
 const turnOf = (r: CommentRepo): Turn => ({ key: `comment:${r.owner}/${r.repo}`, class: COMMENT_CLASS, final: true });

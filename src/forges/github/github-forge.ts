@@ -1,14 +1,17 @@
 /**
- * GitHub as a forge: Deployments and deployment statuses, with a token or a GitHub App. Builds its client,
- * health and credential check (`createGitHubSide`), its publisher behind its refusal guard, its dry run,
- * and its parts of /state, /metrics and routing.
+ * GitHub as a forge: Deployments and deployment statuses, with a token or a GitHub App. Its driver: its settings,
+ * routing, its client, health and credential check (`createGitHubSide`), its publisher, refusal rules and dry run,
+ * its write budget and its own parts of /state and /metrics.
  */
 import { monotonicNow } from '../../common/timers.js';
-import type { Forge, ForgeFactory } from '../forge.js';
+import type { ReportTarget } from '../../metadata/resolve-target.js';
+import type { Forge } from '../forge.js';
 import { explainCommit, laneOf, repoWebPath } from '../forge.js';
-import { forgeGauges, statusCounter } from '../forge-metrics.js';
-import type { BudgetWindow } from '../write-budget.js';
-import { backlogState, budgetState, forgeHealthState, scrapeBacklog } from '../forge-state.js';
+import type { ForgeConnection, ForgeDriver } from '../forge-driver.js';
+import type { BudgetWindow } from './write-budget.js';
+import { backlogState, budgetState, scrapeBacklog } from './budget-state.js';
+import { GITHUB_APP, GITHUB_REPORTING, GITHUB_SERVICE } from './github-settings.js';
+import type { DeploymentsPort } from './github-types.js';
 import { GuardedPublisher, type GuardedPublisherOptions } from '../refusal-guard.js';
 import { InstallationStore } from './installation-store.js';
 import { dryRunPort } from './dry-run-port.js';
@@ -36,17 +39,18 @@ export interface GitHubSettings extends GitHubReporting {
   githubWriteBudget: BudgetWindow[];
 }
 
-/** GitHub's publisher behind its refusal guard: GitHub's classifier for the auth kind; a deployment deleted by a person is published again. */
+/** GitHub's refusal rules: its classifier for the auth kind; a deployment deleted by a person is published again. */
+const githubRefusal = (auth: 'token' | 'app') => ({
+  classify: (err: unknown, target: ReportTarget, at: number) => githubRefusalOf(err, target, auth, at),
+  deletedOf: (err: unknown) => (err instanceof DeploymentDeleted ? err : undefined),
+});
+
+/** GitHub's publisher behind its refusal guard, as the assembled forge has it. */
 export function guardGitHub<R>(
   o: Omit<GuardedPublisherOptions<R>, 'classify' | 'forge' | 'deletedOf'> & { auth: 'token' | 'app' },
 ): GuardedPublisher<R> {
   const { auth, ...rest } = o;
-  return new GuardedPublisher({
-    ...rest,
-    classify: (err, target, at) => githubRefusalOf(err, target, auth, at),
-    forge: 'GitHub',
-    deletedOf: (err) => (err instanceof DeploymentDeleted ? err : undefined),
-  });
+  return new GuardedPublisher({ ...rest, ...githubRefusal(auth), forge: 'GitHub' });
 }
 
 /** GitHub's lane: its guarded publisher for publishing, the plain one for cleanup; a publish counts its supersessions. */
@@ -56,9 +60,20 @@ export function githubLane(guarded: Pick<GuardedPublisher<GitHubPublishResult>, 
 
 const NO_CREDENTIALS = 'no GitHub credentials are set (GITHUB_TOKEN or a GitHub App)';
 
-export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
+export const githubForge: ForgeDriver<GitHubSettings, GitHubReporting, typeof GITHUB_REPORTING, typeof GITHUB_SERVICE> = {
   name: 'github',
+  title: 'GitHub',
   reports: 'GitHub Deployments',
+  settings: { reporting: GITHUB_REPORTING, service: GITHUB_SERVICE },
+  configuredBy: [
+    'GITHUB_TOKEN',
+    'GITHUB_TOKEN_FILE',
+    'GITHUB_APP_ID',
+    'GITHUB_APP_PRIVATE_KEY',
+    'GITHUB_APP_PRIVATE_KEY_PATH',
+    'GITHUB_APP_INSTALLATION_ID',
+  ],
+  howToConfigure: `GitHub (GITHUB_TOKEN with Deployments read & write on the reported repositories, or ${GITHUB_APP})`,
   // GitHub's host is always known (github.com by default): without credentials it says why nothing goes there.
   host: (s, credentials) => ({ forge: 'github', host: s.githubHost, ...(credentials ? {} : { disabled: NO_CREDENTIALS }) }),
   configuredIn: (env) => Boolean(env.GITHUB_TOKEN?.trim() || env.GITHUB_APP_ID?.trim()),
@@ -66,10 +81,11 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
     where: `${explainCommit(t)} environment ${t.environment}${t.task ? ` task ${t.task}` : ''}`,
     urlField: 'environment_url',
   }),
-  build(s, d): Forge | undefined {
+  url: (s) => (s.githubAuth ? { setting: 'GITHUB_API_URL', url: s.githubApiUrl } : undefined),
+  connect(s, d): ForgeConnection<DeploymentsPort, GitHubPublishResult> | undefined {
     if (s.githubAuth === undefined) return undefined;
     const auth = s.githubAuth;
-    const { deployments, refusals, log, now } = d;
+    const { deployments, log, now } = d;
     const side = createGitHubSide({
       auth,
       baseUrl: s.githubApiUrl,
@@ -82,50 +98,36 @@ export const githubForge: ForgeFactory<GitHubSettings, GitHubReporting> = {
       writeIntervalMs: s.githubWriteIntervalMs,
       writeBudget: s.githubWriteBudget,
     });
-    const github = d.dryRun ? dryRunPort(side.port, log) : side.port;
-    const query = s.githubBatchedLookups === false ? undefined : github.queryDeployments?.bind(github);
-    const lookups = query && new DeploymentLookups({ query, log: log.child({ component: 'github' }), now });
-    const plain = new GitHubPublisher({
-      github,
-      ...(lookups ? { lookups } : {}),
-      deployments,
-      log,
-      now,
-      onSent: statusCounter(d, 'github'),
-    });
-    const guarded = guardGitHub({ publisher: plain, refusals, deployments, auth: auth.kind, log, now });
-    const health = side.health;
-    const gauges = forgeGauges(d.metrics, 'github', health);
+    const batched = s.githubBatchedLookups !== false;
+    let lookups: DeploymentLookups | undefined;
+    const budget = side.budget;
+    const writeBudget = budget && { view: (at: number) => backlogState(budget, at) };
     return {
-      name: 'github',
-      title: 'GitHub',
-      health,
-      ...githubLane(guarded, plain),
-      comments: side.comments,
-      commits: side.commits,
-      start: () => side.monitor.start(),
-      stop: () => {
-        side.monitor.stop();
-        lookups?.stop();
+      ...side,
+      dryRun: dryRunPort,
+      publisher(github, onSent) {
+        const query = batched ? github.queryDeployments?.bind(github) : undefined;
+        lookups = query && new DeploymentLookups({ query, log: log.child({ component: 'github' }), now });
+        return new GitHubPublisher({ github, ...(lookups ? { lookups } : {}), deployments, log, now, onSent });
       },
-      state: () => ({
-        auth: auth.kind,
-        ...forgeHealthState(health, refusals, 'github', now()),
-        budgets: budgetState(health),
-        writeBudget: backlogState(side.budget, now()),
-        ...(lookups ? { batchedLookups: lookups.state() } : {}),
-      }),
+      count: (r) => ({ sent: r.sent, superseded: r.superseded.length }),
+      refusal: githubRefusal(auth.kind),
       // Its state in GitHub's words, as GitHub shows it (`inactive`); its link: the environment's deployments.
       describe: (row) => ({
         deploymentId: row.deploymentId,
         forgeState: row.state === null ? 'provisional' : toGitHubState(row.state),
         url: `https://${s.githubHost}/${repoWebPath(row)}/deployments/${encodeURIComponent(row.environment)}`,
       }),
-      scrape() {
-        gauges();
-        scrapeBacklog(d.metrics, 'github', side.budget, now());
-      },
+      ...(writeBudget ? { writeBudget } : {}),
+      stateHead: { auth: auth.kind },
+      own: () => ({
+        budgets: budgetState(side.health),
+        writeBudget: writeBudget ? writeBudget.view(now()) : null,
+        ...(lookups ? { batchedLookups: lookups.state() } : {}),
+      }),
+      scrape: () => budget && scrapeBacklog(d.metrics, 'github', budget, now()),
       summary: { api: s.githubApiUrl, auth: auth.kind },
+      stop: () => lookups?.stop(),
     };
   },
 };

@@ -18,7 +18,7 @@ import {
 } from '../../lifecycle/status-plan.js';
 import type { ReportTarget } from '../../metadata/resolve-target.js';
 import type { DeploymentRow, DeploymentStore, Origin } from '../../store/deployment-store.js';
-import type { Turn, TurnClass } from '../write-budget.js';
+import type { Turn, TurnClass } from './write-budget.js';
 
 /** What a publish did, for logs, metrics and tests. */
 export interface GitHubPublishResult {

@@ -4,8 +4,8 @@ import type { GitHubAuth } from './github-client.js';
 import { boolean, duration, integer, url } from '../../common/setting-parsers.js';
 import { rotatingSecret, secretValue } from '../../common/rotating-secret.js';
 import { plainHttpRefused } from '../forge-url.js';
-import { parseBudget, type BudgetWindow } from '../write-budget.js';
-import { parseShare, shareOf } from '../budget-share.js';
+import { parseBudget, type BudgetWindow } from './write-budget.js';
+import { parseShare, shareOf } from './budget-share.js';
 import { INVALID, combine, secret, setting, type Check, type Invalid, type Parse } from '../../common/settings-schema.js';
 
 /** Largest `GITHUB_WRITE_INTERVAL`: writes queued behind a longer spacing would outlive GITHUB_TIMEOUT_MS. */
@@ -39,7 +39,7 @@ const webHost: Parse<string> = (value, check) => {
 };
 
 const EITHER = 'one of token or App';
-const APP = 'GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH';
+export const GITHUB_APP = 'GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH';
 
 /** The App's key as given, once it parses as a PEM private key. */
 function pemKey(bytes: Buffer, check: Check): string | Invalid {
@@ -53,8 +53,8 @@ function pemKey(bytes: Buffer, check: Check): string | Invalid {
 }
 
 /**
- * Exactly one of `GITHUB_TOKEN` or a GitHub App (`GITHUB_APP_ID` + `GITHUB_APP_PRIVATE_KEY` or `_PATH`); neither
- * only when `FORGEJO_URL` is set (a Forgejo-only bridge: undefined).
+ * Exactly one of `GITHUB_TOKEN` or a GitHub App (`GITHUB_APP_ID` + `GITHUB_APP_PRIVATE_KEY` or `_PATH`), or neither
+ * (GitHub not configured: undefined; `registry.ts` requires at least one forge).
  */
 const githubAuth = combine(
   {
@@ -81,15 +81,10 @@ const githubAuth = combine(
   },
   ({ token, appId, privateKey, installationId }, source): GitHubAuth | undefined | Invalid => {
     const app = appId !== undefined || privateKey !== undefined || installationId !== undefined;
-    if (token !== undefined && app) return source.problem(`set either GITHUB_TOKEN or a GitHub App (${APP}), not both`);
+    if (token !== undefined && app) return source.problem(`set either GITHUB_TOKEN or a GitHub App (${GITHUB_APP}), not both`);
     if (token !== undefined) return token === INVALID ? token : { kind: 'token', token: secretValue(token) };
-    // Another forge configured, even half (its token without its URL: its own check says so): GitHub is optional.
-    const otherForge = ['FORGEJO_URL', 'FORGEJO_TOKEN', 'FORGEJO_TOKEN_FILE', 'GITLAB_URL', 'GITLAB_TOKEN', 'GITLAB_TOKEN_FILE'];
-    if (!app && otherForge.some((name) => source.text(name) !== undefined)) return undefined;
-    if (!app)
-      return source.problem(
-        `no forge is configured: set credentials for at least one: GitHub (GITHUB_TOKEN with Deployments read & write on the reported repositories, or ${APP}), Forgejo or Gitea (FORGEJO_URL with FORGEJO_TOKEN), GitLab (GITLAB_URL with GITLAB_TOKEN)`,
-      );
+    // No GitHub settings: GitHub is not configured (the registry says so when no forge is).
+    if (!app) return undefined;
     if (appId === undefined) source.problem('GITHUB_APP_ID is required with a GitHub App private key');
     if (privateKey === undefined) source.problem('GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is required with GITHUB_APP_ID');
     if (appId === undefined || appId === INVALID || privateKey === undefined || privateKey === INVALID || installationId === INVALID)

@@ -1,4 +1,4 @@
-import type { Turn } from '../write-budget.js';
+import type { Turn } from './write-budget.js';
 
 /** The subset of a GitHub deployment the bridge reads back. */
 export interface GhDeployment {

@@ -9,7 +9,7 @@
 import { BodyTooLarge, MAX_FORGE_ANSWER_BYTES, readCapped } from '../../common/capped-body.js';
 import { readFile } from 'node:fs/promises';
 import { GitLabError, gitlabMessageOf, pauseUntilOf, type GitLabOperation } from './gitlab-error.js';
-import { sameOriginFetch } from '../forge-fetch.js';
+import { networkDetail, sameOriginFetch, type TokenClientOptions } from '../forge-fetch.js';
 
 /** Every GitLab request is abandoned after this long (the body read included). */
 export const GITLAB_TIMEOUT_MS = 15_000;
@@ -24,16 +24,7 @@ export function tokenFileReader(path: string): () => Promise<string> {
   return async () => (await readFile(path, 'utf8')).trim();
 }
 
-export interface GitLabHttpOptions {
-  apiBase: string;
-  token: GitLabToken;
-  userAgent: string;
-  timeoutMs?: number;
-  maxAnswerBytes?: number;
-  now?: () => number;
-  /** Told of every request's outcome: the HTTP status, `timeout` or `network`, for metrics and the credential check. */
-  observe?: (operation: GitLabOperation, outcome: number | 'timeout' | 'network') => void;
-}
+export type GitLabHttpOptions = TokenClientOptions<GitLabOperation>;
 
 export interface GitLabRequest {
   op: GitLabOperation;
@@ -117,14 +108,4 @@ async function boundedText(res: Response, maxBytes: number, r: GitLabRequest): P
     const n = err.declared === undefined ? 'read' : `${err.declared} declared`;
     throw new GitLabError(`${r.what}: answered ${res.status} with more than ${maxBytes} bytes (${n})`, undefined, { operation: r.op });
   }
-}
-
-/** The innermost useful cause of a fetch failure (`fetch failed` alone names nothing), with its code. */
-function networkDetail(err: unknown): string {
-  let detail = err instanceof Error ? err.message : String(err);
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    detail = typeof code === 'string' && !e.message.includes(code) ? `${e.message} (${code})` : e.message || detail;
-  }
-  return detail;
 }

@@ -11,6 +11,7 @@ import { ForgeError } from '../../common/errors.js';
 import { classifyGitLabFailure, GitLabError } from './gitlab-error.js';
 import { AmbiguousRecovery } from './gitlab-recovery.js';
 import { NoRefFound } from './gitlab-refs.js';
+import { refusalFor } from '../refusal-guard.js';
 
 export function gitlabRefusalOf(err: unknown, t: RefusalTarget, now: number): Refusal | undefined {
   const mine = (code: RefusalCode, reason: string): Refusal => ({
@@ -30,14 +31,7 @@ export function gitlabRefusalOf(err: unknown, t: RefusalTarget, now: number): Re
   const said = err.forgeMessage ?? err.message;
   const where = `${t.owner}/${t.repo}`;
   const keys = refusalKeys({ ...t, forge: 'gitlab' });
-  const out = (key: string, code: RefusalCode, reason: string): Refusal => ({
-    forge: 'gitlab',
-    key,
-    code,
-    reason,
-    status,
-    retryAt: now + REFUSAL_RETRY_MS,
-  });
+  const out = refusalFor('gitlab', status, now);
   if (failure === 'refuse_project')
     return out(
       keys.repo,

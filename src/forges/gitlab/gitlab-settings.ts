@@ -1,8 +1,7 @@
 import { parseGitLabUrl, type GitLabLocation } from './gitlab-url.js';
-import { plainHttpRefused } from '../forge-url.js';
-import { rotatingSecret, type RotatingSecret } from '../../common/rotating-secret.js';
+import { plainHttpRefused, tokenBesideUrl } from '../forge-url.js';
 import { integer } from '../../common/setting-parsers.js';
-import { combine, setting, type Invalid, type Parse } from '../../common/settings-schema.js';
+import { setting, type Parse } from '../../common/settings-schema.js';
 
 const gitlabUrl: Parse<GitLabLocation> = (value, check) => {
   const r = parseGitLabUrl(value, check.name);
@@ -18,22 +17,12 @@ export const GITLAB_REPORTING = {
 };
 
 /** The GitLab token: exactly one of `GITLAB_TOKEN` and `GITLAB_TOKEN_FILE` when `GITLAB_URL` is set, neither otherwise. */
-const gitlabToken = combine(
-  {
-    token: rotatingSecret('GITLAB_TOKEN', {
-      shown: 'with `GITLAB_URL`',
-      doc: 'GitLab access token (project, group or personal), scope `api`, role Developer or above (sent as `PRIVATE-TOKEN`)',
-    }),
-  },
-  ({ token }, source): RotatingSecret | undefined | Invalid => {
-    if (source.text('GITLAB_URL') === undefined) {
-      if (token !== undefined) return source.problem('GITLAB_TOKEN or GITLAB_TOKEN_FILE is set, but GITLAB_URL is not');
-      return undefined;
-    }
-    if (token !== undefined) return token;
-    return source.problem('GITLAB_TOKEN or GITLAB_TOKEN_FILE is required with GITLAB_URL: an access token with scope api');
-  },
-);
+const gitlabToken = tokenBesideUrl({
+  url: 'GITLAB_URL',
+  token: 'GITLAB_TOKEN',
+  doc: 'GitLab access token (project, group or personal), scope `api`, role Developer or above (sent as `PRIVATE-TOKEN`)',
+  needs: 'an access token with scope api',
+});
 
 /** `GITLAB_AGENT_ID`: GitLab's agent for Kubernetes in this cluster (its numeric id), to link environments to it. */
 const gitlabAgentId = setting('GITLAB_AGENT_ID', {

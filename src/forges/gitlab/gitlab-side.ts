@@ -5,14 +5,12 @@
  * (`GET /user`) passes again; 5xx or network failures show as an outage until a request succeeds.
  * Every GitLabError leaves as a ForgeError (the queue's retry rules), the GitLabError as its cause.
  */
-import type { Logger } from 'pino';
-import type { Metrics } from '../../common/metrics.js';
 import { ForgeError } from '../../common/errors.js';
 import type { CommentsPort } from '../comments-port.js';
 import type { CommitTimesPort } from '../commit-times-port.js';
-import { CredentialMonitor } from '../credential-monitor.js';
-import { commentScope, ForgeHealth, TOKEN_SCOPE } from '../forge-health.js';
-import { forgeGate } from '../forge-gate.js';
+import type { CredentialMonitor } from '../credential-monitor.js';
+import type { ForgeHealth } from '../forge-health.js';
+import { requestCounter, tokenSide, type TokenForgeOptions } from '../token-side.js';
 import { GitLabClient } from './gitlab-client.js';
 import { gitlabComments } from './gitlab-comments.js';
 import { gitlabCommitTimes } from './gitlab-commit-times.js';
@@ -20,15 +18,7 @@ import { GitLabError } from './gitlab-error.js';
 import type { GitLabLocation } from './gitlab-url.js';
 import type { GitLabUser } from './gitlab-types.js';
 
-export interface GitLabSideOptions {
-  location: GitLabLocation;
-  /** The token, or a function that reads it (`GITLAB_TOKEN_FILE`, re-read before each request). */
-  token: string | (() => Promise<string>);
-  userAgent: string;
-  metrics: Metrics;
-  log: Logger;
-  now: () => number;
-}
+export type GitLabSideOptions = TokenForgeOptions<GitLabLocation>;
 
 /** The GitLab calls the publisher makes, each behind the health gate. */
 export type GitLabPort = Pick<
@@ -68,18 +58,12 @@ function neutral(err: GitLabError): ForgeError {
 }
 
 export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
-  const health = new ForgeHealth({
-    auth: 'token',
-    forge: 'GitLab',
-    now: o.now,
-    onPause: (p) => o.metrics.forgePauses.inc({ forge: 'gitlab', kind: p.kind }),
-  });
   const client = new GitLabClient({
     apiBase: o.location.apiBase,
     token: o.token,
     userAgent: o.userAgent,
     now: o.now,
-    observe: (operation, outcome) => o.metrics.forgeRequests.inc({ forge: 'gitlab', operation, status: String(outcome) }),
+    observe: requestCounter(o.metrics, 'gitlab'),
   });
   let user: GitLabUser | undefined;
   const currentUser = async () => {
@@ -90,28 +74,18 @@ export function createGitLabSide(o: GitLabSideOptions): GitLabSide {
       throw err instanceof GitLabError ? neutral(err) : err;
     }
   };
-  const monitor = new CredentialMonitor({
-    health,
+  const { health, monitor, gated, commentsGated } = tokenSide({
+    forge: 'gitlab',
+    title: 'GitLab',
+    metrics: o.metrics,
     log: o.log,
     now: o.now,
     check: async () => {
       await currentUser();
-      return undefined;
     },
-    unauthorized: (err) => (err instanceof ForgeError && err.status === 401 ? `401 ${err.forgeMessage ?? 'unauthorized'}` : undefined),
-  });
-
-  const gate = {
-    health,
-    monitor,
-    log: o.log,
     waitWords: 'GitLab asked to wait (Retry-After / RateLimit-Reset)',
-    notSent: () => o.metrics.forgeRequests.inc({ forge: 'gitlab', operation: 'any', status: 'paused' }),
     translate: (err: unknown) => (err instanceof GitLabError ? neutral(err) : err),
-  };
-  const gated = forgeGate(gate);
-  // Comments wait for the token's pauses, but a wait asked of a comment pauses comments only.
-  const commentsGated = forgeGate({ ...gate, pauseScope: commentScope(TOKEN_SCOPE) });
+  });
 
   const port: GitLabPort = {
     user: () => (user === undefined ? gated(currentUser) : Promise.resolve(user)),

@@ -162,7 +162,7 @@ t.test("Forgejo's commit-status rows record their outcomes too", (t) => {
   const { deployments, dora, db } = open(t);
   const who = id({ forge: 'forgejo' });
   deployments.insertProvisional(who, SHOP_ORIGIN, 100, 'deploy/production');
-  const rows = new CommitStatusRows(keepOutcomes(db()));
+  const rows = new CommitStatusRows(new DeploymentStore(keepOutcomes(db())));
   const key = { owner: 'acme', repo: 'shop', sha: sha('a'), context: 'deploy/production' };
   rows.settle(key, 'in_progress', 'rolling out', 110);
   rows.settle(key, 'failure', 'failed', 120);

@@ -33,7 +33,7 @@ function setup(t: Test) {
   t.teardown(() => db.close());
   const deployments = new DeploymentStore(db);
   deployments.insertProvisional(identity('forgejo'), origin, T0, CONTEXT);
-  return { db, rows: new CommitStatusRows(db), deployments };
+  return { db, rows: new CommitStatusRows(deployments), deployments };
 }
 
 t.test('a row that never held a status reads as unknown: the publisher asks the forge first', (t) => {

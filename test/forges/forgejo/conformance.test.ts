@@ -17,7 +17,7 @@ const neutral = (s: { state?: string; status?: string; description: string }): s
 const environmentOf = (context: string): string => /^deploy\/([^/ ]+)/.exec(context)?.[1] ?? context;
 
 export const forgejoDriver: ConformanceDriver<ForgejoSettings> = {
-  factory: forgejoForge,
+  driver: forgejoForge,
   async start(o = {}) {
     const sim = await startForgejoSimulator({ tokens: [TOKEN], repos: [`${OWNER}/${REPO}`], ...o });
     const url = parseForgejoUrl(sim.url);
@@ -33,6 +33,8 @@ export const forgejoDriver: ConformanceDriver<ForgejoSettings> = {
         const latest = new Map(sim.statuses(OWNER, REPO, SHA).map((s) => [s.context, s]));
         return [...latest.values()].map((s) => `${environmentOf(s.context)} ${SHA.slice(0, 7)} ${neutral(s)}`);
       },
+      pullRequest: (n) => sim.pullRequest(OWNER, REPO, n, { head: SHA }),
+      comments: (n) => sim.comments(OWNER, REPO, n).map((c) => c.body),
     };
   },
   rateLimited: (seconds) => retryAfterFault(seconds),

@@ -53,7 +53,7 @@ async function setup(t: Test) {
   t.teardown(() => db.close());
   const deployments = new DeploymentStore(db);
   const forge = new ForgejoClient({ apiBase: sim.apiUrl, token: TOKEN, userAgent: 'gdb-test' });
-  const statuses = new CommitStatusPublisher({ forge, store: new CommitStatusRows(db), log, now: () => T0 });
+  const statuses = new CommitStatusPublisher({ forge, store: new CommitStatusRows(deployments), log, now: () => T0 });
   const template = parseContextTemplate(DEFAULT_CONTEXT_TEMPLATE) as ContextTemplate;
   const publisher = new ForgejoPublisher({ statuses, deployments, template, log, now: () => T0 });
   const shown = (sha: string) => sim.statuses('acme', 'web', sha).map((s) => [s.state, s.context, s.description, s.target_url]);

@@ -6,6 +6,7 @@ import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { RefusalStore } from '../../../src/store/refusal-store.js';
 import { GITHUB_LIMITS } from '../github-limits.js';
+import { assembleForge } from '../../../src/forges/assemble-forge.js';
 
 const db = openDatabase(':memory:');
 t.teardown(() => db.close());
@@ -28,8 +29,8 @@ const settings = {
 };
 
 t.test('GITHUB_BATCHED_LOOKUPS: on by default, its counts in /state; false: every find is the REST one', (t) => {
-  const on = githubForge.build(settings, deps);
-  const off = githubForge.build({ ...settings, githubBatchedLookups: false }, deps);
+  const on = assembleForge(githubForge, settings, deps);
+  const off = assembleForge(githubForge, { ...settings, githubBatchedLookups: false }, deps);
   t.teardown(() => {
     on?.stop();
     off?.stop();

@@ -3,7 +3,7 @@
  * come is never sent and is built anew when it comes back; the order under backlog; reads keep a reserve.
  */
 import t from 'tap';
-import { BudgetDeferred } from '../../../src/forges/budget-gate.js';
+import { BudgetDeferred } from '../../../src/forges/github/budget-gate.js';
 import { requestLog, sha, startRig, target, type Attempt, type Rig } from './rig.js';
 
 const MINUTE = 60_000;

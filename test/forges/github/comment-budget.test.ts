@@ -5,7 +5,7 @@
  * and a refusal of a comment pauses comments only.
  */
 import t from 'tap';
-import { BudgetDeferred } from '../../../src/forges/budget-gate.js';
+import { BudgetDeferred } from '../../../src/forges/github/budget-gate.js';
 import { ForgePaused } from '../../../src/forges/forge-health.js';
 import { startRig, sha, target, OWNER, REPO } from './rig.js';
 

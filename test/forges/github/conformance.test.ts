@@ -8,7 +8,7 @@ import type { GitHubAuth } from '../../../src/forges/github/github-client.js';
 import { githubForge, type GitHubReporting, type GitHubSettings } from '../../../src/forges/github/github-forge.js';
 import { faults, startGitHubSimulator, type GitHubSimulatorOptions } from '../../harness/github-sim.js';
 import { forgeConformance } from '../conformance.js';
-import { OWNER, REPO, type ConformanceDriver } from '../conformance-rig.js';
+import { OWNER, REPO, SHA, type ConformanceDriver } from '../conformance-rig.js';
 import { GITHUB_LIMITS } from '../github-limits.js';
 
 const TOKEN = 'ghs_conformance';
@@ -20,7 +20,7 @@ const neutral = (state: string): string => ({ inactive: 'gone', queued: 'pending
 
 function githubDriver(auth: GitHubAuth, sim: GitHubSimulatorOptions): ConformanceDriver<GitHubSettings, GitHubReporting> {
   return {
-    factory: githubForge,
+    driver: githubForge,
     async start(o = {}) {
       const s = await startGitHubSimulator({ ...sim, repos: [`${OWNER}/${REPO}`], ...o });
       return {
@@ -38,6 +38,8 @@ function githubDriver(auth: GitHubAuth, sim: GitHubSimulatorOptions): Conformanc
         wordOf: (w) => (w.path.endsWith('/statuses') ? `status ${neutral((w.body as { state: string }).state)}` : 'create'),
         shown: () =>
           s.deployments(OWNER, REPO).map((d) => `${d.environment} ${d.sha.slice(0, 7)} ${neutral(d.statuses.at(-1)?.state ?? 'pending')}`),
+        pullRequest: (n) => s.pullRequest(OWNER, REPO, n, { head: SHA }),
+        comments: (n) => s.comments(OWNER, REPO, n).map((c) => c.body),
       };
     },
     rateLimited: (seconds) => faults.secondaryRateLimit(seconds, 429),
@@ -63,6 +65,14 @@ under(
   'as a GitHub App',
   githubDriver(
     { kind: 'app', appId: APP_ID, privateKey: PEM },
-    { app: { id: APP_ID, publicKey: keys.publicKey, installations: [{ id: 501, account: OWNER, repositories: [REPO] }] } },
+    {
+      app: {
+        id: APP_ID,
+        publicKey: keys.publicKey,
+        // The App's permissions for deployments, commit times (contents) and pull request comments.
+        permissions: { deployments: 'write', contents: 'read', metadata: 'read', pull_requests: 'write' },
+        installations: [{ id: 501, account: OWNER, repositories: [REPO] }],
+      },
+    },
   ),
 );

@@ -6,7 +6,7 @@ import { guardGitHub } from '../../../src/forges/github/github-forge.js';
  * in production.
  */
 import { createHash } from 'node:crypto';
-import type { BudgetWindow } from '../../../src/forges/write-budget.js';
+import type { BudgetWindow } from '../../../src/forges/github/write-budget.js';
 import type { Test } from 'tap';
 import { pino, type Logger } from 'pino';
 import { createGitHubSide, type GitHubAuth, type GitHubSide } from '../../../src/forges/github/github-client.js';

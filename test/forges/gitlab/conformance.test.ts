@@ -4,7 +4,7 @@ import { gitlabForge, type GitLabSettings } from '../../../src/forges/gitlab/git
 import { parseGitLabUrl } from '../../../src/forges/gitlab/gitlab-url.js';
 import { rateLimitFault, startGitLabSimulator } from '../../harness/gitlab-sim.js';
 import { forgeConformance } from '../conformance.js';
-import { LOCKED, OWNER, REPO, type ConformanceDriver } from '../conformance-rig.js';
+import { LOCKED, OWNER, REPO, SHA, type ConformanceDriver } from '../conformance-rig.js';
 
 const TOKEN = 'glpat-conformance';
 const USER = 'deploy-bridge';
@@ -12,7 +12,7 @@ const USER = 'deploy-bridge';
 const neutral = (status: string): string => ({ running: 'in_progress', failed: 'failure', canceled: 'gone' })[status] ?? status;
 
 export const gitlabDriver: ConformanceDriver<GitLabSettings> = {
-  factory: gitlabForge,
+  driver: gitlabForge,
   async start(o = {}) {
     const sim = await startGitLabSimulator({
       ...o,
@@ -40,6 +40,8 @@ export const gitlabDriver: ConformanceDriver<GitLabSettings> = {
           return `${env?.name} ${d.sha.slice(0, 7)} ${env?.state === 'stopped' ? 'gone' : neutral(d.status)}`;
         });
       },
+      pullRequest: (n) => sim.mergeRequest(`${OWNER}/${REPO}`, n, { sha: SHA }),
+      comments: (n) => sim.notes(`${OWNER}/${REPO}`, n).map((c) => c.body),
     };
   },
   rateLimited: (seconds) => rateLimitFault({ retryAfterSeconds: seconds }),

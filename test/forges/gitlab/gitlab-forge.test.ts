@@ -8,6 +8,7 @@ import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
 import { RefusalStore } from '../../../src/store/refusal-store.js';
 import { rateLimitFault, startGitLabSimulator } from '../../harness/gitlab-sim.js';
+import { assembleForge } from '../../../src/forges/assemble-forge.js';
 
 const TOKEN = 'glpat-bridge';
 const SHA = 'a'.repeat(40);
@@ -58,7 +59,8 @@ async function setup(t: Test, dryRun = false, gitlabAgentId?: number) {
   if ('problem' in loc) throw new Error(loc.problem);
   let clock = Date.now();
   const build = () =>
-    gitlabForge.build(
+    assembleForge(
+      gitlabForge,
       { gitlabUrl: loc, gitlabToken: { kind: 'inline', value: TOKEN }, ...(gitlabAgentId === undefined ? {} : { gitlabAgentId }) },
       { db, deployments, refusals, metrics: createMetrics(), log, now: () => clock, userAgent: 'gdb-test', dryRun },
     );

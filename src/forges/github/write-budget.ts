@@ -3,7 +3,7 @@
  * than 80 writes in any minute and 500 in any hour), the times the next writes may go, and which waiting
  * write goes first. The stateful ledger around it is `budget-gate.ts`.
  */
-import { parseDuration } from '../common/setting-parsers.js';
+import { parseDuration } from '../../common/setting-parsers.js';
 
 /** No more than `count` writes in any `ms` (a sliding window). */
 export interface BudgetWindow {

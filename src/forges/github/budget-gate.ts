@@ -4,9 +4,9 @@
  * here), or is refused without being sent (BudgetDeferred, retried at its turn): its reconcile gives up its
  * worker and, when it comes back, builds the write from the desired state of that moment.
  */
-import { ForgeError } from '../common/errors.js';
-import { sleep } from '../common/timers.js';
-import type { Budget } from './forge-health.js';
+import { ForgeError } from '../../common/errors.js';
+import { sleep } from '../../common/timers.js';
+import type { Budget } from '../forge-health.js';
 import {
   DEFAULT_TURN_RULES,
   decideTurn,

@@ -11,8 +11,8 @@ import {
   type BudgetWindow,
   type Waiting,
   withMargin,
-} from '../../src/forges/write-budget.js';
-import { BudgetDeferred, BudgetGate } from '../../src/forges/budget-gate.js';
+} from '../../../src/forges/github/write-budget.js';
+import { BudgetDeferred, BudgetGate } from '../../../src/forges/github/budget-gate.js';
 
 const M = 60_000;
 const H = 3_600_000;

@@ -1,7 +1,7 @@
 /** A bridge's share of a write budget shared by several bridges on one identity, as tables. */
 import t from 'tap';
-import { parseShare, shareOf } from '../../src/forges/budget-share.js';
-import { parseBudget, type BudgetWindow } from '../../src/forges/write-budget.js';
+import { parseShare, shareOf } from '../../../src/forges/github/budget-share.js';
+import { parseBudget, type BudgetWindow } from '../../../src/forges/github/write-budget.js';
 
 const PROBLEM = 'must be a share above 0 and at most 1 of the budget, such as 1/5, 0.2 or 20%';
 
