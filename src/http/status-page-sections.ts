@@ -1,6 +1,5 @@
 /** The status page's sections beyond deployments, skips and the queue: each forge's write backlog. */
 import type { WriteBudgetView } from '../forges/forge.js';
-import type { StateSnapshot } from './state-snapshot.js';
 import { cell, escapeHtml, readableTime, table } from '../common/html.js';
 
 /** A forge's write budget as its typed port gives it (`Forge.writeBudget`), under the forge's title. */

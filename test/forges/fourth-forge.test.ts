@@ -1,19 +1,20 @@
 /**
- * A fourth forge is one folder (its driver, here test/forges/fourth-forge/) and one entry in the list of drivers:
+ * A fourth forge is one folder (its driver, here test/harness/fourth-forge/) and one entry in the list of drivers:
  * its settings join the configuration and the "at least one forge" rule, it is routed to, and the core assembles it
  * like the three real ones (refusal guard, outcomes recorded by the store, /state, gauges, dry run).
  */
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
-import { createMetrics } from '../../../src/common/metrics.js';
-import { readSettings } from '../../../src/common/settings-schema.js';
-import { RefusedByForge } from '../../../src/forges/refusal-guard.js';
-import { DRIVERS, buildForges, forgeUrls, settingsTablesOf, type ForgeSettings } from '../../../src/forges/registry.js';
-import { resolveTarget } from '../../../src/metadata/resolve-target.js';
-import { openDatabase } from '../../../src/store/database.js';
-import { DeploymentStore } from '../../../src/store/deployment-store.js';
-import { RefusalStore } from '../../../src/store/refusal-store.js';
-import { acmeForge, acmeServer, type AcmeSettings } from './acme-driver.js';
+import { createMetrics } from '../../src/common/metrics.js';
+import { readSettings } from '../../src/common/settings-schema.js';
+import { RefusedByForge } from '../../src/forges/refusal-guard.js';
+import { DRIVERS, buildForges, forgeUrls, settingsTablesOf, type ForgeSettings } from '../../src/forges/registry.js';
+import { resolveTarget } from '../../src/metadata/resolve-target.js';
+import { openDatabase } from '../../src/store/database.js';
+import { DeploymentStore } from '../../src/store/deployment-store.js';
+import { keepOutcomes } from '../../src/features/dora/dora-store.js';
+import { RefusalStore } from '../../src/store/refusal-store.js';
+import { acmeForge, acmeServer, type AcmeSettings } from '../harness/fourth-forge/acme-driver.js';
 
 const DRIVERS_4 = [...DRIVERS, acmeForge];
 const ENV = { ACME_URL: 'https://acme.example.com', ACME_TOKEN: 'acme-token' };
@@ -44,7 +45,8 @@ function world(t: Test, dryRun = false) {
   const config = settings.config as unknown as ForgeSettings & AcmeSettings;
   const db = openDatabase(':memory:');
   t.teardown(() => db.close());
-  const deployments = new DeploymentStore(db);
+  // The store announces each outcome; DORA keeps them (keepOutcomes), as in the bridge.
+  const deployments = new DeploymentStore(keepOutcomes(db));
   const metrics = createMetrics();
   const deps = { db, deployments, refusals: new RefusalStore(db), metrics, log, now: () => Date.now(), userAgent: 'gdb-test', dryRun };
   const forges = buildForges(config, deps, DRIVERS_4);
