@@ -33,7 +33,7 @@ export interface DoraWiringOptions {
   threadIdleMs?: number;
 }
 
-/** Outcomes up to which the figures are computed on the event loop (about 3 µs each: at most 15 ms, once a minute or per change). */
+/** Outcomes up to which the figures are computed on the event loop (about 3 µs each on a quiet machine: 15 ms at most, once a minute or per change). */
 export const DORA_ON_LOOP_MAX = 5_000;
 
 export function buildDora(o: DoraWiringOptions) {
