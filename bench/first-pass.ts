@@ -17,12 +17,12 @@ import { startWorld, type World } from '../test/harness/world.js';
 import { READY, sha } from '../test/e2e/scenario.js';
 import type { BridgeProcess } from '../test/harness/bridge-process.js';
 import { queueIdle } from '../test/harness/state-body.js';
-import { annotated, plentifulBudget, say, settled } from './common.js';
+import { annotated, load, plentifulBudget, say, settled } from './common.js';
 
 const WORKLOADS = Number(process.env.WORKLOADS ?? 20_000);
 const KILL_WORKLOADS = Number(process.env.KILL_WORKLOADS ?? 2_000);
 const KILLS = Number(process.env.KILLS ?? 3);
-const MODES = (process.env.MODES ?? 'before,after').split(',');
+const MODES = (process.env.MODES ?? 'before,after').split(',').filter(Boolean);
 const ENVS = 4;
 const PER_SOURCE = 20;
 const STALL_MS = 30_000;
@@ -67,7 +67,7 @@ async function pausesOf(bridge: BridgeProcess): Promise<number> {
 
 const shownOf = (bridge: BridgeProcess) => bridge.logs.filter((l) => l.msg === 'DRY_RUN: would create a GitHub deployment').length;
 
-/** Until every workload is shown and the queue drained, GitHub work pauses, or no GitHub request leaves for STALL_MS (held back). */
+/** Until every workload is shown and the queue drained, GitHub work pauses, or nothing moves for STALL_MS (held back): no GitHub request, no workload shown. */
 function settledOrPaused(world: World, bridge: BridgeProcess): Promise<'settled' | 'paused' | 'held back'> {
   let seen = -1;
   let since = Date.now();
@@ -78,7 +78,8 @@ function settledOrPaused(world: World, bridge: BridgeProcess): Promise<'settled'
       const idle = () => bridge.state().then(queueIdle, () => false);
       if ((await pausesOf(bridge).catch(() => 0)) > 0) return 'paused';
       if (shownOf(bridge) >= WORKLOADS && (await idle())) return 'settled';
-      const n = world.github.requests.length;
+      // Progress is a GitHub request or a workload shown (a batched answer is taken without any request).
+      const n = world.github.requests.length + shownOf(bridge);
       if (n !== seen) [seen, since] = [n, Date.now()];
       return Date.now() - since > STALL_MS ? 'held back' : false;
     },
@@ -104,12 +105,16 @@ async function firstPass(mode: string): Promise<void> {
     const shown = shownOf(bridge);
     const pauses = await pausesOf(bridge);
     const refused = gh.filter((r) => r.status === 403 || r.status === 429).length + world.github.points.refused;
+    const lookups = ((await bridge.state().catch(() => undefined))?.github as { batchedLookups?: unknown } | undefined)?.batchedLookups;
+    const rested = bridge.logs.filter((l) => l.msg === 'batched GitHub look-ups failed: finding deployments over REST for now');
     say(
       `first-pass ${mode}: ${WORKLOADS} workloads (${WORKLOADS / ENVS} repositories × ${ENVS} environments): ` +
         `${end === 'settled' ? `every workload shown after ${(ms / 1000).toFixed(1)} s` : `${end} after ${(ms / 1000).toFixed(1)} s (stall of ${STALL_MS / 1000} s included) with ${shown} of ${WORKLOADS} shown; the rest waits for the hour's reset`}; ` +
         `REST reads ${rest} (${(rest / WORKLOADS).toFixed(3)} per workload), GraphQL queries ${graphql} (${world.github.points.spent()} points), ` +
-        `pauses ${pauses}, refusals ${refused}`,
+        `pauses ${pauses}, refusals ${refused}; ${load()}`,
     );
+    if (lookups !== undefined) say(`first-pass ${mode}: /state github.batchedLookups ${JSON.stringify(lookups)}`);
+    for (const l of rested) say(`first-pass ${mode}: GraphQL rested: ${String(l.reason)}`);
   } finally {
     await world.close();
   }
@@ -143,9 +148,10 @@ async function killedPass(): Promise<void> {
       }
     }
     const rest = world.github.requests.filter((q) => q.method === 'GET' && q.path.startsWith('/repos/')).length;
+    const refused = world.github.requests.filter((r) => r.status === 403 || r.status === 429).length + world.github.points.refused;
     say(
       `first-pass with ${KILLS} SIGKILLs: ${KILL_WORKLOADS} workloads, real writes, ${(ms / 1000).toFixed(1)} s; ` +
-        `${deployments} deployments, duplicates ${duplicates}; REST reads ${rest}, GraphQL queries ${world.github.graphqlQueries().length}`,
+        `${deployments} deployments, duplicates ${duplicates}; REST reads ${rest}, GraphQL queries ${world.github.graphqlQueries().length}, refusals ${refused}; ${load()}`,
     );
   } finally {
     await world.close();

@@ -103,9 +103,19 @@ async function rollouts(
   world: World,
   fleet: Fleet,
   bridge: BridgeProcess,
-): Promise<{ ms: number[]; peakWatches: number; watched: number }> {
+): Promise<{ ms: number[]; peakWatches: number; watched: number; afterPass: number[] }> {
   const remote = fleet.sources.filter((s): s is FleetSource & { spoke: number } => s.spoke !== undefined);
   const ms: number[] = [];
+  // When each resync pass started (the hub's Kustomization list), seen by polling: to tell which rollouts met one.
+  const passes: number[] = [];
+  let seen = world.kube.requests.length;
+  const poll = setInterval(() => {
+    const fresh = world.kube.requests.slice(seen);
+    seen += fresh.length;
+    if (fresh.some((r) => KUSTOMIZATION_LIST.test(r.path))) passes.push(Date.now());
+  }, 100);
+  /** Per rollout: ms from the latest resync pass's start to its status change (Infinity: none before its success). */
+  const afterPass: number[] = [];
   let peakWatches = 0;
   let watched = 0;
   for (let i = 0; i < ROLLOUTS; i++) {
@@ -141,9 +151,13 @@ async function rollouts(
     const changed = Date.now();
     finishRollout(spoke, src.namespace, name);
     await waitUntil(() => statusAt(bridge, name, 'success', changed) !== undefined, `${name} success`, (INTERVAL_S + 60) * 1000);
-    ms.push(statusAt(bridge, name, 'success', changed)! - changed);
+    const done = statusAt(bridge, name, 'success', changed)!;
+    ms.push(done - changed);
+    const last = passes.filter((p) => p <= done).at(-1);
+    afterPass.push(last === undefined ? Infinity : changed - last);
   }
-  return { ms, peakWatches, watched };
+  clearInterval(poll);
+  return { ms, peakWatches, watched, afterPass };
 }
 
 async function measure(workloads: number): Promise<void> {
@@ -184,6 +198,11 @@ async function measure(workloads: number): Promise<void> {
       say(
         `  ${ROLLOUTS} spoke rollouts, status change in the spoke → success (no Flux event): ${pcts(r.ms)}; a watch open on the spoke while it rolled out: ${r.watched}/${ROLLOUTS}, most watches open on spokes: ${r.peakWatches}`,
       );
+    // Where the slow ones fell: their status change's time after the latest resync pass's start (negative: the pass started after it).
+    const slow = r.ms.flatMap((ms, i) => (ms > 2000 ? [`${(ms / 1000).toFixed(1)} s at ${(r.afterPass[i]! / 1000).toFixed(1)} s`] : []));
+    say(
+      `  over 2 s: ${slow.length} of ${r.ms.length}, each with its change's time after the latest resync pass started: ${slow.join(', ')}`,
+    );
     await sleep(3000);
     say(
       `  after the rollouts: watches open on spokes ${fleet.spokes.reduce((n, s) => n + s.openWatches, 0)}, RSS ${mib(rssMiB(bridge.child.pid!))}`,

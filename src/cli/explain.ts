@@ -92,7 +92,7 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
   await installProxy(env, log);
   const db = openDatabase(':memory:');
   const spokes = new SpokeClusters({
-    ...{ dir: config.clusterKubeconfigDir, timeoutMs: DEFAULT_KUBE_TIMEOUT_MS, passIntervalMs: 0 },
+    ...{ dir: config.clusterKubeconfigDir, tokenDir: config.clusterTokenDir, timeoutMs: DEFAULT_KUBE_TIMEOUT_MS, passIntervalMs: 0 },
     ...{ metrics: createMetrics(), log, now: Date.now },
   });
   try {

@@ -73,6 +73,25 @@ export class ForgeError extends ForgeCallFailure {
 }
 
 /**
+ * Not a failure: a request that was never sent because its turn has not come (a look-up waiting for its batch, a
+ * write waiting for the write budget), due at `retryAt`. The worker brings its source back then without counting a
+ * failed attempt: many turns waited must not grow the backoff of a later real failure (an outage right after a
+ * first pass's queued look-ups would otherwise wait the backoff's 5-minute cap).
+ */
+export class WaitsForTurn extends ForgeError {
+  override readonly name: string = 'WaitsForTurn';
+  constructor(message: string, retryAt: number, options?: { operation?: string }) {
+    super(message, undefined, { retryAt, notSent: true, ...options });
+  }
+}
+
+/** True when `err` (or a cause of it) only waits for its turn (WaitsForTurn): nothing failed. */
+export function waitsForTurn(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof WaitsForTurn) return true;
+  return false;
+}
+
+/**
  * True when the same request may succeed later: no answer (network, timeout), 401 (the credentials
  * are checked again and the work resumes once they pass), 408, 429, any 5xx, or an answer that named
  * a time to come back (a 403 only then: a 403 is a permission problem otherwise). Every forge's failures alike.

@@ -68,6 +68,10 @@ export const REPORTING_SETTINGS = {
     parse: text,
     doc: 'directory of kubeconfig files, one per remote cluster (`<cluster>`, `<cluster>.yaml` or `<cluster>.kubeconfig`): used for a Flux object with `spec.kubeConfig` instead of its Secret (docs/fleet.md)',
   }),
+  clusterTokenDir: setting('CLUSTER_TOKEN_DIR', {
+    parse: text,
+    doc: "directory of projected tokens of the bridge's own ServiceAccount, one per audience: for a Flux object whose `spec.kubeConfig.configMapRef` says `provider: generic`, the token with the ConfigMap's audience is sent to its `address` (docs/fleet.md)",
+  }),
   environment: setting('ENVIRONMENT', {
     parse: text,
     doc: 'default environment (on every forge); the `environment` annotation overrides; a workload with neither is skipped with a reason',

@@ -49,8 +49,11 @@ function collectionPath(r: Resource, namespace: string | undefined): string {
   return `/apis/${r.group}/${r.version}${namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`}/${r.plural}`;
 }
 
-/** The REST path of a namespace's collection of a workload kind, e.g. /apis/apps/v1/namespaces/apps/deployments (for watches). */
-export function workloadCollectionPath(kind: WorkloadKind, namespace: string): string {
+/**
+ * The REST path of a namespace's collection of a workload kind, e.g. /apis/apps/v1/namespaces/apps/deployments, or
+ * (namespace undefined) the kind's across the cluster, /apis/apps/v1/deployments (for watches).
+ */
+export function workloadCollectionPath(kind: WorkloadKind, namespace: string | undefined): string {
   return collectionPath(WORKLOAD_RESOURCES[kind], namespace);
 }
 

@@ -1,6 +1,8 @@
 /**
- * Watches of the workloads that are rolling out: one LIST + WATCH per (kind, namespace) while anything
- * there is held, so 200 rollouts in one namespace cost one connection. Each watch resumes from the last
+ * Watches of the workloads that are rolling out, held while anything there is held: one LIST + WATCH per
+ * (kind, namespace) (scope `namespace`, the bridge's own cluster), so 200 rollouts in one namespace cost one
+ * connection; or one WATCH per kind across the cluster (scope `cluster`, a spoke), fed by one LIST per held
+ * namespace, its events for the other namespaces dropped unread. Each watch resumes from the last
  * resourceVersion it saw when the server ends it or the connection drops, lists again on 410 Gone, and
  * backs off on failures. A watch refused (no `list`/`watch` RBAC), or failing again and again, is
  * reported `lost`: its workloads go back to the re-check schedule until it is held again.
@@ -46,11 +48,19 @@ export interface WorkloadWatchOptions {
   now: () => number;
   random?: () => number;
   maxWatches?: number;
+  /** `namespace` (default): a watch per (kind, namespace); `cluster`: one per kind, across the cluster. */
+  scope?: 'namespace' | 'cluster';
 }
 
 interface Group {
+  key: string;
   kind: WorkloadKind;
-  namespace: string;
+  /** The namespace the watch is of; undefined: the kind across the cluster. */
+  namespace: string | undefined;
+  /** The namespaces held: their objects' events are delivered, the others' dropped. */
+  namespaces: Set<string>;
+  /** Held namespaces to list before (or while) watching: all of them when the watch (re)starts, else those that joined. */
+  unlisted: Set<string>;
   /** Where to resume; undefined: list first. */
   rv: string | undefined;
   failures: number;
@@ -58,11 +68,14 @@ interface Group {
   held: boolean;
   released: boolean;
   handle: WatchHandle | undefined;
+  /** When the current watch started. */
+  started: number;
   /** Ends the current wait early (on release). */
   wake: (() => void) | undefined;
+  /** Ends the wait on a running watch: a namespace joined and is listed meanwhile. */
+  joined: (() => void) | undefined;
 }
 
-const groupKey = (kind: WorkloadKind, namespace: string) => `${kind}/${namespace}`;
 const refused = (err: unknown) => err instanceof KubeError && (err.status === 401 || err.status === 403 || err.status === 404);
 
 /** Delay before retry after `failures` failures in a row: the first at once, then 1 s, 2 s, … 30 s, less up to a quarter. */
@@ -72,15 +85,17 @@ export function watchRetryDelay(failures: number, random: () => number = Math.ra
   return Math.round(base * (1 - random() * 0.25));
 }
 
-/** The bounded set of (kind, namespace) watches, held while something there rolls out. */
+/** The bounded set of watches, held while something there rolls out. */
 export class WorkloadWatches {
   private readonly groups = new Map<string, Group>();
   private readonly random: () => number;
   private readonly max: number;
+  private readonly clusterWide: boolean;
 
   constructor(private readonly o: WorkloadWatchOptions) {
     this.random = o.random ?? Math.random;
     this.max = o.maxWatches ?? MAX_WORKLOAD_WATCHES;
+    this.clusterWide = o.scope === 'cluster';
   }
 
   /** Watches held or starting now. */
@@ -93,80 +108,128 @@ export class WorkloadWatches {
    * is reported `lost`); false when it is lost, or when MAX_WORKLOAD_WATCHES are held already.
    */
   hold(kind: WorkloadKind, namespace: string): boolean {
-    const k = groupKey(kind, namespace);
-    const existing = this.groups.get(k);
-    if (existing) return existing.held;
+    const key = this.clusterWide ? kind : `${kind}/${namespace}`;
+    const existing = this.groups.get(key);
+    if (existing) {
+      if (!existing.namespaces.has(namespace)) {
+        existing.namespaces.add(namespace);
+        existing.unlisted.add(namespace);
+        existing.joined?.();
+      }
+      return existing.held;
+    }
     if (this.groups.size >= this.max) return false;
-    const g: Group = { kind, namespace, rv: undefined, failures: 0, held: true, released: false, handle: undefined, wake: undefined };
-    this.groups.set(k, g);
+    const g: Group = {
+      key,
+      kind,
+      namespace: this.clusterWide ? undefined : namespace,
+      namespaces: new Set([namespace]),
+      unlisted: new Set(),
+      rv: undefined,
+      failures: 0,
+      held: true,
+      released: false,
+      handle: undefined,
+      started: 0,
+      wake: undefined,
+      joined: undefined,
+    };
+    this.groups.set(key, g);
     void this.run(g);
     return true;
   }
 
-  /** Nothing there rolls out any more: closes the watch. */
+  /** Nothing there rolls out any more: drops the namespace, and closes the watch once no namespace is held. */
   release(kind: WorkloadKind, namespace: string): void {
-    const k = groupKey(kind, namespace);
-    const g = this.groups.get(k);
-    if (!g) return;
-    this.groups.delete(k);
-    g.released = true;
-    g.handle?.close();
-    g.wake?.();
+    const g = this.groups.get(this.clusterWide ? kind : `${kind}/${namespace}`);
+    if (!g?.namespaces.delete(namespace)) return;
+    g.unlisted.delete(namespace);
+    if (g.namespaces.size === 0) this.close(g);
   }
 
   /** Closes every watch (shutdown). */
   stop(): void {
-    for (const g of [...this.groups.values()]) this.release(g.kind, g.namespace);
+    for (const g of [...this.groups.values()]) this.close(g);
+  }
+
+  private close(g: Group): void {
+    this.groups.delete(g.key);
+    g.released = true;
+    g.handle?.close();
+    g.wake?.();
+    g.joined?.();
   }
 
   private async run(g: Group): Promise<void> {
-    const path = workloadCollectionPath(g.kind, g.namespace);
-    const log = this.o.log.child({ watch: `${g.kind}/${g.namespace}` });
+    const log = this.o.log.child({ watch: `${g.kind}/${g.namespace ?? '*'}` });
     // Released (or replaced) while a request was out: stop here.
-    const released = () => this.groups.get(groupKey(g.kind, g.namespace)) !== g;
+    const released = () => this.groups.get(g.key) !== g;
     while (!g.released) {
-      if (g.rv === undefined) {
-        let listing;
-        try {
-          listing = await this.o.transport.list(path, LIST_TIMEOUT_MS);
-          if (released()) return;
-          g.rv = listing.resourceVersion;
-          this.recovered(g, log);
-        } catch (err) {
-          await this.failed(g, err, log);
-          continue;
-        }
-        this.deliver(log, () => this.o.events.synced(g.kind, g.namespace, listing.items));
-      }
-      const started = this.o.now();
-      const timeoutSeconds = WATCH_TIMEOUT_S + Math.floor(this.random() * WATCH_TIMEOUT_S * 0.2);
-      const query = { resourceVersion: g.rv, allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds) };
-      log.debug({ resourceVersion: g.rv }, 'watching workloads');
-      g.handle = this.o.transport.watch(
-        path,
-        query,
-        (e) => {
-          g.rv = e.object.metadata.resourceVersion ?? g.rv;
-          this.recovered(g, log);
-          const type = e.type;
-          if (type !== 'BOOKMARK') this.deliver(log, () => this.o.events.changed(g.kind, g.namespace, type, e.object));
-        },
-        timeoutSeconds * 1000 + WATCH_IDLE_GRACE_MS,
-      );
-      const end = await g.handle.ended;
-      g.handle = undefined;
+      if (g.rv === undefined) g.unlisted = new Set(g.namespaces);
+      if (!(await this.listUnlisted(g, log)) || released()) continue;
+      if (g.unlisted.size > 0) continue; // one joined while listing
+      g.handle ??= this.watch(g, log);
+      const next = await Promise.race([g.handle.ended, new Promise<'joined'>((resolve) => (g.joined = () => resolve('joined')))]);
+      g.joined = undefined;
       if (released()) return;
-      const lasted = this.o.now() - started;
+      if (next === 'joined') continue; // the watch stays; the new namespace is listed
+      g.handle = undefined;
+      const lasted = this.o.now() - g.started;
       // A clean end is the server's timeout; one right after the start would spin, so it counts as a failure.
-      if (end.reason === 'closed' && lasted >= WATCH_STABLE_MS) continue;
-      if (end.reason === 'gone') {
+      if (next.reason === 'closed' && lasted >= WATCH_STABLE_MS) continue;
+      if (next.reason === 'gone') {
         log.debug({ resourceVersion: g.rv }, 'watch resourceVersion expired (410): listing again');
         g.rv = undefined;
         continue;
       }
       if (lasted >= WATCH_STABLE_MS) g.failures = 0;
-      await this.failed(g, end.reason === 'failed' ? end.error : new KubeError(`watch ended after ${lasted} ms`), log);
+      await this.failed(g, next.reason === 'failed' ? next.error : new KubeError(`watch ended after ${lasted} ms`), log);
     }
+  }
+
+  /**
+   * Lists each held namespace not listed yet, reporting it `synced`. A watch (re)starts from the first list's
+   * version, so no namespace misses a change (a later one may hear again a change it listed: a wake too many,
+   * never one missed). False after a failure (waited for).
+   */
+  private async listUnlisted(g: Group, log: Logger): Promise<boolean> {
+    for (const ns of [...g.unlisted]) {
+      let listing;
+      try {
+        listing = await this.o.transport.list(workloadCollectionPath(g.kind, ns), LIST_TIMEOUT_MS);
+      } catch (err) {
+        if (!g.released) await this.failed(g, err, log);
+        return false;
+      }
+      if (g.released) return false;
+      if (!g.unlisted.delete(ns)) continue; // released meanwhile
+      g.rv ??= listing.resourceVersion;
+      this.recovered(g, log);
+      this.deliver(log, () => this.o.events.synced(g.kind, ns, listing.items));
+    }
+    return true;
+  }
+
+  private watch(g: Group, log: Logger): WatchHandle {
+    g.started = this.o.now();
+    const timeoutSeconds = WATCH_TIMEOUT_S + Math.floor(this.random() * WATCH_TIMEOUT_S * 0.2);
+    const query = { resourceVersion: g.rv ?? '', allowWatchBookmarks: 'true', timeoutSeconds: String(timeoutSeconds) };
+    log.debug({ resourceVersion: g.rv }, 'watching workloads');
+    return this.o.transport.watch(
+      workloadCollectionPath(g.kind, g.namespace),
+      query,
+      (e) => {
+        g.rv = e.object.metadata.resourceVersion ?? g.rv;
+        this.recovered(g, log);
+        const type = e.type;
+        if (type === 'BOOKMARK') return;
+        const ns = g.namespace ?? e.object.metadata.namespace ?? '';
+        // Across the cluster: an object of a namespace nobody follows is dropped here, before any reading of it.
+        if (g.namespace === undefined && !g.namespaces.has(ns)) return;
+        this.deliver(log, () => this.o.events.changed(g.kind, ns, type, e.object));
+      },
+      timeoutSeconds * 1000 + WATCH_IDLE_GRACE_MS,
+    );
   }
 
   /** Hands what a watch saw to the listener; a listener's failure is logged, never thrown into the stream. */
@@ -192,8 +255,11 @@ export class WorkloadWatches {
     const isRefused = refused(err);
     if (g.held && (isRefused || g.failures >= WATCH_LOST_AFTER_FAILURES)) {
       g.held = false;
-      log.warn({ err: errorMessage(err) }, 'cannot watch workloads: rollouts there are re-checked on the schedule');
-      this.o.events.lost(g.kind, g.namespace, errorMessage(err));
+      // A spoke's watch needs list and watch of the kind in every namespace (spoke-reader's ClusterRole grants them).
+      const scope =
+        g.namespace === undefined && isRefused ? ' (this watch is across the cluster: it needs list and watch in all namespaces)' : '';
+      log.warn({ err: errorMessage(err) + scope }, 'cannot watch workloads: rollouts there are re-checked on the schedule');
+      for (const ns of [...g.namespaces]) this.o.events.lost(g.kind, ns, errorMessage(err) + scope);
     } else {
       log.debug({ err: errorMessage(err), failures: g.failures }, 'workload watch failed; resuming');
     }

@@ -1,6 +1,7 @@
 /**
  * The remote ("spoke") clusters of Flux objects with `.spec.kubeConfig`: for each, where its credentials come
- * from (a file of CLUSTER_KUBECONFIG_DIR named for the cluster, else Flux's own Secret, read again at each
+ * from (a file of CLUSTER_KUBECONFIG_DIR named for the cluster, else Flux's own Secret, or for a `generic`
+ * configMapRef the bridge's own projected token of CLUSTER_TOKEN_DIR: spoke-identity.ts; read again at each
  * reconcile so a rotated token is used at once), its reader (gated: spoke-gate.ts; with its own pass listings),
  * and whether it answers. A Flux object's workloads are read only through its spoke's reader, never the hub's.
  */
@@ -17,7 +18,8 @@ import type { K8sObject, KubeReader } from './kube-types.js';
 import { createPassListings, type PassListings } from './pass-listings.js';
 import { withRouteRefusals } from './route-refusals.js';
 import { ClusterUnavailable, gatedReader, type ClusterFailure } from './spoke-gate.js';
-import { checkSpokeKubeconfig } from './spoke-kubeconfig.js';
+import { configMapIdentity } from './spoke-identity.js';
+import { checkSpokeKubeconfig, type SpokeCredentials } from './spoke-kubeconfig.js';
 import { spokeTransport, type SpokeTransport } from './spoke-request.js';
 import { healthOfWatches } from './spoke-watch.js';
 import { watchTransportOver, type WatchTransport } from './watch-stream.js';
@@ -49,6 +51,8 @@ export type SpokeResolution =
 export interface SpokeClustersOptions {
   /** CLUSTER_KUBECONFIG_DIR (unset: Flux's Secrets only). */
   dir?: string | undefined;
+  /** CLUSTER_TOKEN_DIR: projected tokens of the bridge's ServiceAccount, for `generic` workload identity (unset: none). */
+  tokenDir?: string | undefined;
   timeoutMs: number;
   passIntervalMs: number;
   metrics: Pick<Metrics, 'clusterUp' | 'clusterReadFailures' | 'clusterLastAnswer'>;
@@ -63,18 +67,6 @@ interface Entry {
   listings: PassListings;
   /** Lists and watches of rollouts in the spoke, over its own transport (a new object when credentials change). */
   watch: WatchTransport;
-}
-
-/** The workload identity provider a Flux ConfigMap names (`aws`, `azure`, `gcp`, `generic`), or why it is not known. */
-async function providerOf(hub: Pick<KubeReader, 'getConfigMap'>, namespace: string, name: string): Promise<string> {
-  try {
-    const data = hub.getConfigMap ? await hub.getConfigMap(namespace, name) : undefined;
-    if (data === undefined) return 'unknown';
-    if (data === null) return `unknown: ConfigMap ${namespace}/${name} not found`;
-    return JSON.stringify(data.provider ?? 'generic');
-  } catch (err) {
-    return `unknown: ${errorMessage(err)}`;
-  }
 }
 
 /** The spokes the bridge knows, by cluster name. */
@@ -106,12 +98,10 @@ export class SpokeClusters {
       credentials = `file ${file.path}`;
       text = file.text;
     } else if (ref.kind === 'configMap') {
-      const provider = await providerOf(hub, namespace, ref.name);
-      return fail(
-        'unsupported_provider',
-        `workload identity (spec.kubeConfig.configMapRef ${ref.name}, provider ${provider}) is not supported: put a kubeconfig for ${cluster} in CLUSTER_KUBECONFIG_DIR, or use spec.kubeConfig.secretRef`,
-        `ConfigMap ${namespace}/${ref.name}`,
-      );
+      const id = await configMapIdentity(hub, { namespace, name: ref.name, cluster }, this.o.tokenDir);
+      if ('failure' in id) return fail(id.failure, id.why, id.source);
+      credentials = id.source;
+      text = JSON.stringify(id.credentials);
     } else {
       credentials = `Secret ${namespace}/${ref.name}`;
       const read = await this.secretText(hub, namespace, ref.name, ref.key, cluster);
@@ -120,7 +110,7 @@ export class SpokeClusters {
       text = read.text;
     }
     state.credentials = credentials;
-    const entry = this.entryFor(cluster, text);
+    const entry = this.entryFor(cluster, text, ref.kind === 'configMap' && file === undefined);
     if ('refused' in entry) return fail('kubeconfig_refused', `${credentials}: ${entry.refused}`, credentials);
     return { cluster, credentials, fresh: entry.fresh, pass: entry.listings.reader, watch: entry.watch };
   }
@@ -207,12 +197,15 @@ export class SpokeClusters {
     return { text: Buffer.from(secret.data[found] ?? '', 'base64').toString('utf8'), key: found };
   }
 
-  /** The cluster's readers for this kubeconfig text: kept while the text stays the same, rebuilt when it changes. */
-  private entryFor(cluster: string, text: string): Entry | { refused: string } {
+  /**
+   * The cluster's readers for this kubeconfig text (or, `built`, the JSON of credentials already checked:
+   * spoke-identity.ts): kept while the text stays the same, rebuilt when it changes.
+   */
+  private entryFor(cluster: string, text: string, built = false): Entry | { refused: string } {
     const fingerprint = createHash('sha256').update(text).digest('hex');
     const kept = this.entries.get(cluster);
     if (kept?.fingerprint === fingerprint) return kept;
-    const checked = checkSpokeKubeconfig(text);
+    const checked = built ? { credentials: JSON.parse(text) as SpokeCredentials } : checkSpokeKubeconfig(text);
     if ('refused' in checked) return checked;
     const c = checked.credentials;
     if (c.insecureSkipTlsVerify && !this.warned.has(cluster)) {

@@ -6,6 +6,7 @@
  */
 import { KubeError, errorMessage } from '../common/errors.js';
 import type { KubeReader } from './kube-types.js';
+import { wrapReader } from './wrap-reader.js';
 
 /** First wait after a failure, doubled per failure in a row, up to the cap. */
 export const SPOKE_BACKOFF_BASE_MS = 1_000;
@@ -92,20 +93,10 @@ export function gatedReader(cluster: string, inner: KubeReader, events: GateEven
     }
   }
 
-  const wrap =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> =>
-      run(() => fn(...args));
-  return {
-    getFluxObject: wrap(inner.getFluxObject.bind(inner)),
-    listFluxObjects: wrap(inner.listFluxObjects.bind(inner)),
-    getWorkload: wrap(inner.getWorkload.bind(inner)),
-    listWorkloads: wrap(inner.listWorkloads.bind(inner)),
-    getRoutingObject: wrap(inner.getRoutingObject.bind(inner)),
-    listRoutingObjects: wrap(inner.listRoutingObjects.bind(inner)),
-    getNamespace: wrap(inner.getNamespace.bind(inner)),
-    getSecret: wrap(inner.getSecret.bind(inner)),
-    getServiceAccountPullSecrets: wrap(inner.getServiceAccountPullSecrets.bind(inner)),
-    listPods: wrap(inner.listPods.bind(inner)),
-  };
+  return wrapReader(
+    inner,
+    (read) =>
+      (...args) =>
+        run(() => read(...args)),
+  );
 }

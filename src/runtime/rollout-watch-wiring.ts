@@ -31,9 +31,10 @@ export function buildRolloutTracking(o: {
     log,
     now: o.now,
   });
-  // A spoke's rollouts: its own watches, over its own transport (its kubeconfig's credentials only).
+  // A spoke's rollouts: its own watches, over its own transport (its kubeconfig's credentials only), one per
+  // kind across the spoke: a fleet of spokes rolling out in many namespaces holds one connection per spoke and kind.
   const spokeWatches = (cluster: string, spoke: WatchTransport, events: WorkloadWatchEvents) =>
-    new WorkloadWatches({ transport: spoke, events, log: log.child({ cluster }), now: o.now });
+    new WorkloadWatches({ transport: spoke, events, log: log.child({ cluster }), now: o.now, scope: 'cluster' });
   const tracking: RolloutTracking = new RolloutTracking({ watches, spokeWatches, ...queueWakes({ ...o, log }), log });
   return {
     tracking,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { cappedWait } from '../forges/forge-health.js';
 import { longTimeout, type LongTimer } from '../common/timers.js';
-import { errorMessage } from '../common/errors.js';
+import { errorMessage, waitsForTurn } from '../common/errors.js';
 import type { SourceRef } from '../kube/kube-types.js';
 import type { QueueItem, QueueStore } from '../store/queue-store.js';
 import type { StorageWrites } from '../store/storage-health.js';
@@ -147,11 +147,12 @@ export class Worker {
       const askedAt = askedRetryAt(err);
       const asked = askedAt === undefined ? undefined : cappedWait(askedAt, now);
       const retryAt = this.pausedUntil() ?? (asked !== undefined && asked > now ? asked : now + retryDelay(item.attempts));
-      this.o.log.warn(
-        { fluxObject: key(item), attempt: item.attempts + 1, retryInMs: retryAt - now, err: errorMessage(err) },
-        'reconcile failed; will retry',
-      );
-      record = () => this.o.queue.fail(item, retryAt, errorMessage(err));
+      // Only waiting for its turn (a look-up's batch, the write budget): back then, not counted as a failed attempt.
+      const turn = retryAt === asked && waitsForTurn(err);
+      const fields = { fluxObject: key(item), attempt: item.attempts + (turn ? 0 : 1), retryInMs: retryAt - now, err: errorMessage(err) };
+      if (turn) this.o.log.debug(fields, 'reconcile waits for its turn');
+      else this.o.log.warn(fields, 'reconcile failed; will retry');
+      record = () => this.o.queue.fail(item, retryAt, errorMessage(err), !turn);
     }
     try {
       record();

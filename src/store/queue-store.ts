@@ -119,14 +119,17 @@ export class QueueStore {
     })();
   }
 
-  /** Failed: pending again after `retryAt`, with the error kept for /state. */
-  fail(ref: SourceRef, retryAt: number, error: string): void {
+  /**
+   * Failed: pending again after `retryAt`, with the error kept for /state. `counted` false: it only waited for its
+   * turn (nothing failed), so its attempts (the backoff of a real failure) stay as they were.
+   */
+  fail(ref: SourceRef, retryAt: number, error: string, counted = true): void {
     this.db
       .prepare(
-        `UPDATE queue SET state = 'pending', dirty = 0, attempts = attempts + 1, not_before = ?, last_error = ?
+        `UPDATE queue SET state = 'pending', dirty = 0, attempts = attempts + ?, not_before = ?, last_error = ?
       WHERE kind = ? AND namespace = ? AND name = ?`,
       )
-      .run(retryAt, error, ref.kind, ref.namespace, ref.name);
+      .run(counted ? 1 : 0, retryAt, error, ref.kind, ref.namespace, ref.name);
   }
 
   /** After a crash, sources that were active are pending again. */

@@ -20,7 +20,8 @@ const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> }
 t.test(
   'GitHub App on Enterprise Server: JWT, installation looked up once (kept across a restart), installation tokens, skips with reasons',
   async (t) => {
-    const world = await startWorld({ app: true, github: { pathPrefix: '/api/v3' } });
+    // globex/api exists; the App is not installed on globex.
+    const world = await startWorld({ app: true, github: { pathPrefix: '/api/v3', repos: ['acme/web', 'globex/api'] } });
     t.teardown(() => world.close());
     t.match(world.env().GITHUB_API_URL, /\/api\/v3$/);
     t.equal(world.env().GITHUB_TOKEN, undefined, 'no token: App credentials only');

@@ -103,6 +103,7 @@ t.test('a GitHub App: a secondary limit pauses only the installation that hit it
         { id: GLOBEX, account: 'globex' },
       ],
     },
+    github: { repos: ['acme/web', 'globex/api'] },
   });
   t.teardown(() => world.close());
   const retryAfter = 12;

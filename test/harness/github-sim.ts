@@ -5,6 +5,7 @@
  * The request pipeline (records, hooks, faults, latency) is SimServer's; this is GitHub's adapter to it.
  * Also the pull request conversation (github-sim/comments.ts) and git commit reads with their dates
  * (github-sim/commits.ts over the shared CommitBook; an installation token needs `contents` read).
+ * A repository the test did not give (github-sim/known-repos.ts) answers 404 on every route, as on GitHub.
  * Used by tests, benchmarks and the demo.
  */
 import type { IncomingMessage } from 'node:http';
@@ -14,7 +15,8 @@ import type { RequestHook } from './github-sim/hooks.js';
 import { GITHUB_SECONDARY_WINDOWS, PrimaryLimit, WriteWindows, type LimitWindow } from './github-sim/limits.js';
 import { matchRoute, notFound, type RepoFacts, type Reply, type Violation } from './github-sim/routes.js';
 import { compileSpec, loadFixture, type SpecValidators } from './github-sim/spec.js';
-import { SimState, repoKey } from './github-sim/state.js';
+import { SimState } from './github-sim/state.js';
+import { repoExists } from './github-sim/known-repos.js';
 import { answerGraphQL } from './github-sim/graphql.js';
 import { PointBudget } from './github-sim/graphql-limits.js';
 import { CommentSim, type SimComment, type SimPullRequest } from './github-sim/comments.js';
@@ -30,12 +32,15 @@ export type { SimAppOptions, SimInstallation } from './github-sim/app.js';
 export type { RequestHook, HookVerdict } from './github-sim/hooks.js';
 export type { SimComment, SimPullRequest } from './github-sim/comments.js';
 export type { CommitDates } from './commit-book.js';
+export { DEFAULT_OWNERS } from './github-sim/known-repos.js';
 
 export interface GitHubSimulatorOptions extends RepoFacts {
   /** Accepted tokens (`Authorization: token X` or `Bearer X`); when omitted any token is accepted, none still gets 401. */
   tokens?: string[];
-  /** "owner/repo" names that exist; when set, others answer 404. */
+  /** "owner/repo" names that exist; others answer 404 (REST, GraphQL, an App's installation look-up). */
   repos?: string[];
+  /** Without `repos`: the owners whose every repository exists (default DEFAULT_OWNERS, `acme`); others answer 404. */
+  owners?: string[];
   /** Serve under a path prefix, e.g. "/api/v3" like GitHub Enterprise Server. */
   pathPrefix?: string;
   /** Secondary rate limit: at most this many POST/DELETE per sliding minute (all accounts together), then 403 + retry-after. */
@@ -279,8 +284,7 @@ class Simulator extends SimulatorBase<Reply, RecordedRequest> implements GitHubS
 
   /** Auth, existence, rate limits, then the endpoint itself. */
   answer(req: IncomingMessage, rec: RecordedRequest): Reply {
-    const allowed = this.options.repos?.map((r) => r.toLowerCase());
-    const exists = (owner: string, repo: string) => allowed === undefined || allowed.includes(repoKey(owner, repo));
+    const exists = (owner: string, repo: string) => repoExists(this.options, owner, repo);
     const credential = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const presented =
       this.app?.identify(credential) ??

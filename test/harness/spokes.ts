@@ -37,34 +37,42 @@ export function putSpokeSecret(hub: FakeKube, spoke: Pick<Spoke, 'kube' | 'secre
   hub.put(kubeconfigSecret({ namespace: 'flux-system', name: spoke.secretName, text: kubeconfigText(spoke.kube.url, token) }));
 }
 
-/** An opted-in Deployment `apps/<name>` in `kube` reporting `repo` at `commit`, rolled out (unless `rolling`). */
+/** An opted-in Deployment `apps/<name>` (or `<namespace>/<name>`) in `kube` reporting `repo` at `commit`, rolled out (unless `rolling`). */
 export function putApp(
   kube: FakeKube,
   name: string,
   repo: string,
   commit: string,
-  o: { annotations?: Record<string, string>; rolling?: boolean } = {},
+  o: { annotations?: Record<string, string>; rolling?: boolean; namespace?: string } = {},
 ): void {
+  const namespace = o.namespace ?? 'apps';
   kube.put(
     deployment({
-      namespace: 'apps',
+      namespace,
       name,
       annotations: annotated(repo, commit, o.annotations),
       containers: [{ name: 'app', image: `registry.invalid/${repo}:${commit.slice(0, 7)}` }],
       ...(o.rolling ? { rollout: 'progressing' as const } : {}),
     }),
   );
-  if (!o.rolling) finishRollout(kube, 'apps', name);
+  if (!o.rolling) finishRollout(kube, namespace, name);
 }
 
 const READY: ConditionSpec = { ready: 'True', reason: 'ReconciliationSucceeded', message: 'Applied revision: main@sha1:abc' };
 
-/** A Kustomization `flux-system/<name>` in the hub applying Deployment apps/<app> to the spoke (its Secret). */
+/** A Kustomization `flux-system/<name>` in the hub applying Deployment apps/<app> (or `<namespace>/<app>`) to the spoke (its Secret). */
 export function putRemoteKustomization(
   hub: FakeKube,
   name: string,
   app: string,
-  o: { secretName?: string; configMap?: string; annotations?: Record<string, string>; generation?: number; conditions?: ConditionSpec },
+  o: {
+    secretName?: string;
+    configMap?: string;
+    annotations?: Record<string, string>;
+    generation?: number;
+    conditions?: ConditionSpec;
+    namespace?: string;
+  },
 ): void {
   hub.put(
     kustomization({
@@ -74,7 +82,7 @@ export function putRemoteKustomization(
       conditions: o.conditions ?? READY,
       ...(o.annotations ? { annotations: o.annotations } : {}),
       kubeConfig: o.configMap ? { configMapRef: { name: o.configMap } } : { secretRef: { name: o.secretName } },
-      inventory: [{ namespace: 'apps', name: app, group: 'apps', kind: 'Deployment' }],
+      inventory: [{ namespace: o.namespace ?? 'apps', name: app, group: 'apps', kind: 'Deployment' }],
     }),
   );
 }

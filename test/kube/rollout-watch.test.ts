@@ -10,46 +10,9 @@ import {
   WorkloadWatches,
   watchRetryDelay,
 } from '../../src/kube/rollout-watch.js';
-import type { Listing, WatchEnd, WatchEvent, WatchTransport } from '../../src/kube/watch-stream.js';
+import { scripted, until } from '../harness/scripted-watch.js';
 
 const obj = (name: string, rv: string): K8sObject => ({ metadata: { name, namespace: 'apps', resourceVersion: rv } });
-
-interface OpenWatch {
-  path: string;
-  query: Record<string, string>;
-  emit: (e: WatchEvent) => void;
-  end: (e: WatchEnd) => void;
-  closed: boolean;
-}
-
-/** A transport whose lists answer from a script and whose watches the test ends by hand. */
-function scripted() {
-  const lists: Array<Listing | KubeError> = [];
-  const calls: string[] = [];
-  const watches: OpenWatch[] = [];
-  const transport: WatchTransport = {
-    list(path) {
-      calls.push(`list ${path}`);
-      const next = lists.shift() ?? new KubeError('no listing scripted');
-      return next instanceof KubeError ? Promise.reject(next) : Promise.resolve(next);
-    },
-    watch(path, query, onEvent) {
-      calls.push(`watch ${path} from ${query.resourceVersion}`);
-      let end: (e: WatchEnd) => void = () => undefined;
-      const ended = new Promise<WatchEnd>((r) => (end = r));
-      const w: OpenWatch = { path, query, emit: onEvent, end: (e) => end(e), closed: false };
-      watches.push(w);
-      return {
-        ended,
-        close: () => {
-          w.closed = true;
-          end({ reason: 'closed' });
-        },
-      };
-    },
-  };
-  return { transport, lists, calls, watches };
-}
 
 function setup(t: { teardown(fn: () => unknown): void }, maxWatches?: number) {
   const s = scripted();
@@ -70,11 +33,6 @@ function setup(t: { teardown(fn: () => unknown): void }, maxWatches?: number) {
   });
   t.teardown(() => held.stop());
   return { ...s, heard, held, advance: (ms: number) => (clock += ms) };
-}
-
-async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setTimeout(r, 2));
-  if (!cond()) throw new Error('condition never held');
 }
 
 const PATH = '/apis/apps/v1/namespaces/apps/deployments';

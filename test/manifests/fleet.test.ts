@@ -106,6 +106,41 @@ t.test('cluster-kubeconfigs: CLUSTER_KUBECONFIG_DIR is the read-only mount of th
   t.end();
 });
 
+t.test("cluster-tokens: CLUSTER_TOKEN_DIR is a projected volume of the bridge's own tokens, one per audience; no new grant", (t) => {
+  const objs = render('test/manifests/fleet-identity');
+  const base = render('manifests');
+  t.same(find(objs, 'ClusterRole'), find(base, 'ClusterRole'), 'no TokenRequest grant: the kubelet projects the tokens');
+  const c = bridgeContainer(objs);
+  const dir = c.env.find((e) => e.name === 'CLUSTER_TOKEN_DIR')?.value;
+  const mount = c.volumeMounts.find((m) => m.mountPath === dir) as { name: string; readOnly?: boolean; subPath?: string } | undefined;
+  t.equal(mount?.readOnly, true);
+  t.equal(mount?.subPath, undefined, 'without subPath, so the kubelet rotates the tokens in place');
+  const volume = bridgeDeployment(objs).spec.template.spec.volumes.find((v) => v.name === mount?.name) as
+    { projected?: { sources: Array<{ serviceAccountToken?: { audience: string; path: string } }> } } | undefined;
+  t.same(
+    volume?.projected?.sources.map((s) => `${s.serviceAccountToken?.path} ${s.serviceAccountToken?.audience}`),
+    ['prod-eu https://prod-eu.example.internal:6443', 'prod-us https://prod-us.example.internal:6443'],
+    "the user's list replaced the placeholder",
+  );
+  const env: Record<string, string> = {};
+  for (const e of c.env) env[e.name] = e.value ?? `secret-${e.valueFrom?.secretKeyRef?.key ?? ''}-of-at-least-32-bytes`;
+  const config = loadConfig({ ...env, CLUSTER_NAME: 'hub' }, () => Buffer.from('a-mounted-key-of-at-least-32-bytes-long'));
+  t.equal(config.clusterTokenDir, dir, 'read by the bridge as its token directory');
+  t.end();
+});
+
+t.test('kubeconfig-configmaps: get on named ConfigMaps of one Flux namespace; shipped with a placeholder, never []', (t) => {
+  const objs = render('manifests/optional/kubeconfig-configmaps');
+  t.same(objs.map((o) => o.kind).sort(), ['Role', 'RoleBinding'], 'namespaced: no ClusterRole');
+  const role = find(objs, 'Role') as Role;
+  t.same(role.rules, [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['replace-with-the-configmap-names'], verbs: ['get'] }]);
+  t.match(find(objs, 'RoleBinding'), {
+    roleRef: { kind: 'Role', name: role.metadata.name },
+    subjects: [{ kind: 'ServiceAccount', name: 'github-deployment-bridge', namespace: 'flux-system' }],
+  });
+  t.end();
+});
+
 /** The fenced YAML block of docs/fleet.md whose first line is `first`, with `../manifests` as the path to manifests/. */
 function docBlock(t: Test, first: string): Obj[] {
   const page = readFileSync(join(REPO_ROOT, 'docs', 'fleet.md'), 'utf8');
@@ -141,5 +176,21 @@ t.test("docs/fleet.md's Flux-Secret example: the Role it renders lists exactly i
   t.same(role.rules, [
     { apiGroups: [''], resources: ['secrets'], resourceNames: ['prod-eu-kubeconfig', 'prod-us-kubeconfig'], verbs: ['get'] },
   ]);
+  t.end();
+});
+
+t.test("docs/fleet.md's generic workload identity overlay: one token source for the spoke's audience, read as CLUSTER_TOKEN_DIR", (t) => {
+  const objs = docBlock(t, '# my-bridge/kustomization.yaml, generic workload identity in the hub');
+  const c = bridgeContainer(objs);
+  const env: Record<string, string> = {};
+  for (const e of c.env) env[e.name] = e.value ?? `secret-${e.valueFrom?.secretKeyRef?.key ?? ''}-of-at-least-32-bytes`;
+  const config = loadConfig(env, () => Buffer.from('a-mounted-key-of-at-least-32-bytes-long'));
+  t.equal(config.clusterTokenDir, '/var/run/secrets/github-deployment-bridge/cluster-tokens');
+  const volume = bridgeDeployment(objs).spec.template.spec.volumes.find((v) => v.name === 'cluster-tokens') as
+    { projected?: { sources: Array<{ serviceAccountToken?: { audience: string } }> } } | undefined;
+  t.same(
+    volume?.projected?.sources.map((s) => s.serviceAccountToken?.audience),
+    ['https://prod-eu.example.internal:6443'],
+  );
   t.end();
 });

@@ -33,6 +33,8 @@ const RENDERED = [
   'manifests/optional/spoke-reader',
   'test/manifests/fleet-hub',
   'test/manifests/fleet-secrets',
+  'test/manifests/fleet-identity',
+  'manifests/optional/kubeconfig-configmaps',
 ];
 
 /** A ClusterRole's grants as `group/resource:verbs`, sorted, for comparing with a list. */
@@ -340,6 +342,7 @@ t.test('no write verbs anywhere: every rendered role only reads', (t) => {
   const roles = RENDERED.flatMap(render).filter((o): o is ClusterRole => o.kind === 'ClusterRole' || o.kind === 'Role');
   t.same([...new Set(roles.map((r) => r.metadata.name))].sort(), [
     'github-deployment-bridge',
+    'github-deployment-bridge-kubeconfig-configmaps',
     'github-deployment-bridge-kubeconfig-secrets',
     'github-deployment-bridge-namespaces',
     'github-deployment-bridge-preview-routes',

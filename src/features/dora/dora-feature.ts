@@ -11,7 +11,7 @@ import { DoraStore, keepOutcomes } from './dora-store.js';
 import { EnvironmentKinds } from './environment-kinds.js';
 import { CommitTimes } from './commit-times.js';
 import { DoraThread } from './dora-thread.js';
-import { setDoraMetrics } from './dora-metrics.js';
+import { doraWindow, setDoraMetrics } from './dora-metrics.js';
 import { doraPage, doraState } from './dora-section.js';
 import type { Feature, FeatureDeps } from '../feature.js';
 
@@ -21,8 +21,21 @@ export interface DoraSettings {
   doraEnvironments: readonly string[];
 }
 
-/** The figures, always on (a `FeatureFactory`). */
-export function doraFeature(o: FeatureDeps, { doraEnvironments: environments }: DoraSettings): Feature {
+/** Outcomes up to which the figures are computed on the event loop (about 3 µs each on a quiet machine: 15 ms at most, once a minute or per change). */
+export const DORA_ON_LOOP_MAX = 5_000;
+
+/** Where the figures are computed: on the loop up to `onLoopMax` outcomes, else in a thread ended `threadIdleMs` after its answer. */
+export interface DoraTuning {
+  onLoopMax?: number;
+  threadIdleMs?: number;
+}
+
+/** The figures, always on (a `FeatureFactory`); `figures` and `thread()` let a test see where they were computed. */
+export function doraFeature(
+  o: FeatureDeps,
+  { doraEnvironments: environments }: DoraSettings,
+  tuning: DoraTuning = {},
+): Feature & { figures: DoraCache; thread(): { started: number; running: boolean } } {
   const include = (e: string) => environments.some((p) => matchesPattern(p, e));
   keepOutcomes(o.db);
   const store = new CommitTimeStore(o.db);
@@ -34,9 +47,18 @@ export function doraFeature(o: FeatureDeps, { doraEnvironments: environments }: 
     log: o.log.child({ component: 'commit-times' }),
     now: o.now,
   });
-  // Off the request path (issue 32): a scrape reads the last figures; they are computed in a worker thread.
-  const figures = new DoraCache(new DoraStore(o.db), include);
-  const thread = o.databasePath ? new DoraThread({ path: o.databasePath, environments }) : undefined;
+  // Off the request path: a scrape reads the last figures; they are computed in a worker thread, started only for
+  // many outcomes (a thread costs 7–10 MiB of the bridge's memory, even once ended; a few thousand outcomes take
+  // milliseconds here) and ended when idle.
+  const doraStore = new DoraStore(o.db);
+  const figures = new DoraCache(doraStore, include);
+  const thread = o.databasePath ? new DoraThread({ path: o.databasePath, environments }, tuning.threadIdleMs) : undefined;
+  const compute =
+    thread &&
+    ((now: number) =>
+      doraStore.outcomes() <= (tuning.onLoopMax ?? DORA_ON_LOOP_MAX)
+        ? new Promise<readonly DoraFigures[]>((resolve) => resolve(doraWindow(doraStore, now, include)))
+        : thread.compute(now));
   const log = o.log.child({ component: 'dora' });
   const kinds = new EnvironmentKinds(o.db, o.now);
   let failed = false;
@@ -72,12 +94,14 @@ export function doraFeature(o: FeatureDeps, { doraEnvironments: environments }: 
     start: () => {
       commitTimes.start();
       // The figures' background look (at once, then on a change or a minute on).
-      figures.start(o.now, undefined, thread?.compute, (error) => {
+      figures.start(o.now, undefined, compute, (error) => {
         // Logged once (each look tries again); /state's dora.computedAt shows the figures' age meanwhile.
         if (!failed) log.error({ err: error }, 'the DORA figures could not be computed; the last ones are shown');
         failed = true;
       });
     },
+    figures,
+    thread: () => ({ started: thread?.started ?? 0, running: thread?.running ?? false }),
     stop: async () => {
       commitTimes.stop();
       figures.stop();

@@ -125,6 +125,11 @@ export class DoraStore {
     return [...groupBy(rows, (r) => JSON.stringify([r.forge, r.owner, r.repo, r.environment])).values()].flatMap(foldOutcomes);
   }
 
+  /** About how many outcomes are recorded now (`outcomeSpan` of `version()`). */
+  outcomes(): number {
+    return outcomeSpan(this.version());
+  }
+
   /** What the figures are computed from now, cheaply (outcomes: the first and last rowid; known commit times; environment kinds): another value means something came or went. */
   version(): string {
     // Outcomes come and go; commit times and environment kinds arrive later and change the figures too.
@@ -146,4 +151,16 @@ export class DoraStore {
     const r = this.db.prepare(`SELECT MIN(at) AS at FROM deployment_outcomes`).get() as { at: number | null };
     return r.at ?? undefined;
   }
+}
+
+/**
+ * About how many outcomes a `version()` stands for: last rowid − first rowid + 1 (retention deletes the oldest, so
+ * the rows between are all there but for the few an upsert replaced), 0 when none; a value of another shape: Infinity
+ * (the caller then takes the careful path). Pure.
+ */
+export function outcomeSpan(version: string): number {
+  const m = /^(\d+):(\d+)(?: |$)/.exec(version);
+  if (!m) return Infinity;
+  const [first, last] = [Number(m[1]), Number(m[2])];
+  return last === 0 ? 0 : last - first + 1;
 }

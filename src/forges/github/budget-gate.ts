@@ -4,7 +4,7 @@
  * here), or is refused without being sent (BudgetDeferred, retried at its turn): its reconcile gives up its
  * worker and, when it comes back, builds the write from the desired state of that moment.
  */
-import { ForgeError } from '../../common/errors.js';
+import { WaitsForTurn } from '../../common/errors.js';
 import { sleep } from '../../common/timers.js';
 import type { Budget } from '../forge-health.js';
 import {
@@ -23,11 +23,8 @@ import {
 } from './write-budget.js';
 
 /** Thrown instead of sending a request whose turn has not come: it never left; retry at `retryAt`. */
-export class BudgetDeferred extends ForgeError {
+export class BudgetDeferred extends WaitsForTurn {
   override readonly name = 'BudgetDeferred';
-  constructor(message: string, retryAt: number) {
-    super(message, undefined, { retryAt, notSent: true });
-  }
 }
 
 /** A scope's backlog as /state and the metrics show it. */

@@ -9,7 +9,7 @@
  * the REST find. The crash protocol is the publisher's and unchanged: answers live in memory only.
  */
 import type { Logger } from 'pino';
-import { ForgeError } from '../../common/errors.js';
+import { WaitsForTurn } from '../../common/errors.js';
 import { lookupAnswers, lookupQuery, type LookupAnswer, type LookupTarget } from './deployment-query.js';
 import type { GraphQLAnswer, RepoRef } from './github-types.js';
 
@@ -30,10 +30,10 @@ export const FAILURES_TO_REST = 3;
 export const GRAPHQL_REST_MS = 60_000;
 
 /** Thrown by the publisher for a look-up that joined a batch: nothing was sent; the work comes back at `retryAt`. */
-export class LookupQueued extends ForgeError {
+export class LookupQueued extends WaitsForTurn {
   override readonly name = 'LookupQueued';
   constructor(retryAt: number) {
-    super('the look-up before this create waits for the next batch', undefined, { retryAt, notSent: true, operation: 'findDeployments' });
+    super('the look-up before this create waits for the next batch', retryAt, { operation: 'findDeployments' });
   }
 }
 
@@ -59,8 +59,9 @@ export class DeploymentLookups {
   private failures = 0;
   /** Look-ups a batch could not answer: their next ask goes to REST. */
   private readonly unanswered = new Map<string, number>();
-  /** Look-ups in the batch being answered. */
+  /** Look-ups in the batch being answered, since when. */
   private readonly asking = new Set<string>();
+  private askingSince = 0;
   private readonly tally = { queries: 0, failed: 0, asked: 0, answered: 0 };
 
   constructor(private readonly o: DeploymentLookupsOptions) {}
@@ -86,8 +87,9 @@ export class DeploymentLookups {
     const burst = this.queue.size > 0 || this.flushing !== undefined || (this.lastAsked.key !== key && now - this.lastAsked.at < BURST_MS);
     this.lastAsked = { key, at: now };
     if (this.unanswered.delete(key) || !burst || now < this.graphqlOffUntil) return undefined;
-    // Asked already (its work came back before the answer): it waits for the same batch.
-    if (this.asking.has(key)) return now + this.windowMs;
+    // Asked already (its work came back before the answer): it waits for the same batch, a while as long as the
+    // batch has taken so far (a query hanging until its timeout is not asked about every window).
+    if (this.asking.has(key)) return now + Math.max(this.windowMs, now - this.askingSince);
     this.queue.set(key, target);
     if (this.timer === undefined && this.flushing === undefined) this.arm(now);
     // The batch leaves at `dueAt`; its answer comes a moment later (a query, then the work comes back).
@@ -115,6 +117,7 @@ export class DeploymentLookups {
     for (const [key, a] of this.answers) if (a.at < stale) this.answers.delete(key);
     for (const [key, at] of this.unanswered) if (at < stale) this.unanswered.delete(key);
     for (const [key] of batch) this.asking.add(key);
+    this.askingSince = this.o.now();
     try {
       for (const chunk of chunks(batch, this.o.maxRepos ?? LOOKUP_REPOS)) {
         if (this.o.now() < this.graphqlOffUntil) return; // the rest goes to REST when its work comes back

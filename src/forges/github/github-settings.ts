@@ -128,9 +128,8 @@ export const GITHUB_SERVICE = {
   }),
   githubBatchedLookups: setting('GITHUB_BATCHED_LOOKUPS', {
     parse: boolean,
-    // Off until a GitHub outage no longer holds batched look-ups back (test/reliability/outages.test.ts with it on).
-    default: 'false',
-    doc: "`true`: find existing deployments of many new targets at once with GitHub's GraphQL API (its own hourly points, not REST's requests), for a first pass over thousands of workloads; off by default for now: after a GitHub outage, look-ups can stay held back; `false`: one REST read per new deployment",
+    default: 'true',
+    doc: "find existing deployments of many new targets at once with GitHub's GraphQL API (its own hourly points, not REST's requests); `false`: one REST read per new deployment",
   }),
   /** The windows this bridge keeps: GITHUB_WRITE_BUDGET's, each count × GITHUB_WRITE_BUDGET_SHARE. */
   githubWriteBudget: combine(

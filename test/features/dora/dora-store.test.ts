@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { openDatabase, openDatabaseReadOnly, SCHEMA_MIGRATIONS } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { record, SHOP_ORIGIN, shopDeployment } from '../../harness/recorded-deployments.js';
-import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
+import { DoraStore, keepOutcomes, outcomeSpan } from '../../../src/features/dora/dora-store.js';
 import { TransientEnvironmentStore } from '../../../src/store/transient-store.js';
 import { CommitTimeStore } from '../../../src/features/dora/commit-time-store.js';
 import { EnvironmentKinds } from '../../../src/features/dora/environment-kinds.js';
@@ -188,5 +188,31 @@ t.test('version: also another value when a commit time becomes known or an envir
     { production: true, transient: false },
   );
   t.not(dora.version(), known, 'an environment kind noted');
+  t.end();
+});
+
+t.test('outcomeSpan: about how many outcomes a version stands for (issue 35: few are computed on the loop)', (t) => {
+  const table: Array<[version: string, outcomes: number]> = [
+    ['0:0 0:0 0:0', 0],
+    ['1:1 0:0 0:0', 1],
+    ['1:3000 12:99 4:5', 3000],
+    ['2501:7500 0:0 0:0', 5000],
+    ['7:7', 1],
+    ['', Infinity],
+    ['a:b 0:0 0:0', Infinity],
+  ];
+  for (const [version, outcomes] of table) t.equal(outcomeSpan(version), outcomes, JSON.stringify(version));
+  t.end();
+});
+
+t.test('outcomes: counts what is recorded, retention included', (t) => {
+  const { deployments, dora, db } = open(t);
+  const day = 86_400_000;
+  t.equal(dora.outcomes(), 0);
+  deploy(deployments, id(), 100, ['success', 200]);
+  deploy(deployments, id({ sha: sha('b') }), 20 * day, ['failure', 20 * day], ['success', 20 * day + 5]);
+  t.equal(dora.outcomes(), 3);
+  pruneStorage(db(), 90 * day + 201);
+  t.equal(dora.outcomes(), 2, 'the oldest pruned');
   t.end();
 });

@@ -83,3 +83,21 @@ t.test('a thread that cannot read the database: the error handed on, no figures,
   t.same(cache.figures(NOW), []);
   t.equal(cache.computedAt(), undefined);
 });
+
+t.test('issue 35: the thread is ended once idle; a computation asked before then keeps it, one after starts another', async (t) => {
+  const thread = new DoraThread({ path, environments: ['staging'] }, 200);
+  t.teardown(() => thread.stop());
+  const running = () => thread.running;
+  const first = await thread.compute(NOW);
+  t.equal(thread.running, true, 'still there right after answering');
+  const second = await thread.compute(NOW);
+  t.equal(thread.started, 1, 'asked again within the idle time: the same thread');
+  t.same(second, first);
+  while (running()) await new Promise((resolve) => setTimeout(resolve, 10));
+  const third = await thread.compute(NOW);
+  t.equal(thread.started, 2, 'asked after it ended: a new thread');
+  t.same(third, first, 'the same figures');
+  // Asked while an idle thread is being ended: the ending one's exit rejects nothing of the new one's.
+  while (running()) await new Promise((resolve) => setTimeout(resolve, 1));
+  t.same(await thread.compute(NOW), first);
+});

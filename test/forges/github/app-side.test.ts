@@ -13,6 +13,8 @@ const APP_ID = 31337;
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PEM = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
 const INSTALLATIONS: SimInstallation[] = [{ id: 501, account: 'acme', repositories: ['shop', 'web'] }];
+/** The repositories on the simulated GitHub: acme/secret and globex/api exist, whatever the App's installations see. */
+const REPOS = ['acme/shop', 'acme/web', 'acme/secret', 'globex/api'];
 
 async function appRig(
   t: Test,
@@ -26,6 +28,7 @@ async function appRig(
 ): Promise<Rig> {
   return startRig(t, {
     sim: {
+      repos: REPOS,
       ...(o.pathPrefix ? { pathPrefix: o.pathPrefix } : {}),
       app: {
         id: APP_ID,

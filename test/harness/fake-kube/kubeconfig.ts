@@ -13,8 +13,11 @@ export function writeKubeconfig(dir: string, url: string, token: string): string
   return path;
 }
 
-/** The text writeKubeconfig writes: one cluster (plain http, insecure-skip-tls-verify), one token user, a current context. */
-export function kubeconfigText(url: string, token: string): string {
+/**
+ * The text writeKubeconfig writes: one cluster (plain http, insecure-skip-tls-verify), one token user, a current
+ * context. With `caPem`, the server is verified with that CA (`certificate-authority-data`) instead.
+ */
+export function kubeconfigText(url: string, token: string, o: { caPem?: string } = {}): string {
   const q = (s: string) => JSON.stringify(s); // a JSON string is a valid YAML double-quoted scalar
   return [
     'apiVersion: v1',
@@ -23,7 +26,7 @@ export function kubeconfigText(url: string, token: string): string {
     '- name: fake',
     '  cluster:',
     `    server: ${q(url)}`,
-    '    insecure-skip-tls-verify: true',
+    o.caPem ? `    certificate-authority-data: ${Buffer.from(o.caPem).toString('base64')}` : '    insecure-skip-tls-verify: true',
     'users:',
     '- name: bridge',
     '  user:',

@@ -1,6 +1,7 @@
 /** The fake Kubernetes API server: real HTTP on loopback, real REST paths, real Status bodies. */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { isAllowed, verbOf, type AllowRule } from './rbac.js';
 import { getObject, listObjects, parsePath, resolveType, unknownResource, type Reply } from './routes.js';
@@ -15,6 +16,8 @@ export interface FakeKubeOptions {
   allow?: AllowRule[];
   /** The user named in 403 messages. */
   user?: string;
+  /** Serve HTTPS with this certificate and key (PEM) instead of plain HTTP. */
+  tls?: { cert: string; key: string };
 }
 
 /** One request as the server saw it. status is 0 when a fault left it unanswered (hang, reset). */
@@ -68,16 +71,18 @@ export class FakeKube {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   private port = 0;
+  private readonly tls: FakeKubeOptions['tls'];
 
   constructor(opts: FakeKubeOptions = {}) {
+    this.tls = opts.tls;
     this.token = opts.token ?? DEFAULT_TOKEN;
     this.user = opts.user ?? DEFAULT_USER;
     this.allow = opts.allow;
   }
 
-  /** http://127.0.0.1:<port>; the port stays the same across stop()/start(). */
+  /** http://127.0.0.1:<port> (https with `tls`); the port stays the same across stop()/start(). */
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
   }
 
   /** Requests that tried to change something (anything but GET and HEAD). */
@@ -149,7 +154,8 @@ export class FakeKube {
   /** Listens on 127.0.0.1 (an ephemeral port the first time, the same port afterwards). */
   async start(): Promise<void> {
     if (this.server) return;
-    const server = createServer((req, res) => this.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res);
+    const server: Server = this.tls ? createTlsServer(this.tls, handler) : createServer(handler);
     server.on('connection', (s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));

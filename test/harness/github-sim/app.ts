@@ -11,7 +11,7 @@ import { notFound } from './routes.js';
 export interface SimInstallation {
   id: number;
   account: string;
-  /** Repository names (without owner) the installation may access; every repository when omitted. */
+  /** Repository names (without owner) the installation may access; when omitted, every repository of the account that exists. */
   repositories?: string[];
   suspended?: boolean;
 }
