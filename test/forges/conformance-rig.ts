@@ -17,6 +17,7 @@ import type { ForgeDriver } from '../../src/forges/forge-driver.js';
 import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve-target.js';
 import type { ForgeHost } from '../../src/metadata/forge-route.js';
 import { openDatabase, type Db } from '../../src/store/database.js';
+import { keepOutcomes } from '../../src/features/dora/dora-store.js';
 import { DeploymentStore, type DeploymentRow, type Origin } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import type { ErrorFault, Fault } from '../harness/github-sim/faults.js';
@@ -153,7 +154,8 @@ export async function openWorld<S extends R, R>(t: Test, driver: ConformanceDriv
   let db: Db;
   let forge: Forge;
   const build = (): Forge => {
-    db = openDatabase(file);
+    // The store announces each outcome; DORA keeps them, as in the bridge.
+    db = keepOutcomes(openDatabase(file));
     const deployments = new DeploymentStore(db);
     const refusals = new RefusalStore(db);
     const deps = { db, deployments, refusals, metrics: createMetrics(), log, now, userAgent: 'gdb-conformance', dryRun: false };
