@@ -13,7 +13,7 @@ import { doraWindow } from '../../../src/features/dora/dora-metrics.js';
 import { doraFeature } from '../../../src/features/dora/dora-feature.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
-import { DoraStore } from '../../../src/features/dora/dora-store.js';
+import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
 import { record, shopDeployment } from '../../harness/recorded-deployments.js';
 
 const H = 3_600_000;
@@ -25,7 +25,8 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const databasePath = join(dir, 'bridge.db');
 const db = openDatabase(databasePath);
 t.teardown(() => db.close());
-const deployments = new DeploymentStore(db);
+// The store announces each outcome; DORA keeps them (as in the bridge, subscribed before any is recorded).
+const deployments = new DeploymentStore(keepOutcomes(db));
 db.transaction(() => {
   for (let i = 0; i < OUTCOMES; i++) {
     const start = NOW - 100 * H + i * 60_000;
