@@ -20,6 +20,7 @@ import { createGitHubSide, type GitHubAuth } from './github-client.js';
 import { GitHubPublisher, type GitHubPublishResult } from './github-publisher.js';
 import { toGitHubState } from './github-states.js';
 import { DeploymentDeleted, githubRefusalOf } from './refusal-classify.js';
+import { GITHUB_MIGRATIONS } from './github-migrations.js';
 
 /** What routing to GitHub needs (`explain` too). */
 export interface GitHubReporting {
@@ -65,6 +66,7 @@ export const githubForge: ForgeDriver<GitHubSettings, GitHubReporting, typeof GI
   title: 'GitHub',
   reports: 'GitHub Deployments',
   settings: { reporting: GITHUB_REPORTING, service: GITHUB_SERVICE },
+  migrations: GITHUB_MIGRATIONS,
   configuredBy: [
     'GITHUB_TOKEN',
     'GITHUB_TOKEN_FILE',

@@ -15,6 +15,7 @@ import { GITLAB_REPORTING, GITLAB_SERVICE } from './gitlab-settings.js';
 import { gitlabRefusalOf, keepsProvisional } from './gitlab-refusal.js';
 import { createGitLabSide, type GitLabPort } from './gitlab-side.js';
 import type { GitLabLocation } from './gitlab-url.js';
+import { GITLAB_MIGRATIONS } from './gitlab-migrations.js';
 
 /** What routing to GitLab needs (`explain` too). */
 export interface GitLabReporting {
@@ -34,6 +35,7 @@ export const gitlabForge: ForgeDriver<GitLabSettings, GitLabReporting, typeof GI
   title: 'GitLab',
   reports: 'GitLab deployments',
   settings: { reporting: GITLAB_REPORTING, service: GITLAB_SERVICE },
+  migrations: GITLAB_MIGRATIONS,
   ...placedByUrl<GitLabReporting>({
     forge: 'gitlab',
     urlSetting: 'GITLAB_URL',
