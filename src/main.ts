@@ -43,8 +43,7 @@ async function main(config: Config): Promise<void> {
   // HTTPS_PROXY/NO_PROXY for the forges and registries (Node's fetch ignores them by itself).
   await installProxy(process.env, log);
   const now = Date.now;
-  // A dry run keeps its cache in memory, so nothing it pretended to write can leak into the real one.
-  // A read-only or full volume stops the start here, with one line naming the file and the cause.
+  // A dry run's cache is in memory (nothing it pretends to write leaks); a read-only or full volume stops the start here, in one line.
   const db = openStorage(config.dryRun ? ':memory:' : config.databasePath, SCHEMA);
   const queue = new QueueStore(db);
   const deployments = new DeploymentStore(db);
