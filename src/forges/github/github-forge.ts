@@ -66,7 +66,6 @@ export const githubForge: ForgeDriver<GitHubSettings, GitHubReporting, typeof GI
   title: 'GitHub',
   reports: 'GitHub Deployments',
   settings: { reporting: GITHUB_REPORTING, service: GITHUB_SERVICE },
-  migrations: GITHUB_MIGRATIONS,
   configuredBy: [
     'GITHUB_TOKEN',
     'GITHUB_TOKEN_FILE',
@@ -84,6 +83,7 @@ export const githubForge: ForgeDriver<GitHubSettings, GitHubReporting, typeof GI
     urlField: 'environment_url',
   }),
   url: (s) => (s.githubAuth ? { setting: 'GITHUB_API_URL', url: s.githubApiUrl } : undefined),
+  migrations: GITHUB_MIGRATIONS,
   connect(s, d): ForgeConnection<DeploymentsPort, GitHubPublishResult> | undefined {
     if (s.githubAuth === undefined) return undefined;
     const auth = s.githubAuth;

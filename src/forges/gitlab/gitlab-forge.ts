@@ -35,7 +35,6 @@ export const gitlabForge: ForgeDriver<GitLabSettings, GitLabReporting, typeof GI
   title: 'GitLab',
   reports: 'GitLab deployments',
   settings: { reporting: GITLAB_REPORTING, service: GITLAB_SERVICE },
-  migrations: GITLAB_MIGRATIONS,
   ...placedByUrl<GitLabReporting>({
     forge: 'gitlab',
     urlSetting: 'GITLAB_URL',
@@ -45,6 +44,7 @@ export const gitlabForge: ForgeDriver<GitLabSettings, GitLabReporting, typeof GI
   }),
   howToConfigure: 'GitLab (GITLAB_URL with GITLAB_TOKEN)',
   explain: (_s, t) => ({ where: `GitLab ${explainCommit(t)} deployment to environment ${t.environment}`, urlField: 'external_url' }),
+  migrations: GITLAB_MIGRATIONS,
   connect(s, d): ForgeConnection<GitLabPort, GitLabPublishResult> | undefined {
     if (s.gitlabUrl === undefined || s.gitlabToken === undefined) return undefined;
     const { deployments, refusals, log, now } = d;
