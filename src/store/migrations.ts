@@ -122,6 +122,16 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
      pending_state = CASE pending_state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE pending_state END
    WHERE state IN ('inactive', 'queued') OR pending_state IN ('inactive', 'queued');`,
   },
+  // Transient (preview) environments a forge was reported into, per forge and repository: a restart between the
+  // deploy and the cleanup still stops the environment of a closed preview. Shared (transient-store.ts): GitLab writes
+  // it, DORA reads it (environment-kinds.ts), so it stays with the store.
+  {
+    version: 9,
+    sql: `CREATE TABLE transient_environments (
+     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, since INTEGER NOT NULL,
+     PRIMARY KEY (forge, owner, repo, environment)
+   ) WITHOUT ROWID;`,
+  },
   // Retention (issue 22): when a digest's labels were last read (pruned once unused for a while, retention.ts), and
   // indexes for the prune's scans (sources by age, deployments' history by lineage).
   {

@@ -41,7 +41,7 @@ t.test('each migration has one owner: the store, a forge driver or a feature', (
     [
       ['github', [3]],
       ['forgejo', []],
-      ['gitlab', [9]],
+      ['gitlab', []],
     ],
   );
   t.end();

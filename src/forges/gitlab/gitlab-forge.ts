@@ -15,7 +15,6 @@ import { GITLAB_REPORTING, GITLAB_SERVICE } from './gitlab-settings.js';
 import { gitlabRefusalOf, keepsProvisional } from './gitlab-refusal.js';
 import { createGitLabSide, type GitLabPort } from './gitlab-side.js';
 import type { GitLabLocation } from './gitlab-url.js';
-import { GITLAB_MIGRATIONS } from './gitlab-migrations.js';
 
 /** What routing to GitLab needs (`explain` too). */
 export interface GitLabReporting {
@@ -44,7 +43,6 @@ export const gitlabForge: ForgeDriver<GitLabSettings, GitLabReporting, typeof GI
   }),
   howToConfigure: 'GitLab (GITLAB_URL with GITLAB_TOKEN)',
   explain: (_s, t) => ({ where: `GitLab ${explainCommit(t)} deployment to environment ${t.environment}`, urlField: 'external_url' }),
-  migrations: GITLAB_MIGRATIONS,
   connect(s, d): ForgeConnection<GitLabPort, GitLabPublishResult> | undefined {
     if (s.gitlabUrl === undefined || s.gitlabToken === undefined) return undefined;
     const { deployments, refusals, log, now } = d;
