@@ -12,7 +12,7 @@ export interface Migration {
   readonly sql: string;
 }
 
-/** The core tables': the queue, deployments, sources, skips, image cache, absences, refusals. */
+/** The core tables': the queue, deployments, sources, skips, image cache, absences, refusals, transient environments. */
 export const CORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
