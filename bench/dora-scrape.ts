@@ -15,12 +15,13 @@ import { performance } from 'node:perf_hooks';
 import { createMetrics } from '../src/common/metrics.js';
 import { DoraCache } from '../src/features/dora/dora-cache.js';
 import { doraWindow, setDoraMetrics } from '../src/features/dora/dora-metrics.js';
-import { openDatabase } from '../src/store/database.js';
 import { DoraThread } from '../src/features/dora/dora-thread.js';
 import { DeploymentStore } from '../src/store/deployment-store.js';
 import { DoraStore, keepOutcomes } from '../src/features/dora/dora-store.js';
 import { TransientEnvironmentStore } from '../src/store/transient-store.js';
 import { record, shopDeployment } from '../test/harness/recorded-deployments.js';
+import { openDatabase } from '../test/harness/database.js';
+import { SCHEMA_VERSION } from '../src/features/schema.js';
 
 const DEPLOYMENTS = Number(process.env.DEPLOYMENTS ?? 10_000);
 const REPOSITORIES = Number(process.env.REPOSITORIES ?? 100);
@@ -78,7 +79,7 @@ try {
   });
   // Issue 32, as the bridge runs: computed in the worker thread; meanwhile a scrape every 5 ms, timed from when it
   // was due (the event loop's delay included) to its answer.
-  const thread = new DoraThread({ path: join(dir, 'bridge.db'), environments: ['staging'] });
+  const thread = new DoraThread({ path: join(dir, 'bridge.db'), version: SCHEMA_VERSION, environments: ['staging'] });
   const background = new DoraCache(dora, include);
   const waits: number[] = [];
   let threadHeap = 0;

@@ -12,12 +12,12 @@ import pino from 'pino';
 import { buildApp } from '../src/http/http-app.js';
 import { signBody } from '../src/http/hmac.js';
 import { createMetrics } from '../src/common/metrics.js';
-import { openDatabase } from '../src/store/database.js';
 import { DeploymentStore } from '../src/store/deployment-store.js';
 import { QueueStore } from '../src/store/queue-store.js';
 import { SourceStore } from '../src/store/source-store.js';
 import { fluxEvent } from '../test/harness/bridge-process.js';
 import { median } from './stats.js';
+import { openDatabase } from '../test/harness/database.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);

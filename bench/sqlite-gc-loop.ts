@@ -12,7 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { durably, openDatabase, type Db } from '../src/store/database.js';
+import { durably, type Db } from '../src/store/database.js';
+import { openDatabase } from '../test/harness/database.js';
 
 type Gc = (options?: { type: 'major' | 'minor'; execution: 'sync' | 'async' }) => void;
 const gc = (globalThis as { gc?: Gc }).gc;

@@ -19,13 +19,13 @@ import pino from 'pino';
 import { createMetrics } from '../src/common/metrics.js';
 import { buildApp } from '../src/http/http-app.js';
 import { WebhookKeyring } from '../src/http/webhook-keys.js';
-import { openDatabase } from '../src/store/database.js';
 import { DeploymentStore } from '../src/store/deployment-store.js';
 import { QueueStore } from '../src/store/queue-store.js';
 import { SourceStore } from '../src/store/source-store.js';
 import { fluxEvent } from '../test/harness/bridge-process.js';
 import { load, say } from './common.js';
 import { percentile } from './stats.js';
+import { openDatabase } from '../test/harness/database.js';
 
 const FLOOD_SECONDS = Number(process.env.FLOOD_SECONDS ?? 10);
 /** Requests per second of the flood at most: FLOOD_RATE × FLOOD_SECONDS bounds its count. */

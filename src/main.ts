@@ -22,6 +22,7 @@ import { createReadiness } from './health/readiness.js';
 import { ForgeRouter } from './reconcile/forge-router.js';
 import { commentsFeature } from './features/comments/comments-feature.js';
 import { closeStorage, openStorage, storageHealthFor } from './store/open-storage.js';
+import { SCHEMA } from './features/schema.js';
 import { doraFeature } from './features/dora/dora-feature.js';
 import { DeploymentStore } from './store/deployment-store.js';
 import { ImageCache } from './store/image-cache.js';
@@ -42,9 +43,8 @@ async function main(config: Config): Promise<void> {
   // HTTPS_PROXY/NO_PROXY for the forges and registries (Node's fetch ignores them by itself).
   await installProxy(process.env, log);
   const now = Date.now;
-  // A dry run keeps its cache in memory, so nothing it pretended to write can leak into the real one.
-  // A read-only or full volume stops the start here, with one line naming the file and the cause.
-  const db = openStorage(config.dryRun ? ':memory:' : config.databasePath);
+  // A dry run's cache is in memory (nothing it pretends to write leaks); a read-only or full volume stops the start here, in one line.
+  const db = openStorage(config.dryRun ? ':memory:' : config.databasePath, SCHEMA);
   const queue = new QueueStore(db);
   const deployments = new DeploymentStore(db);
   const sources = new SourceStore(db);

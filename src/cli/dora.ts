@@ -1,6 +1,7 @@
 import { DEFAULT_DATABASE_PATH } from '../config/settings.js';
 import { doraFigures } from '../features/dora/dora.js';
 import { matchesPattern } from '../metadata/patterns.js';
+import { SCHEMA_VERSION } from '../features/schema.js';
 import { openDatabaseReadOnly } from '../store/database.js';
 import { DoraStore } from '../features/dora/dora-store.js';
 import { doraTable } from './dora-table.js';
@@ -70,7 +71,7 @@ export function doraMain(
   const path = env.DATABASE_PATH?.trim() || DEFAULT_DATABASE_PATH;
   let db;
   try {
-    db = openDatabaseReadOnly(path);
+    db = openDatabaseReadOnly(path, SCHEMA_VERSION);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     // SQLite's own words ("unable to open database file") do not say which file: name it, and where it comes from.

@@ -11,6 +11,7 @@ import type { FluxKind, SourceRef } from '../kube/kube-types.js';
 import { createMetrics } from '../common/metrics.js';
 import { installProxy } from '../common/proxy.js';
 import { resolveSource } from '../reconcile/resolve-source.js';
+import { SCHEMA } from '../features/schema.js';
 import { openDatabase } from '../store/database.js';
 import { ImageCache } from '../store/image-cache.js';
 import { controllerVersion } from '../common/version.js';
@@ -90,7 +91,7 @@ export async function explainMain(args: string[], env: NodeJS.ProcessEnv): Promi
   const log = pino({ level: env.LOG_LEVEL?.trim() ? config.logLevel : EXPLAIN_LOG_LEVEL }, logDestination(2));
   // Registries are read through HTTPS_PROXY/NO_PROXY as the server reads them.
   await installProxy(env, log);
-  const db = openDatabase(':memory:');
+  const db = openDatabase(':memory:', SCHEMA);
   const spokes = new SpokeClusters({
     ...{ dir: config.clusterKubeconfigDir, tokenDir: config.clusterTokenDir, timeoutMs: DEFAULT_KUBE_TIMEOUT_MS, passIntervalMs: 0 },
     ...{ metrics: createMetrics(), log, now: Date.now },

@@ -2,7 +2,8 @@
  * The one contract of a feature (DORA figures, pull request comments, and the next: deployment records, traces): a
  * folder of `src/features/` that reacts to the spine's events and shows itself in `/state`, `/metrics` and the
  * status page. `main.ts` lists the features as the registry lists the forges; the spine, the forges and the edges
- * iterate them and name none. Its tables are migrations of `store/migrations.ts` (append only, one database version).
+ * iterate them and name none. Its tables' migrations are its folder's `<name>-migrations.ts`, listed in
+ * `features/schema.ts` (each with the version it shipped as: one database version for everyone).
  */
 import type { Logger } from 'pino';
 import type { Metrics } from '../common/metrics.js';

@@ -12,6 +12,7 @@ import type { DeliveryState, DesiredState } from '../lifecycle/status-plan.js';
 import type { ForgeHost } from '../metadata/forge-route.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { DeploymentRow, Origin } from '../store/deployment-store.js';
+import type { Migration } from '../store/migrations.js';
 import type { CommentsPort } from './comments-port.js';
 import type { CommitTimesPort } from './commit-times-port.js';
 import type { CredentialMonitor } from './credential-monitor.js';
@@ -92,6 +93,8 @@ export interface ForgeDriver<S extends R, R = S, RT extends Schema = Schema, ST 
   explain(settings: R, target: ReportTarget): ExplainForm;
   /** Its URL setting when it is used (the start-up line names the plain-http ones). */
   url(settings: S): { setting: string; url: string } | undefined;
+  /** Its own tables' migrations (`<name>-migrations.ts`), each with the version it shipped as (`store/migrations.ts`). */
+  readonly migrations?: readonly Migration[];
   /** Its client and what only it knows of writing there, or undefined when its settings do not configure it. */
   connect(settings: S, deps: ForgeDeps): ForgeConnection<any, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
 }

@@ -2,15 +2,16 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { keepStatements, runPragma } from './kept-statements.js';
-import { MIGRATIONS } from './migrations.js';
+import type { Migration } from './migrations.js';
 
 export type Db = Database.Database;
 
 /**
- * Opens (creating if missing) the SQLite database and brings its schema up to date; `beforeMigrate` (the start's
- * integrity check) runs first, so a damaged file is refused before anything (the journal mode, a migration) writes to it.
+ * Opens (creating if missing) the SQLite database and brings its schema up to date with `schema` (every migration,
+ * versions 1..N: `features/schema.ts`); `beforeMigrate` (the start's integrity check) runs first, so a damaged file is
+ * refused before anything (the journal mode, a migration) writes to it.
  */
-export function openDatabase(path: string, o: { beforeMigrate?: (db: Db) => void } = {}): Db {
+export function openDatabase(path: string, schema: readonly Migration[], o: { beforeMigrate?: (db: Db) => void } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   keepStatements(db);
@@ -28,7 +29,7 @@ export function openDatabase(path: string, o: { beforeMigrate?: (db: Db) => void
   runPragma(db, `synchronous = ${RELAXED}`);
   runPragma(db, 'busy_timeout = 5000');
   try {
-    migrate(db, path);
+    migrate(db, path, schema);
   } catch (err) {
     db.close();
     throw err;
@@ -39,17 +40,17 @@ export function openDatabase(path: string, o: { beforeMigrate?: (db: Db) => void
 /**
  * Opens an existing database to read it, beside a running bridge (the commands that only read): nothing is
  * created or migrated, and a schema other than this bridge's is refused (a newer one may mean other things; an
- * older one lacks tables: the server's start migrates it).
+ * older one lacks tables: the server's start migrates it). `version`: this bridge's schema version.
  */
-export function openDatabaseReadOnly(path: string): Db {
+export function openDatabaseReadOnly(path: string, version: number): Db {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   runPragma(db, 'busy_timeout = 5000');
   const found = Number(runPragma(db, 'user_version'));
-  if (found === MIGRATIONS.length) return db;
+  if (found === version) return db;
   db.close();
-  if (found > MIGRATIONS.length) throw new SchemaTooNewError(path, found);
+  if (found > version) throw new SchemaTooNewError(path, found, version);
   throw new Error(
-    `database ${path} has schema version ${found}, older than this bridge's (${MIGRATIONS.length}): start this bridge's server on it first`,
+    `database ${path} has schema version ${found}, older than this bridge's (${version}): start this bridge's server on it first`,
   );
 }
 
@@ -61,9 +62,10 @@ export class SchemaTooNewError extends Error {
   constructor(
     readonly path: string,
     readonly found: number,
+    readonly known: number,
   ) {
     super(
-      `database ${path} has schema version ${found}, newer than this bridge knows (${MIGRATIONS.length}): ` +
+      `database ${path} has schema version ${found}, newer than this bridge knows (${known}): ` +
         'run the newer bridge again, or restore the backup taken before the upgrade (docs/upgrade.md)',
     );
     this.name = 'SchemaTooNewError';
@@ -89,16 +91,16 @@ export function durably<T>(db: Db, write: () => T): T {
   }
 }
 
-function migrate(db: Db, path: string): void {
+function migrate(db: Db, path: string, schema: readonly Migration[]): void {
+  schema.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`schema: migration ${i + 1} is version ${m.version} (compose it with composeSchema)`);
+  });
   const current = Number(runPragma(db, 'user_version'));
-  if (current > MIGRATIONS.length) throw new SchemaTooNewError(path, current);
-  for (const [i, migration] of MIGRATIONS.slice(current).entries()) {
+  if (current > schema.length) throw new SchemaTooNewError(path, current, schema.length);
+  for (const migration of schema.slice(current)) {
     db.transaction(() => {
-      db.exec(migration);
-      runPragma(db, `user_version = ${current + i + 1}`);
+      db.exec(migration.sql);
+      runPragma(db, `user_version = ${migration.version}`);
     })();
   }
 }
-
-/** The schema migrations in order; a prefix of them is the schema of an older bridge (tests build such databases). */
-export const SCHEMA_MIGRATIONS: readonly string[] = MIGRATIONS;

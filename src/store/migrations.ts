@@ -1,9 +1,22 @@
 /**
- * Schema migrations, applied in order; `PRAGMA user_version` records how many ran. Append only: a migration that
- * has shipped is never edited (a database records how many it ran, not what they said).
+ * Schema migrations. A database records in `PRAGMA user_version` how many ran, so every migration keeps the version
+ * number it shipped with, and one that has shipped is never edited (a database records how many it ran, not what they
+ * said). Each folder owns its tables' migrations: the store's core tables here, a forge's in its driver
+ * (`forges/<name>/<name>-migrations.ts`), a feature's in its folder (`features/<name>/<name>-migrations.ts`).
+ * `features/schema.ts` composes them, once, into the bridge's schema; a new migration takes the next free version.
  */
-export const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE queue (
+
+/** One migration: the schema version it brings a database to, and its SQL. */
+export interface Migration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+/** The core tables': the queue, deployments, sources, skips, image cache, absences, refusals, transient environments. */
+export const CORE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `CREATE TABLE queue (
      kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
      state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'active')),
      dirty INTEGER NOT NULL DEFAULT 0,
@@ -40,8 +53,11 @@ export const MIGRATIONS: readonly string[] = [
      container TEXT NOT NULL, code TEXT NOT NULL, reason TEXT NOT NULL, since INTEGER NOT NULL, updated_at INTEGER NOT NULL,
      PRIMARY KEY (source_kind, source_namespace, source_name, workload_kind, workload_namespace, workload_name, container)
    ) WITHOUT ROWID;`,
+  },
   // Registry cache: labels by digest (per platform picked from an index), tag → digest with its check time.
-  `CREATE TABLE image_labels (
+  {
+    version: 2,
+    sql: `CREATE TABLE image_labels (
      digest TEXT NOT NULL, platform TEXT NOT NULL,
      platform_digest TEXT, labels TEXT NOT NULL, stored_at INTEGER NOT NULL,
      PRIMARY KEY (digest, platform)
@@ -49,23 +65,21 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TABLE image_tags (
      reference TEXT PRIMARY KEY, digest TEXT NOT NULL, checked_at INTEGER NOT NULL
    ) WITHOUT ROWID;`,
-  // GitHub: App installation per repository owner (with its look-up time), and refusals not to repeat before retry_at.
-  `CREATE TABLE github_installations (
-     owner TEXT PRIMARY KEY, installation_id INTEGER NOT NULL, resolved_at INTEGER NOT NULL
-   ) WITHOUT ROWID;
-   CREATE TABLE github_refusals (
-     key TEXT PRIMARY KEY, code TEXT NOT NULL, reason TEXT NOT NULL, status INTEGER,
-     since INTEGER NOT NULL, retry_at INTEGER NOT NULL
-   ) WITHOUT ROWID;`,
+  },
   // Cleanup: workloads seen missing (by source), since when and by how many consecutive reads.
-  `CREATE TABLE absences (
+  {
+    version: 4,
+    sql: `CREATE TABLE absences (
      key TEXT PRIMARY KEY, first_missing_at INTEGER NOT NULL, confirmations INTEGER NOT NULL
    ) WITHOUT ROWID;`,
+  },
   // Queue: whether a row came only from the resync (read through the per-pass listings) or from an event or re-check.
-  `ALTER TABLE queue ADD COLUMN via_resync INTEGER NOT NULL DEFAULT 0;`,
+  { version: 5, sql: `ALTER TABLE queue ADD COLUMN via_resync INTEGER NOT NULL DEFAULT 0;` },
   // Forgejo/Gitea: the forge is part of a deployment's key (the same owner/repo may live on both); a Forgejo row is one
   // commit-status context (no deployment id), named in `context`. Rebuilt because SQLite cannot change a primary key.
-  `CREATE TABLE deployments_next (
+  {
+    version: 6,
+    sql: `CREATE TABLE deployments_next (
      forge TEXT NOT NULL DEFAULT 'github',
      owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, sha TEXT NOT NULL,
      deployment_name TEXT NOT NULL,
@@ -90,12 +104,15 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE deployments_next RENAME TO deployments;
    CREATE INDEX deployments_lineage ON deployments (forge, owner, repo, environment, deployment_name);
    CREATE INDEX deployments_context ON deployments (forge, owner, repo, sha, context) WHERE context IS NOT NULL;`,
+  },
   // Sources: since when their reconciles fail (cleared by one that goes through), for /metrics and its alert.
-  `ALTER TABLE sources ADD COLUMN failing_since INTEGER;`,
+  { version: 7, sql: `ALTER TABLE sources ADD COLUMN failing_since INTEGER;` },
   // One forge seam: refusals of every forge in one table with a `forge` column (the forge was in the key's prefix:
   // keys without one were the first forge's, GitHub's), every key led by its forge's name, and deployment states in
   // forge-neutral words (GitHub's `inactive` is `gone`, its `queued` is `pending`).
-  `ALTER TABLE github_refusals RENAME TO forge_refusals;
+  {
+    version: 8,
+    sql: `ALTER TABLE github_refusals RENAME TO forge_refusals;
    ALTER TABLE forge_refusals ADD COLUMN forge TEXT NOT NULL DEFAULT 'github';
    UPDATE forge_refusals SET forge = 'forgejo' WHERE key LIKE 'repo:forgejo:%' OR key LIKE 'deployment:forgejo|%';
    UPDATE forge_refusals SET key = 'repo:github:' || substr(key, 6) WHERE forge = 'github' AND key LIKE 'repo:%';
@@ -104,68 +121,33 @@ export const MIGRATIONS: readonly string[] = [
      state = CASE state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE state END,
      pending_state = CASE pending_state WHEN 'inactive' THEN 'gone' WHEN 'queued' THEN 'pending' ELSE pending_state END
    WHERE state IN ('inactive', 'queued') OR pending_state IN ('inactive', 'queued');`,
+  },
   // Transient (preview) environments a forge was reported into, per forge and repository: a restart between the
-  // deploy and the cleanup still stops the environment of a closed preview.
-  `CREATE TABLE transient_environments (
+  // deploy and the cleanup still stops the environment of a closed preview. Shared (transient-store.ts): GitLab writes
+  // it, DORA reads it (environment-kinds.ts), so it stays with the store.
+  {
+    version: 9,
+    sql: `CREATE TABLE transient_environments (
      forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, since INTEGER NOT NULL,
      PRIMARY KEY (forge, owner, repo, environment)
    ) WITHOUT ROWID;`,
+  },
   // Retention (issue 22): when a digest's labels were last read (pruned once unused for a while, retention.ts), and
   // indexes for the prune's scans (sources by age, deployments' history by lineage).
-  `ALTER TABLE image_labels ADD COLUMN used_at INTEGER;
+  {
+    version: 10,
+    sql: `ALTER TABLE image_labels ADD COLUMN used_at INTEGER;
    UPDATE image_labels SET used_at = stored_at;
    CREATE INDEX deployments_settled ON deployments (state, updated_at);
    CREATE INDEX deployments_source ON deployments (source_kind, source_namespace, source_name);`,
+  },
   // The queue: the backoff step an event last cut short (not two steps in a row, queue-store.ts).
-  `ALTER TABLE queue ADD COLUMN event_cut_step INTEGER;`,
-  // Pull request comments: one per (forge, repository, pull request, cluster), its id, a pending mark before the create
-  // and the hash of the text last written; and the rows it lists, one per reported workload (environment, deployment name).
-  `CREATE TABLE pr_comments (
-     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, pr INTEGER NOT NULL, cluster TEXT NOT NULL,
-     comment_id INTEGER, pending INTEGER NOT NULL DEFAULT 0, body_hash TEXT,
-     dirty INTEGER NOT NULL DEFAULT 1, skip_reason TEXT, written_at INTEGER, updated_at INTEGER NOT NULL,
-     PRIMARY KEY (forge, owner, repo, pr, cluster)
-   ) WITHOUT ROWID;
-   CREATE TABLE pr_comment_rows (
-     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, pr INTEGER NOT NULL, cluster TEXT NOT NULL,
-     environment TEXT NOT NULL, deployment_name TEXT NOT NULL,
-     sha TEXT NOT NULL, state TEXT NOT NULL, url TEXT, version TEXT, digest TEXT,
-     why TEXT NOT NULL, updated_at INTEGER NOT NULL,
-     PRIMARY KEY (forge, owner, repo, pr, cluster, environment, deployment_name)
-   ) WITHOUT ROWID;
-   CREATE INDEX pr_comment_rows_lineage ON pr_comment_rows (forge, owner, repo, environment, deployment_name);`,
-  // DORA (issue 26): each success and failure the bridge recorded, with when, kept apart from the deployments cache
-  // (whose row per commit keeps only its latest state and time, and whose settled history goes after 14 days).
-  // Not backfilled: the cache's timestamps are those of its last write, so the figures start at the upgrade.
-  `CREATE TABLE deployment_outcomes (
-     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL,
-     deployment_name TEXT NOT NULL, sha TEXT NOT NULL, started_at INTEGER NOT NULL,
-     outcome TEXT NOT NULL CHECK (outcome IN ('success', 'failure')), at INTEGER NOT NULL
-   );
-   CREATE INDEX deployment_outcomes_environment ON deployment_outcomes (forge, owner, repo, environment, at);
-   CREATE INDEX deployment_outcomes_at ON deployment_outcomes (at);`,
-  // DORA lead time (issue 26): each counted commit's committer date, read once from its forge. `state`: `known` (the
-  // date), `missing` (the forge does not hold it: never asked again) or `failed` (asked again from `next_at`). And what
-  // each environment was last resolved as (the `production` annotation or name, a preview), on every forge, kept after a
-  // preview ended: the figures count production environments and never previews.
-  `CREATE TABLE commit_times (
-     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, sha TEXT NOT NULL,
-     state TEXT NOT NULL CHECK (state IN ('known', 'missing', 'failed')), committed_at INTEGER,
-     attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, reason TEXT, read_at INTEGER NOT NULL,
-     PRIMARY KEY (forge, owner, repo, sha)
-   ) WITHOUT ROWID;
-   CREATE TABLE environment_kinds (
-     forge TEXT NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL,
-     production INTEGER NOT NULL, transient INTEGER NOT NULL, seen_at INTEGER NOT NULL,
-     PRIMARY KEY (forge, owner, repo, environment)
-   ) WITHOUT ROWID;`,
-  // Pull request comments: the commit each row was checked at (its pull request's head, or on its branch),
-  // and why it is not the pull request's (`refusal`): a refused row is left out of the comment, its reason in /state.
-  `ALTER TABLE pr_comment_rows ADD COLUMN checked_sha TEXT;
-   ALTER TABLE pr_comment_rows ADD COLUMN refusal TEXT;`,
+  { version: 11, sql: `ALTER TABLE queue ADD COLUMN event_cut_step INTEGER;` },
   // Fleet: a remote cluster's deployments are its own (`spoke`: the cluster of a Flux object with
   // spec.kubeConfig; '' for the bridge's own cluster, so every earlier row keeps its key). Rebuilt for the primary key.
-  `CREATE TABLE deployments_next (
+  {
+    version: 16,
+    sql: `CREATE TABLE deployments_next (
      forge TEXT NOT NULL DEFAULT 'github',
      owner TEXT NOT NULL, repo TEXT NOT NULL, environment TEXT NOT NULL, sha TEXT NOT NULL,
      deployment_name TEXT NOT NULL,
@@ -193,4 +175,19 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX deployments_context ON deployments (forge, owner, repo, sha, context) WHERE context IS NOT NULL;
    CREATE INDEX deployments_settled ON deployments (state, updated_at);
    CREATE INDEX deployments_source ON deployments (source_kind, source_namespace, source_name);`,
+  },
 ];
+
+/**
+ * The schema from each owner's migrations, in version order. Refused with a clear error unless the versions are
+ * exactly 1..N, each once: a gap or a duplicate would run another history than the databases already made.
+ */
+export function composeSchema(...lists: ReadonlyArray<readonly Migration[]>): readonly Migration[] {
+  const all = lists.flat().sort((a, b) => a.version - b.version);
+  for (const [i, m] of all.entries()) {
+    if (!Number.isInteger(m.version) || m.version < 1) throw new Error(`schema: migration version ${m.version} is not a positive integer`);
+    if (m.version === all[i - 1]?.version) throw new Error(`schema: migration version ${m.version} is declared twice`);
+    if (m.version !== i + 1) throw new Error(`schema: migration version ${i + 1} is missing (the next declared is ${m.version})`);
+  }
+  return all;
+}

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
 import { SchemaTooNewError, durably, openDatabase, type Db } from './database.js';
+import type { Migration } from './migrations.js';
 import {
   DatabaseCorruptError,
   DatabaseInUseError,
@@ -69,15 +70,15 @@ const locks = new Map<Db, Db>();
  * Opens the database and checks it takes a write. A read-only or full volume fails here, at start,
  * with one line naming the file, what the file system says and SQLite's error. Before that: the file's
  * exclusive lock (a second bridge on it stops here) and, once open, its integrity (a damaged file is refused
- * and left as it is).
+ * and left as it is). `schema`: every migration (`features/schema.ts`).
  */
-export function openStorage(path: string): Db {
+export function openStorage(path: string, schema: readonly Migration[]): Db {
   let db: Db | undefined;
   let lock: Db | undefined;
   try {
     if (path !== ':memory:') lock = lockDatabase(path);
     // The integrity check before the migrations: a damaged file is left as it is, not migrated first.
-    db = path === ':memory:' ? openDatabase(path) : openDatabase(path, { beforeMigrate: (d) => checkIntegrity(d, path) });
+    db = path === ':memory:' ? openDatabase(path, schema) : openDatabase(path, schema, { beforeMigrate: (d) => checkIntegrity(d, path) });
     if (path !== ':memory:') probeWrite(db);
     if (lock) locks.set(db, lock);
     return db;

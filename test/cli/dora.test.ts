@@ -7,12 +7,12 @@ import t, { type Test } from 'tap';
 import { DORA_EXIT, doraMain, parseDoraArgs } from '../../src/cli/dora.js';
 import { doraTable, humanDuration, LEGEND, MIN_RATE_HISTORY_MS, UNKNOWN } from '../../src/cli/dora-table.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { CommitTimeStore } from '../../src/features/dora/commit-time-store.js';
 import { record, shopDeployment } from '../harness/recorded-deployments.js';
 import { MAIN_JS } from '../harness/bridge-process.js';
 import { keepOutcomes } from '../../src/features/dora/dora-store.js';
+import { openDatabase } from '../harness/database.js';
 
 const H = 3_600_000;
 const D = 24 * H;

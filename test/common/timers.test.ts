@@ -13,8 +13,8 @@ import type { KubeReader } from '../../src/kube/kube-types.js';
 import { Resync } from '../../src/runtime/resync.js';
 import { Worker } from '../../src/runtime/worker.js';
 import { WriteSpacing } from '../../src/forges/github/write-spacing.js';
-import { openDatabase } from '../../src/store/database.js';
 import { QueueStore } from '../../src/store/queue-store.js';
+import { openDatabase } from '../harness/database.js';
 
 const log = pino({ level: 'silent' });
 const DAY_MS = 86_400_000;

@@ -14,7 +14,7 @@ import { createGitHubSide } from '../../src/forges/github/github-client.js';
 import { InstallationStore } from '../../src/forges/github/installation-store.js';
 import { createGitLabSide } from '../../src/forges/gitlab/gitlab-side.js';
 import { parseGitLabUrl, type GitLabLocation } from '../../src/forges/gitlab/gitlab-url.js';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../harness/database.js';
 
 const quiet = { userAgent: 'test', metrics: createMetrics(), log: pino({ level: 'silent' }), now: Date.now };
 const user = { id: 1, login: 'bot', username: 'bot', type: 'User' };

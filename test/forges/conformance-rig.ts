@@ -16,13 +16,14 @@ import { assembleForge } from '../../src/forges/assemble-forge.js';
 import type { ForgeDriver } from '../../src/forges/forge-driver.js';
 import { resolveTarget, type ReportTarget } from '../../src/metadata/resolve-target.js';
 import type { ForgeHost } from '../../src/metadata/forge-route.js';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { type Db } from '../../src/store/database.js';
 import { keepOutcomes } from '../../src/features/dora/dora-store.js';
 import { DeploymentStore, type DeploymentRow, type Origin } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import type { ErrorFault, Fault } from '../harness/github-sim/faults.js';
 import type { RequestHook } from '../harness/github-sim/hooks.js';
 import type { SimRecord } from '../harness/sim-server.js';
+import { openDatabase } from '../harness/database.js';
 
 /** The repository every case reports to; `LOCKED` is one the simulator refuses (403 or 404), `MISSING` one it does not have. */
 export const OWNER = 'acme';

@@ -10,11 +10,11 @@ import { readSettings } from '../../src/common/settings-schema.js';
 import { RefusedByForge } from '../../src/forges/refusal-guard.js';
 import { DRIVERS, buildForges, forgeUrls, settingsTablesOf, type ForgeSettings } from '../../src/forges/registry.js';
 import { resolveTarget } from '../../src/metadata/resolve-target.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { keepOutcomes } from '../../src/features/dora/dora-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { acmeForge, acmeServer, type AcmeSettings } from '../harness/fourth-forge/acme-driver.js';
+import { openDatabase } from '../harness/database.js';
 
 const DRIVERS_4 = [...DRIVERS, acmeForge];
 const ENV = { ACME_URL: 'https://acme.example.com', ACME_TOKEN: 'acme-token' };

@@ -13,11 +13,11 @@ import { DeploymentDeleted } from '../../src/forges/github/refusal-classify.js';
 import { REFUSAL_RETRY_MS } from '../../src/lifecycle/refusal.js';
 import { identityKey } from '../../src/lifecycle/identity.js';
 import { RefusedByForge } from '../../src/forges/refusal-guard.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { commitOf } from '../harness/kube-meta.js';
 import { T0, candidate } from '../reconcile/plan-fixtures.js';
+import { openDatabase } from '../harness/database.js';
 
 const OPERATIONS: Array<GitHubOperation | undefined> = [
   'listDeployments',

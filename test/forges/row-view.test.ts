@@ -13,11 +13,11 @@ import { githubForge } from '../../src/forges/github/github-forge.js';
 import { gitlabForge } from '../../src/forges/gitlab/gitlab-forge.js';
 import { parseGitLabUrl } from '../../src/forges/gitlab/gitlab-url.js';
 import type { DeliveryState } from '../../src/lifecycle/status-plan.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore, type DeploymentRow } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { GITHUB_LIMITS } from './github-limits.js';
 import { assembleForge } from '../../src/forges/assemble-forge.js';
+import { openDatabase } from '../harness/database.js';
 
 const SHA = 'a'.repeat(40);
 const db = openDatabase(':memory:');

@@ -17,7 +17,7 @@ import { parseGitLabUrl } from '../../src/forges/gitlab/gitlab-url.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { identityOf } from '../../src/lifecycle/identity.js';
 import type { ReportTarget } from '../../src/metadata/resolve-target.js';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { type Db } from '../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
@@ -27,6 +27,7 @@ import { startGitHubSimulator } from '../harness/github-sim.js';
 import { startGitLabSimulator } from '../harness/gitlab-sim.js';
 import { GITHUB_LIMITS } from './github-limits.js';
 import { assembleForge } from '../../src/forges/assemble-forge.js';
+import { openDatabase } from '../harness/database.js';
 
 const TOKEN = 'statuses-sent-token';
 const SHA_A = 'a'.repeat(40);

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { openDatabase } from '../../src/store/database.js';
 import type { Db } from '../../src/store/database.js';
+import { openDatabase } from './database.js';
 
 export interface TempDatabase {
   path: string;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createReadiness, kubeSilenceMs, readinessOf, type ReadinessFacts } from '../../src/health/readiness.js';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../harness/database.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 const facts = (o: Partial<ReadinessFacts> = {}): ReadinessFacts => ({

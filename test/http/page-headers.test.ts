@@ -6,11 +6,11 @@ import pino from 'pino';
 import t from 'tap';
 import { createMetrics } from '../../src/common/metrics.js';
 import { buildApp } from '../../src/http/http-app.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { IDLE_APP } from '../harness/idle-app.js';
+import { openDatabase } from '../harness/database.js';
 
 for (const stateToken of [undefined, 'a-state-token-of-at-least-32-bytes-long']) {
   t.test(

@@ -13,11 +13,11 @@ import { commentsPage, type commentsState, MAX_STATE_COMMENTS } from '../../src/
 import { commentSections } from '../../src/features/comments/comments-feature.js';
 import { CommentStore } from '../../src/features/comments/comment-store.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { IDLE_APP } from '../harness/idle-app.js';
+import { openDatabase } from '../harness/database.js';
 
 const NOW = Date.UTC(2026, 11, 2);
 

@@ -15,10 +15,10 @@ import { secretValue } from '../../src/common/rotating-secret.js';
 import { signBody } from '../../src/http/hmac.js';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../../src/http/webhook.js';
 import { createMetrics } from '../../src/common/metrics.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
+import { openDatabase } from '../harness/database.js';
 
 const KEY = Buffer.from('bridge-webhook-key');
 const FLUX_EVENT = JSON.stringify({

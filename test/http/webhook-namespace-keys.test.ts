@@ -11,11 +11,11 @@ import { createMetrics } from '../../src/common/metrics.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { signBody } from '../../src/http/hmac.js';
 import { WebhookKeyring, readNamespaceKeys } from '../../src/http/webhook-keys.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { fluxEvent } from '../harness/bridge-process.js';
+import { openDatabase } from '../harness/database.js';
 
 const SHARED = Buffer.from('shared-key-of-the-flux-system-provider-0001');
 const TEAM_A = 'key-of-team-a-0000000000000000000000000000\n';

@@ -5,13 +5,13 @@ import { pino } from 'pino';
 import { buildApp } from '../../src/http/http-app.js';
 import { signBody } from '../../src/http/hmac.js';
 import { createMetrics } from '../../src/common/metrics.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { StorageHealth } from '../../src/store/storage-health.js';
 import { bridgeSection } from '../../src/http/cluster-state.js';
 import type { StateBody } from '../harness/state-body.js';
+import { openDatabase } from '../harness/database.js';
 
 const KEY = Buffer.from('bridge-webhook-key');
 const body = JSON.stringify({

@@ -10,12 +10,12 @@ import type { Readiness } from '../../src/health/readiness.js';
 import { WEBHOOK_BODY_LIMIT_BYTES } from '../../src/http/webhook.js';
 import { WEBHOOK_RATE_PER_MINUTE } from '../../src/common/request-rates.js';
 import { createMetrics } from '../../src/common/metrics.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { fluxEventsDir } from '../fixtures/locate.js';
 import type { StateBody } from '../harness/state-body.js';
+import { openDatabase } from '../harness/database.js';
 
 const FIXTURES = fluxEventsDir();
 const fixture = (name: string): Buffer => readFileSync(new URL(name, FIXTURES));

@@ -14,7 +14,6 @@ import { createImageFacts, createWarnOnce } from '../../src/images/image-facts.j
 import { createKubeReader } from '../../src/kube/kube-client.js';
 import { createCachedLabelSource } from '../../src/oci/cached-label-source.js';
 import { createRegistryClient } from '../../src/oci/registry-client.js';
-import { openDatabase } from '../../src/store/database.js';
 import { ImageCache } from '../../src/store/image-cache.js';
 import { podsFor, pullSecret, serviceAccount } from '../harness/core-objects.js';
 import { startFakeKube, writeKubeconfig, type AllowRule } from '../harness/fake-kube.js';
@@ -22,6 +21,7 @@ import { deployment } from '../harness/flux-objects.js';
 import { pushImage } from '../harness/push-image.js';
 import { startRegistry } from '../harness/registry.js';
 import { startRegistryProxy } from '../oci/registry-proxy.js';
+import { openDatabase } from '../harness/database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'image-facts-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

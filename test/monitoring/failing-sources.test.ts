@@ -9,9 +9,9 @@ import { createMetrics } from '../../src/common/metrics.js';
 import type { KubeReader } from '../../src/kube/kube-types.js';
 import { RecheckSchedule } from '../../src/runtime/recheck-schedule.js';
 import { createSourceRunner } from '../../src/runtime/source-runner.js';
-import { openDatabase } from '../../src/store/database.js';
 import type { QueueItem } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
+import { openDatabase } from '../harness/database.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 const web: QueueItem = { kind: 'Kustomization', namespace: 'flux-system', name: 'web', attempts: 0, firstEventAt: null, viaResync: false };

@@ -12,12 +12,12 @@ import type { KubeHealth } from '../../src/health/kube-health.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { signBody } from '../../src/http/hmac.js';
 import type { SourceRef } from '../../src/kube/kube-types.js';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import { assembleForge } from '../../src/forges/assemble-forge.js';
+import { openDatabase } from '../harness/database.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 const KEY = Buffer.from('monitoring-key');

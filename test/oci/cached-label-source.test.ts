@@ -9,11 +9,12 @@ import t from 'tap';
 import { createCachedLabelSource } from '../../src/oci/cached-label-source.js';
 import { createRegistryClient } from '../../src/oci/registry-client.js';
 import type { LabelSource, RegistryClient } from '../../src/oci/oci-types.js';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { type Db } from '../../src/store/database.js';
 import { ImageCache } from '../../src/store/image-cache.js';
 import { pushImage, pushIndex } from '../harness/push-image.js';
 import { startRegistry } from '../harness/registry.js';
 import { startRegistryProxy, type RegistryProxy } from './registry-proxy.js';
+import { openDatabase } from '../harness/database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'label-cache-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,7 +11,7 @@ import { GitHubPublisher } from '../../src/forges/github/github-publisher.js';
 import { reconcileSource, type ReconcileDeps, type ReconcileOutcome } from '../../src/reconcile/reconcile-source.js';
 import { ForgeRouter } from '../../src/reconcile/forge-router.js';
 import { AbsenceStore } from '../../src/store/absence-store.js';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { type Db } from '../../src/store/database.js';
 import type { PullRequestComments } from '../../src/features/comments/pr-comments.js';
 import { commentHooks } from '../../src/features/comments/comments-feature.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
@@ -20,6 +20,7 @@ import { SourceStore } from '../../src/store/source-store.js';
 import { commitOf } from '../harness/kube-meta.js';
 import { deployment, kustomization, type ConditionSpec, type DeploymentOptions } from '../harness/flux-objects.js';
 import { MemoryGitHub, MemoryKube, MemoryRegistry } from './in-memory.js';
+import { openDatabase } from '../harness/database.js';
 
 export const SOURCE = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'apps' };
 export const GRACE_MS = 15_000;

@@ -10,11 +10,11 @@ import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from
 import { basename, join } from 'node:path';
 import { Octokit } from 'octokit';
 import t, { type Test } from 'tap';
-import { SCHEMA_MIGRATIONS, openDatabase } from '../../src/store/database.js';
 import { MAIN_JS, fluxEvent, startBridge, type BridgeProcess } from '../harness/bridge-process.js';
 import { queueIdle, type StateBody } from '../harness/state-body.js';
 import { GITHUB_TOKEN, WEBHOOK_KEY, startWorld, type World } from '../harness/world.js';
 import { OPT_IN, READY, putDeployment, putKustomization, sha } from '../e2e/scenario.js';
+import { SCHEMA_MIGRATIONS, openDatabase } from '../harness/database.js';
 
 // Each case has its own world, mounts and bridge: they run side by side.
 t.jobs = 2;

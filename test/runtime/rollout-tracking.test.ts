@@ -5,9 +5,9 @@ import type { K8sObject, KubeReader, SourceRef } from '../../src/kube/kube-types
 import { RECHECK_INITIAL_MS } from '../../src/lifecycle/recheck-delay.js';
 import { RolloutTracking } from '../../src/runtime/rollout-tracking.js';
 import { queueWakes } from '../../src/runtime/rollout-wakes.js';
-import { openDatabase } from '../../src/store/database.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { deployment, statefulSet } from '../harness/flux-objects.js';
+import { openDatabase } from '../harness/database.js';
 
 const OPT_IN = { 'github-deployment-bridge.io/auto-report': 'true' };
 const APPS: SourceRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' };

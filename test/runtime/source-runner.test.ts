@@ -7,9 +7,9 @@ import type { ReconcileOutcome } from '../../src/reconcile/reconcile-source.js';
 import { WATCHED_RECHECK_MS } from '../../src/lifecycle/recheck-delay.js';
 import { RecheckSchedule } from '../../src/runtime/recheck-schedule.js';
 import { createSourceRunner, type SourceRunnerDeps } from '../../src/runtime/source-runner.js';
-import { openDatabase } from '../../src/store/database.js';
 import type { QueueItem } from '../../src/store/queue-store.js';
 import { SourceStore } from '../../src/store/source-store.js';
+import { openDatabase } from '../harness/database.js';
 
 const T0 = Date.UTC(2025, 0, 1);
 const item = (o: Partial<QueueItem> = {}): QueueItem => ({

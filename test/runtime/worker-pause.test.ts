@@ -1,9 +1,9 @@
 import t from 'tap';
 import { pino } from 'pino';
-import { openDatabase } from '../../src/store/database.js';
 import { QueueStore, type QueueItem } from '../../src/store/queue-store.js';
 import { Worker } from '../../src/runtime/worker.js';
 import { ForgePaused } from '../../src/forges/forge-health.js';
+import { openDatabase } from '../harness/database.js';
 
 const log = pino({ level: 'silent' });
 const ref = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'web' };

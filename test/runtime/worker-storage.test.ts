@@ -4,9 +4,9 @@ import t from 'tap';
 import { pino } from 'pino';
 import type { KubeReader } from '../../src/kube/kube-types.js';
 import { Resync } from '../../src/runtime/resync.js';
-import { openDatabase } from '../../src/store/database.js';
 import { QueueStore, type QueueItem } from '../../src/store/queue-store.js';
 import { STORE_RETRY_MS, Worker } from '../../src/runtime/worker.js';
+import { openDatabase } from '../harness/database.js';
 
 const log = pino({ level: 'silent' });
 const ref = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'web' };

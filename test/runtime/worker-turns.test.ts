@@ -6,7 +6,6 @@
  */
 import t from 'tap';
 import { pino } from 'pino';
-import { openDatabase } from '../../src/store/database.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { RETRY_BASE_MS, Worker } from '../../src/runtime/worker.js';
 import { ForgeError, waitsForTurn } from '../../src/common/errors.js';
@@ -14,6 +13,7 @@ import { RetryLater } from '../../src/reconcile/reconcile-source.js';
 import { LookupQueued } from '../../src/forges/github/deployment-lookups.js';
 import { BudgetDeferred } from '../../src/forges/github/budget-gate.js';
 import { ForgePaused } from '../../src/forges/forge-health.js';
+import { openDatabase } from '../harness/database.js';
 
 const log = pino({ level: 'silent' });
 const ref = { kind: 'Kustomization' as const, namespace: 'flux-system', name: 'web' };

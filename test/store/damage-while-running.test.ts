@@ -11,9 +11,10 @@ import t from 'tap';
 import { createMetrics } from '../../src/common/metrics.js';
 import { createReadiness } from '../../src/health/readiness.js';
 import { isDamage } from '../../src/store/corruption-watch.js';
-import { closeStorage, openStorage, storageHealthFor } from '../../src/store/open-storage.js';
+import { closeStorage, storageHealthFor } from '../../src/store/open-storage.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { runPragma } from '../../src/store/kept-statements.js';
+import { openStorage } from '../harness/database.js';
 
 t.test('a damaged page met by a statement while running: not ready, with the reason, and it stays so', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-damage-'));

@@ -5,10 +5,10 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { SCHEMA_MIGRATIONS } from '../../src/store/database.js';
 import { DatabaseCorruptError, DatabaseInUseError, LockFileBrokenError } from '../../src/store/database-guard.js';
-import { closeStorage, openStorage } from '../../src/store/open-storage.js';
+import { closeStorage } from '../../src/store/open-storage.js';
 import { startWorld } from '../harness/world.js';
+import { SCHEMA_MIGRATIONS, openStorage } from '../harness/database.js';
 
 function tempPath(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-guard-'));

@@ -2,11 +2,11 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import { SourceStore, type Skip } from '../../src/store/source-store.js';
 import type { SourceRef } from '../../src/kube/kube-types.js';
+import { openDatabase } from '../harness/database.js';
 
 const sha = (c: string) => c.repeat(40);
 const id = (o: Partial<Identity> = {}): Identity => ({

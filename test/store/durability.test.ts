@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { durably, openDatabase, type Db } from '../../src/store/database.js';
+import { durably, type Db } from '../../src/store/database.js';
 import { runPragma } from '../../src/store/kept-statements.js';
 import { probeWrite } from '../../src/store/open-storage.js';
 import { QueueStore } from '../../src/store/queue-store.js';
@@ -12,6 +12,7 @@ import type { Identity } from '../../src/lifecycle/identity.js';
 import { CommitStatusRows } from '../../src/forges/forgejo/commit-status-rows.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import type { SourceRef } from '../../src/kube/kube-types.js';
+import { openDatabase } from '../harness/database.js';
 
 /** SQLite's `PRAGMA synchronous` levels. */
 const NORMAL = 1;

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { openDatabase } from '../../src/store/database.js';
 import { EnqueueBatcher } from '../../src/store/enqueue-batch.js';
 import { QueueStore } from '../../src/store/queue-store.js';
+import { openDatabase } from '../harness/database.js';
 
 const ref = (name: string) => ({ kind: 'Kustomization' as const, namespace: 'flux-system', name });
 

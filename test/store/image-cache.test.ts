@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { openDatabase } from '../../src/store/database.js';
 import { ImageCache } from '../../src/store/image-cache.js';
+import { openDatabase } from '../harness/database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'image-cache-test-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { openDatabase } from '../../src/store/database.js';
 import { runPragma } from '../../src/store/kept-statements.js';
+import { openDatabase } from '../harness/database.js';
 
 t.test('the bridge connection prepares each SQL text once and keeps the statement', (t) => {
   const db = openDatabase(':memory:');

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { SCHEMA_MIGRATIONS, openDatabase } from '../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import { refusalKeys } from '../../src/lifecycle/refusal.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
+import { SCHEMA_MIGRATIONS, openDatabase } from '../harness/database.js';
 
 /** The schema version before the forge became part of a deployment's key. */
 const BEFORE_FORGE = 5;

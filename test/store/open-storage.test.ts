@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { SCHEMA_MIGRATIONS } from '../../src/store/database.js';
-import { diagnoseDirectory, openStorage, probeWrite } from '../../src/store/open-storage.js';
+import { diagnoseDirectory, probeWrite } from '../../src/store/open-storage.js';
+import { SCHEMA_MIGRATIONS, openStorage } from '../harness/database.js';
 
 function tempDir(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-open-'));

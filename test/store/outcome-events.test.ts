@@ -1,9 +1,9 @@
 /** The spine's outcome-recorded event: told once per new success or failure, in the write's transaction; nothing else. */
 import t, { type Test } from 'tap';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { onOutcomeRecorded, type OutcomeRecorded } from '../../src/store/outcome-events.js';
 import { SHOP_ORIGIN, shopDeployment } from '../harness/recorded-deployments.js';
+import { openDatabase } from '../harness/database.js';
 
 function open(t: Test) {
   const db = openDatabase(':memory:');

@@ -2,9 +2,10 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../../src/store/database.js';
+import { type Db } from '../../src/store/database.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import type { SourceRef } from '../../src/kube/kube-types.js';
+import { openDatabase } from '../harness/database.js';
 
 const apps: SourceRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' };
 const infra: SourceRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'infra' };

@@ -2,8 +2,8 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../src/store/database.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
+import { openDatabase } from '../harness/database.js';
 
 const refusal = (key: string, reason = 'App not installed on acme/web', retryAt = 10_000) => ({
   forge: 'github',

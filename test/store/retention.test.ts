@@ -1,6 +1,5 @@
 /** Rows without a purpose go by age (issue 22, item 2); everything the bridge still needs stays. */
 import t from 'tap';
-import { openDatabase } from '../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
 import { ImageCache, USED_AT_GRANULARITY_MS } from '../../src/store/image-cache.js';
 import { QueueStore } from '../../src/store/queue-store.js';
@@ -9,6 +8,7 @@ import { DEFAULT_RETENTION, pruneStorage } from '../../src/store/retention.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import type { SourceRef } from '../../src/kube/kube-types.js';
+import { openDatabase } from '../harness/database.js';
 
 const DAY = 24 * 60 * 60_000;
 const T0 = Date.UTC(2026, 0, 1);

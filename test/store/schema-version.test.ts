@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { SCHEMA_MIGRATIONS, SchemaTooNewError, openDatabase } from '../../src/store/database.js';
-import { openStorage } from '../../src/store/open-storage.js';
+import { SchemaTooNewError } from '../../src/store/database.js';
 import { REPO_ROOT } from '../fixtures/locate.js';
 import { MAIN_JS } from '../harness/bridge-process.js';
+import { SCHEMA_MIGRATIONS, openDatabase, openStorage } from '../harness/database.js';
 
 const CURRENT = SCHEMA_MIGRATIONS.length;
 
@@ -39,7 +39,7 @@ t.test('an older bridge refuses a newer database and leaves it as it was', (t) =
   const path = newerDatabase(t);
   const before = inspect(path);
   const message = `database ${path} has schema version ${CURRENT + 1}, newer than this bridge knows (${CURRENT}): run the newer bridge again, or restore the backup taken before the upgrade (docs/upgrade.md)`;
-  t.throws(() => openDatabase(path), new SchemaTooNewError(path, CURRENT + 1));
+  t.throws(() => openDatabase(path), new SchemaTooNewError(path, CURRENT + 1, CURRENT));
   t.throws(() => openStorage(path), { message }, 'not reported as a storage fault');
   t.same(inspect(path), before, 'version and tables untouched');
   t.equal(before.version, CURRENT + 1);

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { openDatabase } from '../../src/store/database.js';
 import { TransientEnvironmentStore } from '../../src/store/transient-store.js';
+import { openDatabase } from '../harness/database.js';
 
 const preview = { forge: 'gitlab', owner: 'platform/team', repo: 'app', environment: 'review/pr-42' };
 

@@ -14,6 +14,7 @@ import { DoraThread } from './dora-thread.js';
 import { doraWindow, setDoraMetrics } from './dora-metrics.js';
 import { doraPage, doraState } from './dora-section.js';
 import type { Feature, FeatureDeps } from '../feature.js';
+import { SCHEMA_VERSION } from '../schema.js';
 
 /** The figures' settings. */
 export interface DoraSettings {
@@ -52,7 +53,9 @@ export function doraFeature(
   // milliseconds here) and ended when idle.
   const doraStore = new DoraStore(o.db);
   const figures = new DoraCache(doraStore, include);
-  const thread = o.databasePath ? new DoraThread({ path: o.databasePath, environments }, tuning.threadIdleMs) : undefined;
+  const thread = o.databasePath
+    ? new DoraThread({ path: o.databasePath, version: SCHEMA_VERSION, environments }, tuning.threadIdleMs)
+    : undefined;
   const compute =
     thread &&
     ((now: number) =>

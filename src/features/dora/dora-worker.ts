@@ -10,14 +10,16 @@ import { matchesPattern } from '../../metadata/patterns.js';
 import { openDatabaseReadOnly } from '../../store/database.js';
 import { DoraStore } from './dora-store.js';
 
-/** What the thread is started with: the database file and `DORA_ENVIRONMENTS`' patterns. */
+/** What the thread is started with: the database file, its schema version and `DORA_ENVIRONMENTS`' patterns. */
 export interface DoraWorkerData {
   path: string;
+  /** The bridge's schema version (`features/schema.ts`): another database's is refused. */
+  version: number;
   environments: readonly string[];
 }
 
 const data = workerData as DoraWorkerData;
-const store = new DoraStore(openDatabaseReadOnly(data.path));
+const store = new DoraStore(openDatabaseReadOnly(data.path, data.version));
 const include = (e: string) => data.environments.some((p) => matchesPattern(p, e));
 
 parentPort?.on('message', (m: { id: number; now: number }) => {

@@ -20,6 +20,7 @@ import { createGitHubSide, type GitHubAuth } from './github-client.js';
 import { GitHubPublisher, type GitHubPublishResult } from './github-publisher.js';
 import { toGitHubState } from './github-states.js';
 import { DeploymentDeleted, githubRefusalOf } from './refusal-classify.js';
+import { GITHUB_MIGRATIONS } from './github-migrations.js';
 
 /** What routing to GitHub needs (`explain` too). */
 export interface GitHubReporting {
@@ -82,6 +83,7 @@ export const githubForge: ForgeDriver<GitHubSettings, GitHubReporting, typeof GI
     urlField: 'environment_url',
   }),
   url: (s) => (s.githubAuth ? { setting: 'GITHUB_API_URL', url: s.githubApiUrl } : undefined),
+  migrations: GITHUB_MIGRATIONS,
   connect(s, d): ForgeConnection<DeploymentsPort, GitHubPublishResult> | undefined {
     if (s.githubAuth === undefined) return undefined;
     const auth = s.githubAuth;

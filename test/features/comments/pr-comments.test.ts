@@ -4,10 +4,11 @@ import { createMetrics } from '../../../src/common/metrics.js';
 import { CommentRefused, ListCapped } from '../../../src/forges/comments-port.js';
 import { PullRequestComments } from '../../../src/features/comments/pr-comments.js';
 import { CommentStore } from '../../../src/features/comments/comment-store.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import { type Db } from '../../../src/store/database.js';
 import type { DeliveryState } from '../../../src/lifecycle/status-plan.js';
 import { Crash, MemoryComments, type CrashPoint } from './memory-comments.js';
 import { candidate, T0 } from '../../reconcile/plan-fixtures.js';
+import { openDatabase } from '../../harness/database.js';
 
 const PR = { number: 12, why: "from the Flux object's event.toolkit.fluxcd.io/change_request annotation" };
 const log = pino({ level: 'silent' });

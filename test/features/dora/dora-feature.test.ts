@@ -3,10 +3,10 @@ import pino from 'pino';
 import t, { type Test } from 'tap';
 import { createMetrics } from '../../../src/common/metrics.js';
 import { doraFeature } from '../../../src/features/dora/dora-feature.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { candidate } from '../../reconcile/plan-fixtures.js';
 import { record, shopDeployment } from '../../harness/recorded-deployments.js';
+import { openDatabase } from '../../harness/database.js';
 
 const NOW = Date.UTC(2026, 11, 2);
 const H = 3_600_000;

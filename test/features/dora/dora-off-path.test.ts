@@ -6,11 +6,11 @@
 import t, { type Test } from 'tap';
 import { DoraCache } from '../../../src/features/dora/dora-cache.js';
 import { doraWindow } from '../../../src/features/dora/dora-metrics.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
 import { TransientEnvironmentStore } from '../../../src/store/transient-store.js';
 import { record, shopDeployment } from '../../harness/recorded-deployments.js';
+import { openDatabase } from '../../harness/database.js';
 
 const H = 3_600_000;
 const NOW = Date.UTC(2026, 11, 2);

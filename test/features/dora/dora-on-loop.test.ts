@@ -11,10 +11,10 @@ import t from 'tap';
 import { createMetrics } from '../../../src/common/metrics.js';
 import { doraWindow } from '../../../src/features/dora/dora-metrics.js';
 import { doraFeature } from '../../../src/features/dora/dora-feature.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
 import { record, shopDeployment } from '../../harness/recorded-deployments.js';
+import { openDatabase } from '../../harness/database.js';
 
 const H = 3_600_000;
 const NOW = Date.UTC(2026, 11, 2);

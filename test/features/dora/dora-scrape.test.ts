@@ -7,13 +7,13 @@ import t from 'tap';
 import { createMetrics } from '../../../src/common/metrics.js';
 import { doraFeature } from '../../../src/features/dora/dora-feature.js';
 import { buildApp } from '../../../src/http/http-app.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { keepOutcomes } from '../../../src/features/dora/dora-store.js';
 import { QueueStore } from '../../../src/store/queue-store.js';
 import { SourceStore } from '../../../src/store/source-store.js';
 import { IDLE_APP } from '../../harness/idle-app.js';
 import { record, shopDeployment } from '../../harness/recorded-deployments.js';
+import { openDatabase } from '../../harness/database.js';
 
 const H = 3_600_000;
 const NOW = Date.UTC(2026, 11, 2);

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, openDatabaseReadOnly, SCHEMA_MIGRATIONS } from '../../../src/store/database.js';
+import { openDatabaseReadOnly } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { record, SHOP_ORIGIN, shopDeployment } from '../../harness/recorded-deployments.js';
 import { DoraStore, keepOutcomes, outcomeSpan } from '../../../src/features/dora/dora-store.js';
@@ -13,6 +13,7 @@ import { doraFigures } from '../../../src/features/dora/dora.js';
 import { pruneStorage } from '../../../src/store/retention.js';
 import { CommitStatusRows } from '../../../src/forges/forgejo/commit-status-rows.js';
 import type { Identity } from '../../../src/lifecycle/identity.js';
+import { SCHEMA_MIGRATIONS, openDatabase } from '../../harness/database.js';
 
 const sha = (c: string) => c.repeat(40);
 const id = (o: Partial<Identity> = {}): Identity => shopDeployment('a', o);
@@ -142,16 +143,16 @@ t.test('outcomes are kept 90 days; the history then starts at the oldest one kep
 t.test('the read-only opening: nothing created, an older schema refused, not migrated', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gdb-dora-ro-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  t.throws(() => openDatabaseReadOnly(join(dir, 'none.db')), 'a missing file is an error');
+  t.throws(() => openDatabaseReadOnly(join(dir, 'none.db'), SCHEMA_MIGRATIONS.length), 'a missing file is an error');
   t.notOk(existsSync(join(dir, 'none.db')), 'and is not created');
   const path = join(dir, 'old.db');
   const old = openDatabase(path);
   old.pragma(`user_version = ${SCHEMA_MIGRATIONS.length - 1}`);
-  t.throws(() => openDatabaseReadOnly(path), /older than this bridge's .*start this bridge's server on it first/);
+  t.throws(() => openDatabaseReadOnly(path, SCHEMA_MIGRATIONS.length), /older than this bridge's .*start this bridge's server on it first/);
   t.equal(old.pragma('user_version', { simple: true }), SCHEMA_MIGRATIONS.length - 1, 'not migrated by the reader');
   old.pragma(`user_version = ${SCHEMA_MIGRATIONS.length}`);
   old.close();
-  const ro = openDatabaseReadOnly(path);
+  const ro = openDatabaseReadOnly(path, SCHEMA_MIGRATIONS.length);
   t.teardown(() => ro.close());
   t.same(new DoraStore(ro).facts(), []);
   t.throws(() => ro.exec('DELETE FROM deployment_outcomes'), /readonly/i, 'it cannot write');

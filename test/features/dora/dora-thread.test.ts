@@ -10,10 +10,11 @@ import t from 'tap';
 import { DoraCache } from '../../../src/features/dora/dora-cache.js';
 import { doraWindow } from '../../../src/features/dora/dora-metrics.js';
 import { DoraThread } from '../../../src/features/dora/dora-thread.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
 import { record, shopDeployment } from '../../harness/recorded-deployments.js';
+import { openDatabase } from '../../harness/database.js';
+import { SCHEMA_VERSION } from '../../../src/features/schema.js';
 
 const H = 3_600_000;
 const NOW = Date.UTC(2026, 11, 2);
@@ -38,7 +39,7 @@ db.transaction(() => {
 const include = (e: string) => e === 'staging';
 
 t.test('computed in the thread: a scrape answers and the loop turns while it runs; the same figures', async (t) => {
-  const thread = new DoraThread({ path, environments: ['staging'] });
+  const thread = new DoraThread({ path, version: SCHEMA_VERSION, environments: ['staging'] });
   t.teardown(() => thread.stop());
   const cache = new DoraCache(new DoraStore(db), include);
   const errors: unknown[] = [];
@@ -66,7 +67,7 @@ t.test('computed in the thread: a scrape answers and the loop turns while it run
 });
 
 t.test('a thread that cannot read the database: the error handed on, no figures, the bridge keeps running', async (t) => {
-  const thread = new DoraThread({ path: join(dir, 'missing.db'), environments: [] });
+  const thread = new DoraThread({ path: join(dir, 'missing.db'), version: SCHEMA_VERSION, environments: [] });
   t.teardown(() => thread.stop());
   const cache = new DoraCache(new DoraStore(db));
   const errors: unknown[] = [];
@@ -85,7 +86,7 @@ t.test('a thread that cannot read the database: the error handed on, no figures,
 });
 
 t.test('issue 35: the thread is ended once idle; a computation asked before then keeps it, one after starts another', async (t) => {
-  const thread = new DoraThread({ path, environments: ['staging'] }, 200);
+  const thread = new DoraThread({ path, version: SCHEMA_VERSION, environments: ['staging'] }, 200);
   t.teardown(() => thread.stop());
   const running = () => thread.running;
   const first = await thread.compute(NOW);

@@ -3,9 +3,9 @@ import type { ContextPhase } from '../../../src/forges/forgejo/commit-status-pla
 import type { CommitStatusKey } from '../../../src/forges/forgejo/commit-status-publisher.js';
 import type { DeliveryState } from '../../../src/lifecycle/status-plan.js';
 import { CommitStatusRows } from '../../../src/forges/forgejo/commit-status-rows.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
 import type { Identity } from '../../../src/lifecycle/identity.js';
+import { openDatabase } from '../../harness/database.js';
 
 const T0 = Date.UTC(2025, 5, 1, 12);
 const SHA = 'e'.repeat(40);

@@ -6,9 +6,9 @@ import { ForgejoPublisher, statusText } from '../../../src/forges/forgejo/forgej
 import { DEFAULT_CONTEXT_TEMPLATE, parseContextTemplate, type ContextTemplate } from '../../../src/forges/forgejo/status-context.js';
 import type { ReportTarget } from '../../../src/metadata/resolve-target.js';
 import { CommitStatusRows } from '../../../src/forges/forgejo/commit-status-rows.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
 import { startForgejoSimulator } from '../../harness/forgejo-sim.js';
+import { openDatabase } from '../../harness/database.js';
 
 const TOKEN = 'forgejo_publisher_token';
 const T0 = Date.UTC(2025, 5, 1, 12);

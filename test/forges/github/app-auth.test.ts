@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { parseAppPrivateKey } from '../../../src/forges/github/app-jwt.js';
 import { INSTALLATION_TTL_MS, InstallationResolver } from '../../../src/forges/github/installation-lookup.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { InstallationStore } from '../../../src/forges/github/installation-store.js';
+import { openDatabase } from '../../harness/database.js';
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PKCS1 = keys.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();

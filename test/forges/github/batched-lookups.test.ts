@@ -11,10 +11,11 @@ import { createMetrics } from '../../../src/common/metrics.js';
 import { InstallationStore } from '../../../src/forges/github/installation-store.js';
 import { GitHubPublisher } from '../../../src/forges/github/github-publisher.js';
 import { DeploymentLookups, LookupQueued } from '../../../src/forges/github/deployment-lookups.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import { type Db } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions } from '../../harness/github-sim.js';
 import { OWNER, TOKEN, sha, target } from './rig.js';
+import { openDatabase } from '../../harness/database.js';
 
 const WINDOW_MS = 30;
 const log = pino({ level: 'silent' });

@@ -2,11 +2,11 @@ import t from 'tap';
 import { pino } from 'pino';
 import { createMetrics } from '../../../src/common/metrics.js';
 import { githubForge } from '../../../src/forges/github/github-forge.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { RefusalStore } from '../../../src/store/refusal-store.js';
 import { GITHUB_LIMITS } from '../github-limits.js';
 import { assembleForge } from '../../../src/forges/assemble-forge.js';
+import { openDatabase } from '../../harness/database.js';
 
 const db = openDatabase(':memory:');
 t.teardown(() => db.close());

@@ -5,9 +5,9 @@ import { pino } from 'pino';
 import { createMetrics } from '../../../src/common/metrics.js';
 import { CommentRefused } from '../../../src/forges/comments-port.js';
 import { createGitHubSide, type GitHubAuth } from '../../../src/forges/github/github-client.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { InstallationStore } from '../../../src/forges/github/installation-store.js';
 import { startGitHubSimulator, type GitHubSimulator } from '../../harness/github-sim.js';
+import { openDatabase } from '../../harness/database.js';
 
 const TOKEN = 'ghs_comments_token';
 const repo = { owner: 'acme', repo: 'web' };

@@ -13,9 +13,10 @@ import type { DesiredState } from '../../../src/lifecycle/status-plan.js';
 import { resolveTarget, type ReportTarget } from '../../../src/metadata/resolve-target.js';
 import { createMetrics } from '../../../src/common/metrics.js';
 import { GitHubPublisher } from '../../../src/forges/github/github-publisher.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import { type Db } from '../../../src/store/database.js';
 import { DeploymentStore, type DeploymentRow, type Origin } from '../../../src/store/deployment-store.js';
 import { startGitHubSimulator, type GitHubSimulator, type SimDeployment } from '../../harness/github-sim.js';
+import { openDatabase } from '../../harness/database.js';
 
 const TOKEN = 'ghs_publisher_test';
 const OWNER = 'acme';

@@ -15,11 +15,12 @@ import { resolveTarget, type ReportTarget } from '../../../src/metadata/resolve-
 import { createMetrics, type Metrics } from '../../../src/common/metrics.js';
 import { GitHubPublisher, type GitHubPublishResult } from '../../../src/forges/github/github-publisher.js';
 import { RefusedByForge } from '../../../src/forges/refusal-guard.js';
-import { openDatabase, type Db } from '../../../src/store/database.js';
+import { type Db } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
 import { InstallationStore } from '../../../src/forges/github/installation-store.js';
 import { RefusalStore } from '../../../src/store/refusal-store.js';
 import { startGitHubSimulator, type GitHubSimulator, type GitHubSimulatorOptions, type SimDeployment } from '../../harness/github-sim.js';
+import { openDatabase } from '../../harness/database.js';
 
 export const TOKEN = 'ghs_rig_token';
 export const OWNER = 'acme';

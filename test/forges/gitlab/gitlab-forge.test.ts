@@ -4,11 +4,11 @@ import { createMetrics } from '../../../src/common/metrics.js';
 import { gitlabForge } from '../../../src/forges/gitlab/gitlab-forge.js';
 import { parseGitLabUrl } from '../../../src/forges/gitlab/gitlab-url.js';
 import type { ReportTarget } from '../../../src/metadata/resolve-target.js';
-import { openDatabase } from '../../../src/store/database.js';
 import { DeploymentStore, type Origin } from '../../../src/store/deployment-store.js';
 import { RefusalStore } from '../../../src/store/refusal-store.js';
 import { rateLimitFault, startGitLabSimulator } from '../../harness/gitlab-sim.js';
 import { assembleForge } from '../../../src/forges/assemble-forge.js';
+import { openDatabase } from '../../harness/database.js';
 
 const TOKEN = 'glpat-bridge';
 const SHA = 'a'.repeat(40);
