@@ -28,6 +28,16 @@ export interface CrashPoint {
   stage: number;
 }
 
+/** A crash point, as a table row: `(title, method, path, skip, when, stage)`. */
+export const crashPoint = (
+  title: string,
+  method: CrashPoint['method'],
+  path: RegExp,
+  skip: number,
+  when: CrashPoint['when'],
+  stage: number,
+): CrashPoint => ({ title, method, path, skip, when, stage });
+
 /** One step of the lifecycle: what changes in the cluster (a Flux event follows, except for the first), and what the forge then holds. */
 export interface Stage {
   name: string;

@@ -12,7 +12,16 @@ import { PROGRESSING, READY, putKustomization, sha } from '../e2e/scenario.js';
 import type { SimDeployment } from '../harness/github-sim.js';
 import { putApp, putRemoteKustomization, startSpoke } from '../harness/spokes.js';
 import { startWorld, type World } from '../harness/world.js';
-import { Diverged, crashFigures, crashTable, playStages, type CrashPoint, type Figures, type Stage as BaseStage } from './crash-run.js';
+import {
+  Diverged,
+  crashFigures,
+  crashTable,
+  playStages,
+  type CrashPoint,
+  type Figures,
+  type Stage as BaseStage,
+  crashPoint,
+} from './crash-run.js';
 
 const A = sha('fleet-crash-a');
 const B = sha('fleet-crash-b');
@@ -75,14 +84,7 @@ const LIFECYCLE_WRITES = 8;
 
 const LIST_OR_CREATE = /\/deployments$/;
 const STATUS = /\/statuses$/;
-const at = (title: string, method: 'GET' | 'POST', path: RegExp, skip: number, when: 'before' | 'after', stage: number): CrashPoint => ({
-  title,
-  method,
-  path,
-  skip,
-  when,
-  stage,
-});
+const at = crashPoint;
 /** The hub's list, create and status come first (stage 0): every point below falls in the spoke deployment's life. */
 const POINTS: CrashPoint[] = [
   at("spoke A's provisional row (killed as its list call arrives)", 'GET', LIST_OR_CREATE, 1, 'before', 1),

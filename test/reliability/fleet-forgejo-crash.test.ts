@@ -12,7 +12,7 @@ import type { FakeKube } from '../harness/fake-kube.js';
 import { kustomization } from '../harness/flux-objects.js';
 import { putApp, putRemoteKustomization, startSpoke } from '../harness/spokes.js';
 import { startWorld, type World } from '../harness/world.js';
-import { crashFigures, crashTable, playStages, type CrashPoint, type Figures, type Stage as BaseStage } from './crash-run.js';
+import { crashFigures, crashTable, playStages, type CrashPoint, type Figures, type Stage as BaseStage, crashPoint } from './crash-run.js';
 
 const A = sha('fleet-forgejo-crash-a');
 const B = sha('fleet-forgejo-crash-b');
@@ -86,14 +86,8 @@ function stages(forgejo: ForgejoSimulator, spoke: FakeKube): Stage[] {
 const LIFECYCLE_WRITES = 5;
 
 const statusesOf = (c: string) => new RegExp(`^/repos/acme/web/statuses/${c}$`);
-const at = (title: string, method: 'GET' | 'POST', c: string, skip: number, when: 'before' | 'after', stage: number): CrashPoint => ({
-  title,
-  method,
-  path: statusesOf(c),
-  skip,
-  when,
-  stage,
-});
+const at = (title: string, method: CrashPoint['method'], c: string, skip: number, when: CrashPoint['when'], stage: number) =>
+  crashPoint(title, method, statusesOf(c), skip, when, stage);
 /** The hub's read-back and success of A come first (stage 0): every point below falls in the spoke's context. */
 const POINTS: CrashPoint[] = [
   at("read-back of A for the spoke's new context, killed as the GET arrives", 'GET', A, 1, 'before', 1),

@@ -13,7 +13,7 @@ import { deployment } from '../harness/flux-objects.js';
 import type { ForgejoSimulator, StoredStatus } from '../harness/forgejo-sim.js';
 import { startWorld, type World } from '../harness/world.js';
 import { OPT_IN, PROGRESSING, READY, finishRollout, putKustomization, sha } from '../e2e/scenario.js';
-import { crashFigures, crashTable, playStages, type CrashPoint, type Figures, type Stage as BaseStage } from './crash-run.js';
+import { crashFigures, crashTable, playStages, type CrashPoint, type Figures, type Stage as BaseStage, crashPoint } from './crash-run.js';
 
 const A = sha('forgejo-crash-a');
 const B = sha('forgejo-crash-b');
@@ -91,14 +91,8 @@ const STAGES: Stage[] = [
 const LIFECYCLE_WRITES = 4;
 
 const statusesOf = (c: string) => new RegExp(`^/repos/acme/web/statuses/${c}$`);
-const crashAt = (title: string, method: 'GET' | 'POST', c: string, skip: number, when: 'before' | 'after', stage: number): CrashPoint => ({
-  title,
-  method,
-  path: statusesOf(c),
-  skip,
-  when,
-  stage,
-});
+const crashAt = (title: string, method: CrashPoint['method'], c: string, skip: number, when: CrashPoint['when'], stage: number) =>
+  crashPoint(title, method, statusesOf(c), skip, when, stage);
 const POINTS: CrashPoint[] = [
   crashAt('read-back of A (new context), killed as the GET arrives', 'GET', A, 0, 'before', 0),
   crashAt('pending mark for pending(A), before the POST reaches Forgejo', 'POST', A, 0, 'before', 0),
