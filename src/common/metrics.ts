@@ -43,7 +43,7 @@ export function createMetrics(build: BuildInfo = { version: controllerVersion(),
     }),
     reconciles: new Counter({
       name: 'gdb_reconciles_total',
-      help: 'Flux object reconciles by outcome',
+      help: 'Flux object reconciles by outcome (ok; error: failed, retried with backoff; waiting: only waited for its turn, a look-up batch or the write budget)',
       labelNames: ['outcome'],
       registers,
     }),

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../common/errors.js';
+import { errorMessage, waitsForTurn } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
 import type { KubeReader } from '../kube/kube-types.js';
 import type { ReconcileOutcome } from '../reconcile/reconcile-source.js';
@@ -26,6 +26,8 @@ export interface SourceRunnerDeps {
  * The Worker's run function: reconciles one queued source with its own logger, counts and times it,
  * keeps a failure's message on the source for /state, and answers when to look at it again on its
  * own (undefined: not until an event or the resync). A failure is rethrown: the worker retries it.
+ * A run that only waits for its turn (a look-up's batch, the write budget) is no failure: counted as
+ * `waiting`, the source's last error left as it was, rethrown so the worker brings it back on time.
  */
 export function createSourceRunner(deps: SourceRunnerDeps): (item: QueueItem) => Promise<number | undefined> {
   const { metrics, now } = deps;
@@ -45,6 +47,10 @@ export function createSourceRunner(deps: SourceRunnerDeps): (item: QueueItem) =>
       if (out.statusesSent > 0 && item.firstEventAt !== null) metrics.eventToStatus.observe((now() - item.firstEventAt) / 1000);
       return deps.rechecks.delayAfter(item, out.recheck, tracked?.end() ?? false);
     } catch (err) {
+      if (waitsForTurn(err)) {
+        metrics.reconciles.inc({ outcome: 'waiting' });
+        throw err;
+      }
       metrics.reconciles.inc({ outcome: 'error' });
       try {
         deps.sources.recordError(item, errorMessage(err), now());

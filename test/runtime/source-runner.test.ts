@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import type { MetricValueWithName } from 'prom-client';
+import { WaitsForTurn } from '../../src/common/errors.js';
 import { createMetrics } from '../../src/common/metrics.js';
 import type { KubeReader } from '../../src/kube/kube-types.js';
 import type { ReconcileOutcome } from '../../src/reconcile/reconcile-source.js';
@@ -83,6 +84,21 @@ t.test('a failure is counted, kept on the source for /state, and rethrown for th
   await t.rejects(run(item()), { message: 'GitHub is down' });
   t.match(sources.list(), [{ kind: 'Kustomization', namespace: 'flux-system', name: 'web', lastError: 'GitHub is down' }]);
   t.equal(await count('gdb_reconciles_total', { outcome: 'error' }), 1);
+});
+
+t.test('a run that only waits for its turn is counted as waiting, not as a failure, and leaves the last error as it was', async (t) => {
+  const answers: Error[] = [
+    new Error('GitHub is down'),
+    new WaitsForTurn('the look-up before this create waits for the next batch', T0 + 2_000),
+    new Error('creating the deployment', { cause: new WaitsForTurn('the write budget is spent', T0 + 60_000) }),
+  ];
+  const { run, sources, count } = setup(t, () => Promise.reject(answers.shift()!));
+  await t.rejects(run(item()), { message: 'GitHub is down' });
+  await t.rejects(run(item()), { name: 'WaitsForTurn' }, 'rethrown: the worker brings it back at its time');
+  await t.rejects(run(item()), { message: 'creating the deployment' }, 'a turn waited for under a wrapping error');
+  t.equal(await count('gdb_reconciles_total', { outcome: 'waiting' }), 2);
+  t.equal(await count('gdb_reconciles_total', { outcome: 'error' }), 1, 'only the real failure');
+  t.match(sources.list(), [{ name: 'web', lastError: 'GitHub is down' }], 'the failure before is still what /state shows');
 });
 
 t.test('with rollout tracking: the reconcile reads through it, and a held watch makes the re-check the safety net', async (t) => {
