@@ -3,6 +3,9 @@
  * 300 MiB answer grew the pod by 2.1 GB before) is cut at the cap, declared or read, instead of read whole.
  */
 
+import { transportFetch } from './http-transport.js';
+import { LightBody, LightHeaders, LightResponse } from './light-response.js';
+
 /** Largest answer read from a forge's API: its pages are tens of KiB; 4 MiB is far above any, and far below the pod's memory. */
 export const MAX_FORGE_ANSWER_BYTES = 4 * 1024 * 1024;
 
@@ -46,10 +49,10 @@ export async function readCapped(res: Response, maxBytes: number): Promise<Buffe
  * A fetch whose answers are read here with the cap and handed on whole (for clients that read bodies themselves,
  * such as octokit): an answer past the cap fails as BodyTooLarge, as a network failure would.
  */
-export function cappedFetch(maxBytes: number, inner: typeof fetch = fetch): typeof fetch {
+export function cappedFetch(maxBytes: number, inner: typeof fetch = transportFetch): typeof fetch {
   return async (input, init) => {
     const res = await inner(input, init);
-    const body = res.status === 204 || res.status === 304 ? null : await readCapped(res, maxBytes);
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    const body = res.status === 204 || res.status === 304 ? null : LightBody.bytes(await readCapped(res, maxBytes));
+    return new LightResponse(res.status, res.statusText, new LightHeaders(res.headers), body, res.url) as unknown as Response;
   };
 }

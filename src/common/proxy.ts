@@ -6,6 +6,7 @@
  * is not affected (a kubeconfig's `proxy-url` is its setting).
  */
 import type { Logger } from 'pino';
+import { sendThroughProxy } from './http-transport.js';
 
 /** Where requests go: proxy URLs as given (credentials included, for the proxy), or undefined for direct. */
 export interface ProxySettings {
@@ -90,6 +91,7 @@ export async function installProxy(env: NodeJS.ProcessEnv, log: Logger): Promise
   const settings = proxySettings(env);
   if (!settings) return undefined;
   const { EnvHttpProxyAgent, setGlobalDispatcher } = await import('undici');
+  sendThroughProxy();
   setGlobalDispatcher(
     new EnvHttpProxyAgent({
       // Explicit values: exactly what is logged, and the environment read once.

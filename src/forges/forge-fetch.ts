@@ -6,6 +6,8 @@
  * anything is sent there, with an error that says where the forge pointed, so its URL can be corrected.
  */
 
+import { transportFetch } from '../common/http-transport.js';
+
 /** Redirects followed for one request; more is a loop or a misconfiguration. */
 export const MAX_FORGE_REDIRECTS = 5;
 
@@ -24,7 +26,7 @@ const urlOf = (input: Parameters<typeof fetch>[0]): URL =>
  * was (method and body); 301, 302 and 303 are followed for a read only, since following them turns a write into a
  * GET that writes nothing.
  */
-export function sameOriginFetch(inner: typeof fetch = fetch, maxRedirects = MAX_FORGE_REDIRECTS): typeof fetch {
+export function sameOriginFetch(inner: typeof fetch = transportFetch, maxRedirects = MAX_FORGE_REDIRECTS): typeof fetch {
   return async (input, init) => {
     let url = urlOf(input);
     const origin = url.origin;

@@ -1,5 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
+import type { Agent } from 'node:http';
+import type { Agent as TlsAgent } from 'node:https';
+import { http, https } from '../common/node-http.js';
 
 /** The options of an https.Agent that decide whether two agents may share connections. */
 const TLS_OPTIONS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
@@ -19,9 +20,9 @@ function sameOption(a: unknown, b: unknown): boolean {
  * is kept and the old one destroyed after `drainMs` (the request timeout), so its requests may finish.
  * Any other agent (a proxy's) is returned as it is.
  */
-export function keepAliveAgents(drainMs: number): (fresh: http.Agent) => http.Agent {
-  let plain: http.Agent | undefined;
-  let tls: https.Agent | undefined;
+export function keepAliveAgents(drainMs: number): (fresh: Agent) => Agent {
+  let plain: Agent | undefined;
+  let tls: TlsAgent | undefined;
   return (fresh) => {
     if (fresh.constructor === http.Agent) return (plain ??= new http.Agent({ keepAlive: true }));
     if (!(fresh instanceof https.Agent) || fresh.constructor !== https.Agent) return fresh;

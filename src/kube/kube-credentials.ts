@@ -6,15 +6,16 @@
  * `KubeConfig.applyToHTTPSOptions`, with its authenticator classes, without importing its generated API.
  */
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
+import type { Agent } from 'node:http';
+import type { AgentOptions, RequestOptions } from 'node:https';
+import { http, https } from '../common/node-http.js';
 import type { Authenticator } from '@kubernetes/client-node/dist/auth.js';
 import { ExecAuth } from '@kubernetes/client-node/dist/exec_auth.js';
 import { FileAuth } from '@kubernetes/client-node/dist/file_auth.js';
 import { currentOf, requireFromClientNode, type Cluster, type KubeEntries, type User } from './kube-config.js';
 
-type AgentClass = new (options: https.AgentOptions & { proxy: string }) => http.Agent;
-type SocksAgentClass = new (uri: string, options: https.AgentOptions) => http.Agent;
+type AgentClass = new (options: AgentOptions & { proxy: string }) => Agent;
+type SocksAgentClass = new (uri: string, options: AgentOptions) => Agent;
 
 /** Which authenticator adds the user's credentials, in client-node's order (azure, gcp, exec, token file, oidc). */
 async function authenticatorFor(user: User): Promise<Authenticator | undefined> {
@@ -37,7 +38,7 @@ function bytes(file: string | undefined, data: string | undefined): Buffer | und
 }
 
 /** The agent for the cluster's scheme and proxy-url; plain http only with insecure-skip-tls-verify. */
-function agentFor(cluster: Cluster, options: https.AgentOptions): http.Agent {
+function agentFor(cluster: Cluster, options: AgentOptions): Agent {
   const proxy = cluster.proxyUrl;
   if (proxy) {
     if (proxy.startsWith('socks')) {
@@ -76,7 +77,7 @@ export class ClusterAccess {
   }
 
   /** Sets TLS options, credential headers (`Authorization`, `Impersonate-User`), basic `auth` and a fresh `agent`. */
-  async applyToHTTPSOptions(opts: https.RequestOptions): Promise<void> {
+  async applyToHTTPSOptions(opts: RequestOptions): Promise<void> {
     const { cluster, user } = this;
     if (cluster === undefined) throw new Error('No active cluster!');
     if (cluster.skipTLSVerify) opts.rejectUnauthorized = false;

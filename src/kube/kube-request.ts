@@ -3,8 +3,9 @@
  * reads (kube-client.ts, core-reads.ts) and the watch transport (watch-stream.ts) share them. Failures
  * become KubeError with the HTTP status and the message of the server's Status body.
  */
-import http, { type Agent, type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { Agent, IncomingMessage } from 'node:http';
+import type { RequestOptions } from 'node:https';
+import { http, https } from '../common/node-http.js';
 import { KubeError, errorMessage } from '../common/errors.js';
 import type { ClusterAccess } from './kube-credentials.js';
 
@@ -28,7 +29,7 @@ export function kubeGet(access: ClusterAccess, keep: (fresh: Agent) => Agent = (
   const server = access.cluster?.server;
   if (!server) throw new Error('kubeconfig names no current cluster with a server');
   return async (path, query, signal) => {
-    const opts: https.RequestOptions = {};
+    const opts: RequestOptions = {};
     await access.applyToHTTPSOptions(opts);
     const url = new URL(server + path);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);

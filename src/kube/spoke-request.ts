@@ -4,8 +4,7 @@
  * own (its service account token, its kubeconfig, its files) is ever added. The hub's transport
  * (kube-request.ts) is not used: its authenticators may run programs and read files.
  */
-import http from 'node:http';
-import https from 'node:https';
+import { http, https } from '../common/node-http.js';
 import type { KubeGet } from './kube-request.js';
 import type { SpokeCredentials } from './spoke-kubeconfig.js';
 

@@ -1,10 +1,11 @@
 /**
- * One registry GET (or HEAD) on Node's fetch: timeout combined with the caller's signal, bounded body,
+ * One registry GET (or HEAD) on the bridge's transport (http-transport.ts): timeout combined with the caller's signal, bounded body,
  * redirects followed by hand so `Authorization` never leaves the origin it was meant for, every hop
  * checked against the allowed hosts, and transport failures sorted into RegistryError kinds.
  */
 import { BodyTooLarge, readCapped } from '../common/capped-body.js';
 import { RegistryError } from '../common/errors.js';
+import { transportFetch } from '../common/http-transport.js';
 import { hostPatternMatches } from './host-pattern.js';
 
 /** Redirect hops followed before giving up (registries redirect blobs once, to storage). */
@@ -125,7 +126,7 @@ export async function httpGet(
       checkHost(current, settings);
       let res: Response;
       try {
-        res = await fetch(current, { method, headers: sent, redirect: 'manual', signal });
+        res = await transportFetch(current, { method, headers: sent, redirect: 'manual', signal });
       } catch (err) {
         settings.onResponse?.(method, 0);
         throw err;
