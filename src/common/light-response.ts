@@ -5,6 +5,7 @@
  * http-transport.ts over a node:http answer, and by cappedFetch over bytes already read.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { byText } from './text.js';
 
 /** Header names lower-cased, values as fetch gives them: repeated ones joined with ", ". */
 export class LightHeaders {
@@ -30,7 +31,7 @@ export class LightHeaders {
   }
   /** Sorted by name, as fetch's Headers iterate. */
   *entries(): IterableIterator<[string, string]> {
-    yield* [...this.map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    yield* [...this.map].sort(([a], [b]) => byText(a, b));
   }
   *keys(): IterableIterator<string> {
     for (const [name] of this.entries()) yield name;

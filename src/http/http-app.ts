@@ -13,6 +13,15 @@ export type AppDeps = WebhookDeps & StatusDeps & { log: Logger };
  */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
+/**
+ * No route has a schema: each checks what it reads in its handler. Fastify's default compilers would load ajv and
+ * fast-json-stringify's compiler (about 7 MiB of the process, BENCHMARKS.md §5) all the same; these refuse a schema
+ * at registration, so one added later fails every test that builds the app instead of costing that quietly.
+ */
+const noSchemas = () => () => {
+  throw new Error('the bridge checks requests in its handlers: no route schema (one would load ajv, about 7 MiB)');
+};
+
 /** Builds the HTTP application from its dependencies; no I/O of its own, so tests use `inject()`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Widened to Fastify's logger type so the instance is a plain FastifyInstance, not one typed by pino's logger.
@@ -25,6 +34,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     http: { headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
     // Per-request lines would log every Flux event; the routes log what matters once.
     logController: new LogController({ disableRequestLogging: true }),
+    schemaController: { compilersFactory: { buildValidator: noSchemas, buildSerializer: noSchemas } },
   });
   await app.register(rateLimit, { global: false });
   // Each in its own scope: the webhook replaces the content-type parsers of its routes only.

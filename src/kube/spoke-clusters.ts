@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { KubeError, errorMessage } from '../common/errors.js';
 import type { Metrics } from '../common/metrics.js';
+import { byText } from '../common/text.js';
 import { kubeConfigRefOf, remoteClusterName } from '../flux/remote-cluster.js';
 import { readerOver } from './kube-client.js';
 import { kubeGetJson } from './kube-request.js';
@@ -122,7 +123,7 @@ export class SpokeClusters {
 
   /** Every spoke met so far. */
   snapshot(): ClusterState[] {
-    return [...this.states.values()].map((s) => ({ ...s })).sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.states.values()].map((s) => ({ ...s })).sort((a, b) => byText(a.name, b.name));
   }
 
   /** Drops every kept connection (shutdown). */

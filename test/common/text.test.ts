@@ -1,5 +1,5 @@
 import t from 'tap';
-import { boundedValue, MAX_VALUE_CHARS, oneLine, quoted, wasCut } from '../../src/common/text.js';
+import { boundedValue, byText, MAX_VALUE_CHARS, oneLine, quoted, wasCut } from '../../src/common/text.js';
 
 t.test('oneLine: whitespace folded, cut at a code point with …', (t) => {
   t.equal(oneLine('  a\n\tb  ', 10), 'a b');
@@ -24,5 +24,20 @@ t.test('quoted: short values whole, long ones by their start and length, control
   t.equal(quoted('abc'), '"abc"');
   t.equal(quoted('a\nb'), '"a\\nb"');
   t.equal(quoted('q'.repeat(200)), `"${'q'.repeat(80)}…" (200 characters)`);
+  t.end();
+});
+
+t.test('byText: by code units, the same on every machine and locale', (t) => {
+  const rows: Array<[string, string, number]> = [
+    ['a', 'a', 0],
+    ['a', 'b', -1],
+    ['b', 'a', 1],
+    ['B', 'a', -1],
+    ['prod', 'production', -1],
+    ['', 'a', -1],
+    ['é', 'f', 1],
+  ];
+  for (const [a, b, want] of rows) t.equal(byText(a, b), want, `${a} ? ${b}`);
+  t.same(['staging', 'Prod', 'dev', 'prod'].sort(byText), ['Prod', 'dev', 'prod', 'staging']);
   t.end();
 });

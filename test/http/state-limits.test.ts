@@ -6,6 +6,7 @@ import pino from 'pino';
 import t, { type Test } from 'tap';
 import { createMetrics } from '../../src/common/metrics.js';
 import { buildApp } from '../../src/http/http-app.js';
+import { stateFilter } from '../../src/http/status-routes.js';
 import { capState, MAX_STATE_BYTES, STATE_LISTS } from '../../src/http/state-cap.js';
 import { STATUS_RATE_PER_MINUTE } from '../../src/common/request-rates.js';
 import { stateSnapshot } from '../../src/http/state-snapshot.js';
@@ -112,6 +113,34 @@ t.test('/state?repository=a&repository=b answers 400 with a reason, not 500', as
   t.equal(res.statusCode, 400);
   t.match(res.json(), { message: /querystring\/repository must be string/ });
   t.equal((await app.inject('/state?repository=acme/a&environment=staging')).statusCode, 200, 'one value each is fine');
+});
+
+t.test('stateFilter: each filter once, as given; a repeated or odd one is the reason for a 400', (t) => {
+  const cases: Array<[unknown, ReturnType<typeof stateFilter>]> = [
+    [undefined, {}],
+    [{}, {}],
+    [{ repository: 'acme/a' }, { repository: 'acme/a' }],
+    [
+      { repository: 'acme/a', environment: 'staging', other: ['x', 'y'] },
+      { repository: 'acme/a', environment: 'staging' },
+    ],
+    [{ repository: '' }, { repository: '' }],
+    [{ repository: ['acme/a', 'acme/b'] }, 'querystring/repository must be string'],
+    [{ repository: 'acme/a', environment: ['a', 'b'] }, 'querystring/environment must be string'],
+  ];
+  for (const [query, want] of cases) t.same(stateFilter(query), want, JSON.stringify(query));
+  t.end();
+});
+
+t.test('a route schema is refused when the app starts: none may load ajv', async (t) => {
+  const { app } = await bridge(t);
+  app.get('/with-schema', { schema: { querystring: { type: 'object' } } }, () => 'never');
+  await t.rejects(
+    async () => {
+      await app.ready();
+    },
+    { message: /no route schema/ },
+  );
 });
 
 t.test('STATE_TOKEN is compared as digests: a token of another length takes the same constant-time path', async (t) => {

@@ -4,6 +4,7 @@
  * the same text, so an unchanged table is never written again.
  */
 import type { DeliveryState } from '../../lifecycle/status-plan.js';
+import { byText } from '../../common/text.js';
 import { markdownLink, markdownText } from './comment-text.js';
 
 /** One reported workload of a pull request, as its row shows it. */
@@ -85,8 +86,7 @@ function rowLine(r: CommentRow): string {
 }
 
 /** Rows in a stable order: by environment, then deployment name. */
-const order = (a: CommentRow, b: CommentRow) =>
-  a.environment.localeCompare(b.environment) || a.deploymentName.localeCompare(b.deploymentName);
+const order = (a: CommentRow, b: CommentRow) => byText(a.environment, b.environment) || byText(a.deploymentName, b.deploymentName);
 
 /** Longest comment, in UTF-16 code units, when the forge says none (GitHub's 65,536 characters). */
 export const DEFAULT_MAX_COMMENT_CHARS = 65_536;

@@ -11,7 +11,7 @@ import {
   type GitHubClientOptions,
 } from './octokit-factory.js';
 import type { DeploymentsPort, RepoRef } from './github-types.js';
-import type { Octokit } from 'octokit';
+import type { Octokit } from '@octokit/core';
 
 /** The only permissions the bridge asks for in its installation tokens (least privilege). */
 export const APP_TOKEN_PERMISSIONS = { deployments: 'write', metadata: 'read' } as const;

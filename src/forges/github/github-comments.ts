@@ -4,7 +4,7 @@
  * write spaced by the shared WriteSpacing. An App asks for a token of its own for them (`pull_requests: write`),
  * so an installation without that permission loses its comments, not its deployments.
  */
-import type { Octokit } from 'octokit';
+import type { Octokit } from '@octokit/core';
 import { CommentRefused, LIST_CAP, ListCapped, type CommentRepo, type CommentsPort, type ForgeComment } from '../comments-port.js';
 import { GitHubCallError, type CommentOperation } from './call-error.js';
 import { callGitHub, GITHUB_TIMEOUT_MS } from './octokit-factory.js';

@@ -4,7 +4,7 @@
  * (paused, counted against the primary budget; a read is not content-generating). An App asks for a token of its
  * own for it (`contents: read`), so an installation without that permission loses lead times only.
  */
-import type { Octokit } from 'octokit';
+import type { Octokit } from '@octokit/core';
 import { commitMissing, forgeDate, type CommitTimesPort } from '../commit-times-port.js';
 import type { RepoRef } from './github-types.js';
 import { GitHubCallError } from './call-error.js';

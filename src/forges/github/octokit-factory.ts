@@ -1,4 +1,5 @@
-import { Octokit, RequestError } from 'octokit';
+import { Octokit } from '@octokit/core';
+import { RequestError } from '@octokit/request-error';
 import type { Logger } from 'pino';
 import { GitHubError } from './github-error.js';
 import { ForgeError } from '../../common/errors.js';
@@ -93,9 +94,11 @@ function gatedAuth(credentials: Credentials, gate: () => void) {
  * Octokit configured for the bridge: no blind retries (creation is find-or-create), writes spaced by the
  * WriteSpacing but never a sleep inside a request for a rate limit (the bridge pauses the client's
  * credential scope instead), nothing sent while its scope is paused, every answer counted and its budget
- * recorded. Octokit's throttling plugin is off: the WriteSpacing does its one job here (spacing writes),
- * and its Bottleneck limiters cost about ten 0 ms timer turns per request (each limiter step awaits a
- * setTimeout), which was most of the bridge's own latency between two GitHub calls. Concurrency is
+ * recorded. Octokit's core alone, without the plugins of the `octokit` package (about 10 MiB of a process): no
+ * retry plugin (a retried POST whose first attempt succeeded would duplicate a deployment: the queue retries
+ * instead); no throttling plugin: the WriteSpacing does its one job here (spacing writes), and its Bottleneck
+ * limiters cost about ten 0 ms timer turns per request, which was most of the bridge's own latency between two
+ * GitHub calls; routes named as GitHub's REST API names them (`GET /repos/{owner}/{repo}/deployments`). Concurrency is
  * bounded by RECONCILE_CONCURRENCY (sequential calls per reconcile), below GitHub's 100 concurrent requests.
  */
 export function createOctokit(o: GitHubClientOptions): Octokit {
@@ -111,9 +114,6 @@ export function createOctokit(o: GitHubClientOptions): Octokit {
     // Every answer read with a bound (capped-body.ts): a larger one fails like a network failure, outcome unknown;
     // redirects followed on GitHub's own origin only (forge-fetch.ts): the token never leaves it.
     request: { fetch: cappedFetch(o.maxAnswerBytes ?? MAX_FORGE_ANSWER_BYTES, sameOriginFetch()) },
-    // A retried POST whose first attempt succeeded would duplicate a deployment: the queue retries instead.
-    retry: { enabled: false },
-    throttle: { enabled: false },
     log: { debug: () => {}, info: () => {}, warn: (m: string) => o.log.warn(m), error: (m: string) => o.log.error(m) },
   });
   octokit.hook.wrap('request', async (request, options) => {
@@ -230,11 +230,11 @@ export function createDeploymentsPort(octokit: Octokit, timeoutMs = GITHUB_TIMEO
   return {
     listDeployments: (r: RepoRef, q, turn) =>
       call<GhDeployment[]>('listDeployments', `list deployments of ${r.owner}/${r.repo}`, (signal) =>
-        octokit.rest.repos.listDeployments({ ...r, ...q, per_page: 100, request: { signal, turn } }),
+        octokit.request('GET /repos/{owner}/{repo}/deployments', { ...r, ...q, per_page: 100, request: { signal, turn } }),
       ),
     createDeployment: (r: RepoRef, body: CreateDeploymentBody, turn) =>
       call<GhDeployment>('createDeployment', `create deployment in ${r.owner}/${r.repo}`, async (signal) => {
-        const res = await octokit.rest.repos.createDeployment({ ...r, ...body, request: { signal, turn } });
+        const res = await octokit.request('POST /repos/{owner}/{repo}/deployments', { ...r, ...body, request: { signal, turn } });
         // 202 means GitHub merged the default branch instead of creating: never expected with auto_merge false.
         if (res.status !== 201)
           throw new GitHubCallError(`GitHub answered ${res.status} instead of creating a deployment`, 422, undefined, 'createDeployment');
@@ -242,11 +242,21 @@ export function createDeploymentsPort(octokit: Octokit, timeoutMs = GITHUB_TIMEO
       }),
     listStatuses: (r: RepoRef, deploymentId: number, turn) =>
       call<GhStatus[]>('listStatuses', `list statuses of deployment ${deploymentId}`, (signal) =>
-        octokit.rest.repos.listDeploymentStatuses({ ...r, deployment_id: deploymentId, per_page: 100, request: { signal, turn } }),
+        octokit.request('GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses', {
+          ...r,
+          deployment_id: deploymentId,
+          per_page: 100,
+          request: { signal, turn },
+        }),
       ),
     createStatus: async (r: RepoRef, deploymentId: number, body: CreateStatusBody, turn) => {
       await call('createStatus', `create ${body.state} status on deployment ${deploymentId}`, (signal) =>
-        octokit.rest.repos.createDeploymentStatus({ ...r, deployment_id: deploymentId, ...body, request: { signal, turn } }),
+        octokit.request('POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses', {
+          ...r,
+          deployment_id: deploymentId,
+          ...body,
+          request: { signal, turn },
+        }),
       );
     },
     queryDeployments: async (r: RepoRef, body) => {
