@@ -8,10 +8,7 @@ import t from 'tap';
 import { fluxEvent, type BridgeProcess } from '../harness/bridge-process.js';
 import { deployment } from '../harness/flux-objects.js';
 import { startWorld, type World } from '../harness/world.js';
-import { OPT_IN, READY, finishRollout, putKustomization, sha } from './scenario.js';
-
-const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
-  (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
+import { OPT_IN, READY, clientStates, finishRollout, putKustomization, sha } from './scenario.js';
 
 /** Puts `names` as opted-in Deployments of their own repositories, rolling out (or finished), in one Ready Kustomization. */
 function putRollout(
