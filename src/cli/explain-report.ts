@@ -1,5 +1,6 @@
 import { derivePhase, type Phase } from '../flux/phase.js';
-import type { K8sObject, SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
+import type { K8sObject } from '../kube/kube-types.js';
 import { desiredFor } from '../lifecycle/desired-state.js';
 import type { ExplainForm } from '../forges/forge.js';
 import { FLUX_BRANCH_ANNOTATION } from '../metadata/ref-tier.js';

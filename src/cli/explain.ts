@@ -7,7 +7,8 @@ import { DEFAULT_KUBE_TIMEOUT_MS, createKubeReader } from '../kube/kube-client.j
 import { SpokeClusters } from '../kube/spoke-clusters.js';
 import { sourceCluster } from '../reconcile/source-cluster.js';
 import { withRouteRefusals } from '../kube/route-refusals.js';
-import type { FluxKind, SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
+import type { FluxKind } from '../kube/kube-types.js';
 import { createMetrics } from '../common/metrics.js';
 import { installProxy } from '../common/proxy.js';
 import { resolveSource } from '../reconcile/resolve-source.js';

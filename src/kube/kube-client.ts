@@ -13,7 +13,8 @@ import { coreReads, listServices, readService } from './core-reads.js';
 import { SERVICE_ACCOUNT_TOKEN_PATH, defaultEntries, entriesFromFile, entriesInCluster, type KubeEntries } from './kube-config.js';
 import { ClusterAccess } from './kube-credentials.js';
 import { MAX_LIST_PAGE_CHARS, kubeGet, kubeGetJson, type KubeGetJson } from './kube-request.js';
-import type { FluxKind, K8sObject, KubeReader, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
+import type { FluxKind, K8sObject, KubeReader, RoutingKind, WorkloadKind } from './kube-types.js';
 
 export { SERVICE_ACCOUNT_TOKEN_PATH };
 

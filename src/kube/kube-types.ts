@@ -2,7 +2,7 @@
 import type { Condition, FluxKind, K8sObject, ObjectMeta, SourceRef } from '../flux/k8s-objects.js';
 import type { LabelSelector } from '../flux/label-selector.js';
 
-export type { Condition, FluxKind, K8sObject, ObjectMeta, SourceRef };
+export type { Condition, FluxKind, K8sObject, ObjectMeta };
 
 /** Workload kinds the bridge reads from an inventory. */
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'ReplicaSet';

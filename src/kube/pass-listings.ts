@@ -6,7 +6,8 @@
  */
 import { KubeError } from '../common/errors.js';
 import { selectorMatches, type LabelSelector } from '../flux/label-selector.js';
-import type { FluxKind, K8sObject, KubeReader, PodView, RoutingKind, SourceRef, WorkloadKind } from './kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
+import type { FluxKind, K8sObject, KubeReader, PodView, RoutingKind, WorkloadKind } from './kube-types.js';
 
 /** How long a listing answers for the pass before it is read again (less when the resync runs more often). */
 export const LISTING_MAX_AGE_MS = 30_000;

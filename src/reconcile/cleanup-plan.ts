@@ -1,4 +1,4 @@
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import { goneDescription, observeMissing, shouldDeactivate, type Absence, type Gone } from '../lifecycle/absence.js';
 import type { DeploymentRow } from '../store/deployment-store.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { errorMessage, isRetryable } from '../common/errors.js';
 import { derivePhase, type Phase } from '../flux/phase.js';
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import type { Skip, SourceStore } from '../store/source-store.js';
 import { planReconcile, type PublishStep, type Recheck } from './reconcile-plan.js';
 import type { ForgeRouter } from './forge-router.js';

@@ -2,7 +2,8 @@ import { KubeError, RegistryError, errorMessage, isRetryable } from '../common/e
 import { missingInventory, routingFromInventory, workloadsFromInventory } from '../flux/inventory.js';
 import { fluxObjectDefaults } from '../flux/remote-cluster.js';
 import type { ImageFactsSource } from '../images/image-facts.js';
-import type { K8sObject, KubeReader, SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
+import type { K8sObject, KubeReader } from '../kube/kube-types.js';
 import { rolloutOf, type Rollout } from '../lifecycle/rollout.js';
 import {
   bridgeAnnotations,

@@ -1,4 +1,4 @@
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import { WATCHED_RECHECK_MS, recheckDelay } from '../lifecycle/recheck-delay.js';
 import type { Recheck } from '../reconcile/reconcile-plan.js';
 

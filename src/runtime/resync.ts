@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { longTimeout, type LongTimer } from '../common/timers.js';
 import { errorMessage } from '../common/errors.js';
-import type { FluxKind, KubeReader, SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
+import type { FluxKind, KubeReader } from '../kube/kube-types.js';
 import type { QueueStore } from '../store/queue-store.js';
 
 const KINDS: FluxKind[] = ['Kustomization', 'HelmRelease'];

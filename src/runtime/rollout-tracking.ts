@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { K8sObject, KubeReader, SourceRef, WorkloadKind } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
+import type { K8sObject, KubeReader, WorkloadKind } from '../kube/kube-types.js';
 import type { WorkloadWatchEvents, WorkloadWatches } from '../kube/rollout-watch.js';
 import type { WatchTransport } from '../kube/watch-stream.js';
 import { rolloutOf, type RolloutKind } from '../lifecycle/rollout.js';

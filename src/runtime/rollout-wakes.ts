@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../common/errors.js';
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import { recheckDelay } from '../lifecycle/recheck-delay.js';
 import type { QueueStore } from '../store/queue-store.js';
 import type { RolloutTrackingOptions } from './rollout-tracking.js';

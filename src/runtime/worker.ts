@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { cappedWait } from '../forges/forge-health.js';
 import { longTimeout, type LongTimer } from '../common/timers.js';
 import { errorMessage, waitsForTurn } from '../common/errors.js';
-import type { SourceRef } from '../kube/kube-types.js';
+import type { SourceRef } from '../flux/k8s-objects.js';
 import type { QueueItem, QueueStore } from '../store/queue-store.js';
 import type { StorageWrites } from '../store/storage-health.js';
 

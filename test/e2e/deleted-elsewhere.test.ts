@@ -10,10 +10,7 @@ import { finishRollout } from '../harness/rollouts.js';
 import { queueIdle } from '../harness/state-body.js';
 import { namespace } from '../harness/workload-objects.js';
 import { GITHUB_TOKEN, startWorld } from '../harness/world.js';
-import { OPT_IN, PROGRESSING, READY, putDeployment, putKustomization, sha } from './scenario.js';
-
-const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
-  (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
+import { OPT_IN, PROGRESSING, READY, clientStates, putDeployment, putKustomization, sha } from './scenario.js';
 
 t.test('a deployment deleted on GitHub: a new one for the status still due, said in the log; its cleanup needs no inactive', async (t) => {
   const world = await startWorld();

@@ -7,15 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { fluxEvent } from '../harness/bridge-process.js';
 import { finishRollout } from '../harness/rollouts.js';
 import { APP_INSTALLATION_ID, startWorld } from '../harness/world.js';
-import { OPT_IN, READY, idle, putDeployment, putKustomization, sha } from './scenario.js';
-
-const annotated = (repository: string, commit: string) => ({
-  ...OPT_IN,
-  'github-deployment-bridge.io/repository': repository,
-  'github-deployment-bridge.io/commit': commit,
-});
-const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
-  (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
+import { READY, annotated, clientStates, idle, putDeployment, putKustomization, sha } from './scenario.js';
 
 t.test(
   'GitHub App on Enterprise Server: JWT, installation looked up once (kept across a restart), installation tokens, skips with reasons',

@@ -7,10 +7,8 @@
 import t from 'tap';
 import { fluxEvent } from '../harness/bridge-process.js';
 import { APP_INSTALLATION_ID, startWorld } from '../harness/world.js';
-import { OPT_IN, PROGRESSING, READY, putDeployment, putKustomization, sha } from './scenario.js';
+import { OPT_IN, PROGRESSING, READY, clientStates, putDeployment, putKustomization, sha } from './scenario.js';
 
-const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
-  (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
 const metric = (text: string, name: string) =>
   Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1]);
 

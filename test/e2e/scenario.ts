@@ -74,6 +74,17 @@ export function putDeployment(world: World, name: string, image: string, annotat
   finishRollout(world, name);
 }
 
+/** The opt-in and metadata annotations of a workload reporting `repository` (`owner/name`) at `commit`. */
+export const annotated = (repository: string, commit: string) => ({
+  ...OPT_IN,
+  'github-deployment-bridge.io/repository': repository,
+  'github-deployment-bridge.io/commit': commit,
+});
+
+/** The states of a simulated deployment's statuses that the bridge (the client) wrote, oldest first; none for no deployment. */
+export const clientStates = (d: { statuses: Array<{ state: string; addedBy: string }> } | undefined) =>
+  (d?.statuses ?? []).filter((s) => s.addedBy === 'client').map((s) => s.state);
+
 /** Marks a Deployment `apps/<name>` rolled out for its current generation. */
 export function finishRollout(world: World, name: string): void {
   finishDeploymentRollout(world.kube, 'apps', name);

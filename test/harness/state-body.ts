@@ -3,6 +3,7 @@
  * It is JSON: times are ISO strings (null when unset) where the stores hold milliseconds. Declared, not
  * validated: the tests' assertions are the check.
  */
+import type { WriteBudgetView } from '../../src/forges/forge.js';
 import type { Readiness } from '../../src/health/readiness.js';
 
 /** One cached deployment, as /state lists it. */
@@ -95,17 +96,7 @@ export interface StateGitHub {
   }>;
   refusals: Array<Record<string, unknown>>;
   /** `GITHUB_WRITE_BUDGET` and the backlog per credential scope. */
-  writeBudget: {
-    budget: string;
-    scopes: Array<{
-      scope: string;
-      waiting: number;
-      oldestWaitingSince: string | null;
-      oldestWaitingSeconds: number;
-      budgetFreesAt: string;
-      drainsInSeconds: number;
-    }>;
-  } | null;
+  writeBudget: WriteBudgetView | null;
 }
 
 /** The whole answer of the bridge process, which always has its storage, registry cache and GitHub sections. */

@@ -1,5 +1,6 @@
 import t from 'tap';
-import type { K8sObject, SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
+import type { K8sObject } from '../../src/kube/kube-types.js';
 import {
   ANNOTATION_PREFIX as P,
   bridgeAnnotations,

@@ -1,7 +1,8 @@
 /** Text from developers (annotations, image labels) is bounded where it is read, and quoted only in part. */
 import t from 'tap';
 import { MAX_VALUE_CHARS } from '../../src/common/text.js';
-import type { K8sObject, SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
+import type { K8sObject } from '../../src/kube/kube-types.js';
 import {
   ANNOTATION_PREFIX as P,
   bridgeAnnotations,

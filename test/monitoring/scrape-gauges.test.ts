@@ -11,7 +11,7 @@ import { DEFAULT_CONTEXT_TEMPLATE, parseContextTemplate } from '../../src/forges
 import type { KubeHealth } from '../../src/health/kube-health.js';
 import { buildApp } from '../../src/http/http-app.js';
 import { signBody } from '../../src/http/hmac.js';
-import type { SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';

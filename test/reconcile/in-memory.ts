@@ -14,7 +14,8 @@ import type {
   RepoRef,
 } from '../../src/forges/github/github-types.js';
 import type { ImageFactsSource } from '../../src/images/image-facts.js';
-import type { K8sObject, KubeReader, SourceRef, WorkloadKind } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
+import type { K8sObject, KubeReader, WorkloadKind } from '../../src/kube/kube-types.js';
 
 /** `fn`'s value, or its throw, as a promise (what an async endpoint gives). */
 function settle<T>(fn: () => T): Promise<T> {

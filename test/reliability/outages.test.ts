@@ -13,10 +13,9 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { fluxEvent, type BridgeProcess } from '../harness/bridge-process.js';
-import type { SimDeployment } from '../harness/github-sim.js';
 import { queueIdle, type StateBody } from '../harness/state-body.js';
 import { startWorld, type World } from '../harness/world.js';
-import { OPT_IN, READY, pushAppImage, putDeployment, putKustomization, sha } from '../e2e/scenario.js';
+import { OPT_IN, READY, clientStates, pushAppImage, putDeployment, putKustomization, sha } from '../e2e/scenario.js';
 
 /** The three scenarios run at once, each with its own bridge and simulators. */
 t.jobs = 3;
@@ -102,7 +101,6 @@ function startBridge(t: Test, world: World, env: Record<string, string> = {}): P
   starting = started.catch(() => undefined);
   return started;
 }
-const clientStates = (d: SimDeployment | undefined) => d?.statuses.filter((s) => s.addedBy === 'client').map((s) => s.state) ?? [];
 const hasSuccess = (world: World, repo: string, commit: string) =>
   clientStates(world.github.deployments('acme', repo).find((d) => d.sha === commit)).includes('success');
 

@@ -1,7 +1,8 @@
 /** Rollout tracking per cluster: a spoke's workloads are followed by that spoke's own watches, the hub's by the hub's. */
 import t from 'tap';
 import { pino } from 'pino';
-import type { K8sObject, KubeReader, SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
+import type { K8sObject, KubeReader } from '../../src/kube/kube-types.js';
 import type { WorkloadWatchEvents } from '../../src/kube/rollout-watch.js';
 import type { WatchTransport } from '../../src/kube/watch-stream.js';
 import type { SpokeFollowing } from '../../src/reconcile/source-cluster.js';

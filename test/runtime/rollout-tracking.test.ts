@@ -1,7 +1,8 @@
 /** Rollout tracking: which workloads a reconcile leaves followed, and when a watch's sighting wakes their sources. */
 import t from 'tap';
 import { pino } from 'pino';
-import type { K8sObject, KubeReader, SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
+import type { K8sObject, KubeReader } from '../../src/kube/kube-types.js';
 import { RECHECK_INITIAL_MS } from '../../src/lifecycle/recheck-delay.js';
 import { RolloutTracking } from '../../src/runtime/rollout-tracking.js';
 import { queueWakes } from '../../src/runtime/rollout-wakes.js';

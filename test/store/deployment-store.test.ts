@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DeploymentStore, type Origin } from '../../src/store/deployment-store.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import { SourceStore, type Skip } from '../../src/store/source-store.js';
-import type { SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
 import { openDatabase } from '../harness/database.js';
 
 const sha = (c: string) => c.repeat(40);

@@ -11,7 +11,7 @@ import { DeploymentStore } from '../../src/store/deployment-store.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import { CommitStatusRows } from '../../src/forges/forgejo/commit-status-rows.js';
 import { SourceStore } from '../../src/store/source-store.js';
-import type { SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
 import { openDatabase } from '../harness/database.js';
 
 /** SQLite's `PRAGMA synchronous` levels. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Db } from '../../src/store/database.js';
 import { QueueStore } from '../../src/store/queue-store.js';
-import type { SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
 import { openDatabase } from '../harness/database.js';
 
 const apps: SourceRef = { kind: 'Kustomization', namespace: 'flux-system', name: 'apps' };

@@ -7,7 +7,7 @@ import { RefusalStore } from '../../src/store/refusal-store.js';
 import { DEFAULT_RETENTION, pruneStorage } from '../../src/store/retention.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
-import type { SourceRef } from '../../src/kube/kube-types.js';
+import type { SourceRef } from '../../src/flux/k8s-objects.js';
 import { openDatabase } from '../harness/database.js';
 
 const DAY = 24 * 60 * 60_000;

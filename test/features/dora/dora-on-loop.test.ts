@@ -3,40 +3,26 @@
  * also at idle, where there is nothing to count. A few thousand outcomes are now computed on the event loop (about
  * 3 µs each), the thread is started only past that, and ended once idle; the figures are the same either way.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
 import { createMetrics } from '../../../src/common/metrics.js';
 import { doraWindow } from '../../../src/features/dora/dora-metrics.js';
 import { doraFeature } from '../../../src/features/dora/dora-feature.js';
-import { DeploymentStore } from '../../../src/store/deployment-store.js';
-import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
-import { record, shopDeployment } from '../../harness/recorded-deployments.js';
-import { openDatabase } from '../../harness/database.js';
+import { DoraStore } from '../../../src/features/dora/dora-store.js';
+import { outcomeDatabase } from './outcome-database.js';
 
 const H = 3_600_000;
 const NOW = Date.UTC(2026, 11, 2);
 const OUTCOMES = 300;
 
-const dir = mkdtempSync(join(tmpdir(), 'gdb-dora-wiring-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const databasePath = join(dir, 'bridge.db');
-const db = openDatabase(databasePath);
-t.teardown(() => db.close());
-// The store announces each outcome; DORA keeps them (as in the bridge, subscribed before any is recorded).
-const deployments = new DeploymentStore(keepOutcomes(db));
-db.transaction(() => {
-  for (let i = 0; i < OUTCOMES; i++) {
-    const start = NOW - 100 * H + i * 60_000;
-    const environment = ['production', 'staging'][i % 2];
-    record(deployments, shopDeployment('a', { repo: `shop-${i % 7}`, environment, sha: i.toString(16).padStart(40, '0') }), start, [
-      i % 5 === 0 ? 'failure' : 'success',
-      start + 5_000,
-    ]);
-  }
-})();
+const { path: databasePath, db } = outcomeDatabase(t, {
+  count: OUTCOMES,
+  first: NOW - 100 * H,
+  everyMs: 60_000,
+  environments: ['production', 'staging'],
+  repos: 7,
+  failureEvery: 5,
+});
 const expected = doraWindow(new DoraStore(db), NOW, (e) => e === 'staging');
 
 const wiring = (o: { onLoopMax?: number; threadIdleMs?: number }) =>

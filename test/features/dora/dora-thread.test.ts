@@ -3,39 +3,27 @@
  * `/metrics` scrape waited for it. Now it runs in a worker thread over its own read-only connection: while it runs,
  * a scrape answers (the last figures) and the loop keeps turning; the figures are the same as computed here.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { DoraCache } from '../../../src/features/dora/dora-cache.js';
 import { doraWindow } from '../../../src/features/dora/dora-metrics.js';
 import { DoraThread } from '../../../src/features/dora/dora-thread.js';
-import { DeploymentStore } from '../../../src/store/deployment-store.js';
-import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
-import { record, shopDeployment } from '../../harness/recorded-deployments.js';
-import { openDatabase } from '../../harness/database.js';
+import { DoraStore } from '../../../src/features/dora/dora-store.js';
 import { SCHEMA_VERSION } from '../../../src/features/schema.js';
+import { outcomeDatabase } from './outcome-database.js';
 
 const H = 3_600_000;
 const NOW = Date.UTC(2026, 11, 2);
 const DEPLOYMENTS = 3_000;
 
-const dir = mkdtempSync(join(tmpdir(), 'gdb-dora-thread-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const path = join(dir, 'bridge.db');
-const db = openDatabase(path);
-t.teardown(() => db.close());
-const deployments = new DeploymentStore(keepOutcomes(db));
-db.transaction(() => {
-  for (let i = 0; i < DEPLOYMENTS; i++) {
-    const start = NOW - 600 * H + i * 10_000;
-    const environment = ['production', 'staging', 'pr-1'][i % 3];
-    record(deployments, shopDeployment('a', { repo: `shop-${i % 20}`, environment, sha: i.toString(16).padStart(40, '0') }), start, [
-      i % 10 === 0 ? 'failure' : 'success',
-      start + 5_000,
-    ]);
-  }
-})();
+const { dir, path, db } = outcomeDatabase(t, {
+  count: DEPLOYMENTS,
+  first: NOW - 600 * H,
+  everyMs: 10_000,
+  environments: ['production', 'staging', 'pr-1'],
+  repos: 20,
+  failureEvery: 10,
+});
 const include = (e: string) => e === 'staging';
 
 t.test('computed in the thread: a scrape answers and the loop turns while it runs; the same figures', async (t) => {
