@@ -1,8 +1,8 @@
 /**
- * Outbound proxies: `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (lower-case names first) for every request
- * made with Node's fetch: every forge's client and the registries. Node's built-in fetch ignores these
- * variables; undici's EnvHttpProxyAgent, made the global dispatcher, routes it through the proxy (the npm
- * undici sets the global that Node's own fetch reads). The Kubernetes client has agents of its own and
+ * Outbound proxies: `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (lower-case names first) for every forge's
+ * client and the registries. With a proxy set, their transport (http-transport.ts) sends through Node's fetch,
+ * and undici's EnvHttpProxyAgent, made the global dispatcher, routes it through the proxy (the npm undici sets
+ * the global that Node's own fetch reads); Node's fetch ignores the variables by itself. The Kubernetes client has agents of its own and
  * is not affected (a kubeconfig's `proxy-url` is its setting).
  */
 import type { Logger } from 'pino';

@@ -1,5 +1,5 @@
 /**
- * The one fetch every forge client sends through (GitHub's octokit, Forgejo, GitLab): redirects are followed by
+ * The one fetch every forge client sends through (GitHub's octokit, Forgejo, GitLab), over the transport: redirects are followed by
  * hand, on the same origin only (scheme, host and port), at most MAX_FORGE_REDIRECTS times. A forge's token is a
  * header (`Authorization`, GitLab's `PRIVATE-TOKEN`) that fetch itself would carry to whatever host a redirect
  * names (it drops only `Authorization` across origins): here a redirect to another origin is refused before

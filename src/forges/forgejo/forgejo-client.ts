@@ -34,7 +34,7 @@ const seg = encodeURIComponent;
 const short = (sha: string) => sha.slice(0, 7);
 
 /**
- * The Forgejo (and Gitea) commit-status API over Node's fetch: `Authorization: token …`, one timeout
+ * The Forgejo (and Gitea) commit-status API over the bridge's transport (common/http-transport.ts): `Authorization: token …`, one timeout
  * per request, redirects followed on its own origin only (forge-fetch.ts), no retries (the queue retries), every failure a `ForgeError` with the status, Forgejo's
  * message and, for 429/503 with `Retry-After`, the time to come back. The token never appears in an
  * error or a callback.

@@ -1,7 +1,6 @@
 /**
- * One GitLab request on Node's fetch, the forge HTTP layer the Forgejo client uses too: the global
- * dispatcher (`installProxy` routes it through `HTTPS_PROXY`/`NO_PROXY`, undici keeps connections
- * alive), redirects followed on GitLab's own origin only (forge-fetch.ts: `PRIVATE-TOKEN` never leaves it), one
+ * One GitLab request on the bridge's transport (common/http-transport.ts), the forge HTTP layer the Forgejo
+ * client uses too: connections kept alive, through `HTTPS_PROXY`/`NO_PROXY` when set (`installProxy`), redirects followed on GitLab's own origin only (forge-fetch.ts: `PRIVATE-TOKEN` never leaves it), one
  * timeout per request including the body read, the answer read with a size cap (as the
  * registry client does), no retries (the queue retries), every failure a `GitLabError`. The token is
  * read before each request (a rotated `GITLAB_TOKEN_FILE` is picked up) and never appears in an error.
@@ -42,7 +41,7 @@ export interface GitLabAnswer {
   headers: Headers;
 }
 
-/** Node's fetch, following redirects on the request's own origin only (stateless, so shared). */
+/** The transport, following redirects on the request's own origin only (stateless, so shared). */
 const forgeFetch = sameOriginFetch();
 
 /** Sends one request; the parsed JSON answer, or a GitLabError. */
