@@ -7,7 +7,7 @@ import type { StorageWrites } from '../store/storage-health.js';
 export const PRUNE_INTERVAL_MS = 60 * 60_000;
 
 export interface PruningOptions {
-  /** One prune (pruneStorage over the bridge's database and clock). */
+  /** One prune (pruneStorage over the bridge's database and clock, with the features' steps). */
   prune: () => Pruned;
   intervalMs?: number;
   /** Told how many rows of each table went (metrics). */

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../common/metrics.js';
 import type { Config } from '../config/load-config.js';
+import { FEATURE_PRUNE_STEPS } from '../features/retention.js';
 import type { Forge } from '../forges/forge.js';
 import type { KubeReader } from '../kube/kube-types.js';
 import { createPassListings } from '../kube/pass-listings.js';
@@ -91,9 +92,10 @@ export function buildReconcileLoops(d: ReconcileLoopsDeps) {
     trackedSources: () => deployments.activeSources(),
   });
 
-  // Rows with no purpose left (gone sources, registry answers no one reads, old history) go by age.
+  // Rows with no purpose left (gone sources, registry answers no one reads, old history) go by age; the features'
+  // tables too, turned on or not.
   const pruning = new Pruning({
-    prune: () => pruneStorage(d.db, now()),
+    prune: () => pruneStorage(d.db, now(), FEATURE_PRUNE_STEPS),
     onPruned: (p) => {
       for (const [table, n] of Object.entries(p)) if (n > 0) metrics.storagePruned.inc({ table }, n);
     },

@@ -2,17 +2,14 @@ import { ACTIVE_STATES } from '../lifecycle/status-plan.js';
 import type { Db } from './database.js';
 
 /**
- * How long rows without a purpose are kept. Each has its reason:
+ * How long rows without a purpose are kept. Each folder prunes the tables it owns, as it owns their migrations: the
+ * core tables here, a feature's in its `features/<name>/<name>-retention.ts` (`PruneStep`s, composed once in
+ * `features/retention.ts` and passed to `pruneStorage`). The core tables' reasons:
  * - a source whose Flux object is gone and that has nothing left to clean up is kept a day (/state shows it went);
  * - a registry answer nobody read for 14 days: a digest's labels, a tag's digest (a tag in use is checked every few minutes);
  * - a refusal a day past its retry time (the retry has long happened, or nothing asked again);
  * - a deployment's settled history (gone; a failure a newer commit of the workload replaced) 14 days, and at most
- *   20 rows per lineage whatever their age: lineage() reads those on every publish, and none of them is superseded again;
- * - a pull request comment whose rows are all gone, with nothing left to write, 14 days after its last change (the
- *   pull request was closed: a preview that comes back later gets a new comment).
- * - a recorded outcome (the DORA figures) 90 days: the longest window the figures are read over, with room to spare;
- *   a commit's time once no outcome of its commit is left (it is read again only if the commit is deployed again), an
- *   environment's kind once none of its outcomes is left and it was not published into for as long.
+ *   20 rows per lineage whatever their age: lineage() reads those on every publish, and none of them is superseded again.
  */
 export interface RetentionPolicy {
   deletedSourceMs: number;
@@ -20,7 +17,6 @@ export interface RetentionPolicy {
   refusalPastRetryMs: number;
   historyMs: number;
   historyPerLineage: number;
-  outcomesMs: number;
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -31,24 +27,39 @@ export const DEFAULT_RETENTION: RetentionPolicy = {
   refusalPastRetryMs: DAY_MS,
   historyMs: 14 * DAY_MS,
   historyPerLineage: 20,
-  outcomesMs: 90 * DAY_MS,
 };
 
-/** Rows one prune removed, by table. */
-export type Pruned = Record<
-  | 'sources'
-  | 'skips'
-  | 'image_labels'
-  | 'image_tags'
-  | 'forge_refusals'
-  | 'deployments'
-  | 'deployment_outcomes'
-  | 'commit_times'
-  | 'environment_kinds'
-  | 'pr_comments'
-  | 'pr_comment_rows',
-  number
->;
+/** The core tables, pruned here in this order before any step. */
+const CORE_TABLES = ['sources', 'skips', 'image_labels', 'image_tags', 'forge_refusals', 'deployments'] as const;
+type CoreTable = (typeof CORE_TABLES)[number];
+
+/**
+ * One prune of a table, declared by the folder that owns the table (beside its migrations): it deletes the rows of
+ * `table` that have no purpose at `now` (by its folder's own policy) and returns how many. Steps run after the core
+ * tables', in their composed order, in the same transaction: a step may rely on the deletes before it.
+ */
+export interface PruneStep<T extends string = string> {
+  readonly table: T;
+  readonly prune: (db: Db, now: number) => number;
+}
+
+/** Rows one prune removed, by table: the core tables, then each step's, in the order they ran. */
+export type Pruned<T extends string = string> = Readonly<Record<CoreTable | T, number>>;
+
+/**
+ * The owners' prune steps as one list, in the order given (an owner's own steps in its order): each table pruned by
+ * one step, and never a core table (this module prunes those), or a clear error.
+ */
+export function composeRetention<T extends string>(...lists: ReadonlyArray<readonly PruneStep<T>[]>): readonly PruneStep<T>[] {
+  const all = lists.flat();
+  const seen = new Set<string>();
+  for (const { table } of all) {
+    if ((CORE_TABLES as readonly string[]).includes(table)) throw new Error(`retention: ${table} is a core table, pruned by the store`);
+    if (seen.has(table)) throw new Error(`retention: ${table} is pruned by two steps`);
+    seen.add(table);
+  }
+  return all;
+}
 
 const ACTIVE_SQL = `(${ACTIVE_STATES.map((s) => `'${s}'`).join(', ')})`;
 
@@ -69,12 +80,17 @@ const REPLACED = `(state = 'gone' OR EXISTS (SELECT 1 FROM deployments n WHERE n
   AND n.workload_kind = d.workload_kind AND n.workload_namespace = d.workload_namespace AND n.workload_name = d.workload_name
   AND n.created_at > d.created_at))`;
 
-/** A comment row `r` of comment `c`. */
-const SAME_COMMENT = `r.forge = c.forge AND r.owner = c.owner AND r.repo = c.repo AND r.pr = c.pr AND r.cluster = c.cluster`;
-
-/** Deletes what has no purpose any more (see RetentionPolicy), in one transaction; returns how many rows of each table. */
-export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFAULT_RETENTION): Pruned {
-  return db.transaction((): Pruned => {
+/**
+ * Deletes what has no purpose any more, in one transaction: the core tables (see RetentionPolicy), then each owner's
+ * `steps` in order (`features/retention.ts`); returns how many rows of each table.
+ */
+export function pruneStorage<T extends string>(
+  db: Db,
+  now: number,
+  steps: readonly PruneStep<T>[],
+  policy: RetentionPolicy = DEFAULT_RETENTION,
+): Pruned<T> {
+  return db.transaction((): Pruned<T> => {
     const run = (sql: string, ...params: unknown[]) => db.prepare(sql).run(...params).changes;
     const sources = run(
       `DELETE FROM sources AS s WHERE (s.phase IS NULL OR s.phase = 'deleted') AND s.last_seen < ? AND ${IDLE_SOURCE}`,
@@ -94,34 +110,15 @@ export function pruneStorage(db: Db, now: number, policy: RetentionPolicy = DEFA
         FROM deployments AS d WHERE ${HISTORY} AND ${REPLACED}) WHERE rank > ?)`,
       policy.historyPerLineage,
     );
-    const comments = run(
-      `DELETE FROM pr_comments AS c WHERE c.pending = 0 AND c.dirty = 0 AND c.updated_at < ? AND NOT EXISTS (SELECT 1
-        FROM pr_comment_rows r WHERE ${SAME_COMMENT} AND r.state != 'gone')`,
-      now - policy.historyMs,
-    );
-    const commentRows = run(`DELETE FROM pr_comment_rows AS r WHERE NOT EXISTS (SELECT 1 FROM pr_comments c WHERE ${SAME_COMMENT})`);
-    const outcomes = run(`DELETE FROM deployment_outcomes WHERE at < ?`, now - policy.outcomesMs);
-    const commitTimes = run(
-      `DELETE FROM commit_times AS c WHERE NOT EXISTS (SELECT 1 FROM deployment_outcomes o WHERE o.forge = c.forge
-        AND o.owner = c.owner AND o.repo = c.repo AND o.sha = c.sha)`,
-    );
-    const kinds = run(
-      `DELETE FROM environment_kinds AS k WHERE k.seen_at < ? AND NOT EXISTS (SELECT 1 FROM deployment_outcomes o
-        WHERE o.forge = k.forge AND o.owner = k.owner AND o.repo = k.repo AND o.environment = k.environment)`,
-      now - policy.outcomesMs,
-    );
-    return {
+    const pruned: Record<string, number> = {
       sources,
       skips,
       image_labels: imageLabels,
       image_tags: imageTags,
       forge_refusals: refusals,
       deployments: old + beyond,
-      pr_comments: comments,
-      pr_comment_rows: commentRows,
-      deployment_outcomes: outcomes,
-      commit_times: commitTimes,
-      environment_kinds: kinds,
     };
+    for (const step of steps) pruned[step.table] = step.prune(db, now);
+    return pruned as Pruned<T>;
   })();
 }

@@ -4,7 +4,7 @@ import { DeploymentStore, type Origin } from '../../src/store/deployment-store.j
 import { ImageCache, USED_AT_GRANULARITY_MS } from '../../src/store/image-cache.js';
 import { QueueStore } from '../../src/store/queue-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
-import { DEFAULT_RETENTION, pruneStorage } from '../../src/store/retention.js';
+import { DEFAULT_RETENTION, composeRetention, pruneStorage, type PruneStep } from '../../src/store/retention.js';
 import { SourceStore } from '../../src/store/source-store.js';
 import type { Identity } from '../../src/lifecycle/identity.js';
 import type { SourceRef } from '../../src/flux/k8s-objects.js';
@@ -28,7 +28,7 @@ function stores() {
     deployments: new DeploymentStore(db),
     images: new ImageCache(db, now),
     refusals: new RefusalStore(db),
-    prune: () => pruneStorage(db, now()),
+    prune: () => pruneStorage(db, now(), []),
   };
 }
 
@@ -136,41 +136,51 @@ t.test('deployment history: gone and replaced failures go after 14 days, at most
   t.end();
 });
 
-t.test('pull request comments: gone 14 days after the last change once every row is gone and nothing is left to write', (t) => {
+t.test("the owners' steps run after the core tables, in their order, in the same transaction", (t) => {
   const s = stores();
-  const comment = (pr: number, o: { dirty?: number; pending?: number; updatedAt: number }) =>
-    s.db
-      .prepare(
-        `INSERT INTO pr_comments (forge, owner, repo, pr, cluster, comment_id, pending, dirty, updated_at)
-         VALUES ('github', 'acme', 'web', ?, 'prod', ?, ?, ?, ?)`,
-      )
-      .run(pr, 1000 + pr, o.pending ?? 0, o.dirty ?? 0, o.updatedAt);
-  const row = (pr: number, environment: string, state: string) =>
-    s.db
-      .prepare(
-        `INSERT INTO pr_comment_rows (forge, owner, repo, pr, cluster, environment, deployment_name, sha, state, why, updated_at)
-         VALUES ('github', 'acme', 'web', ?, 'prod', ?, 'web', 'abc1234', ?, 'change_request', ?)`,
-      )
-      .run(pr, environment, state, T0);
-  comment(1, { updatedAt: T0 }); // closed long ago: every row gone
-  row(1, 'pr-1', 'gone');
-  row(1, 'pr-1-db', 'gone');
-  comment(2, { updatedAt: T0 }); // one row still live
-  row(2, 'pr-2', 'gone');
-  row(2, 'pr-2-db', 'success');
-  comment(3, { updatedAt: T0, dirty: 1 }); // an edit still due
-  row(3, 'pr-3', 'gone');
-  comment(4, { updatedAt: T0 + 10 * DAY }); // closed recently
-  row(4, 'pr-4', 'gone');
-  s.at(T0 + 14 * DAY + 1);
-  const pruned = s.prune();
-  t.equal(pruned.pr_comments, 1, 'only the settled comment');
-  t.equal(pruned.pr_comment_rows, 2, 'and its rows');
-  const left = s.db.prepare(`SELECT pr FROM pr_comments ORDER BY pr`).all() as { pr: number }[];
-  t.same(
-    left.map((r) => r.pr),
-    [2, 3, 4],
-  );
-  t.equal((s.db.prepare(`SELECT count(*) AS n FROM pr_comment_rows`).get() as { n: number }).n, 4);
+  s.db.exec(`CREATE TABLE a (x); CREATE TABLE b (x); INSERT INTO a VALUES (1), (2);`);
+  // b copies what a holds when its step runs: after a's delete.
+  const steps: PruneStep[] = [
+    { table: 'a', prune: (db, now) => db.prepare(`DELETE FROM a WHERE x < ?`).run(now - T0).changes },
+    { table: 'b', prune: (db) => db.prepare(`INSERT INTO b SELECT x FROM a`).run().changes },
+  ];
+  t.same(Object.entries(pruneStorage(s.db, T0 + 2, steps)), [
+    ['sources', 0],
+    ['skips', 0],
+    ['image_labels', 0],
+    ['image_tags', 0],
+    ['forge_refusals', 0],
+    ['deployments', 0],
+    ['a', 1],
+    ['b', 1],
+  ]);
+  const failing: PruneStep[] = [
+    steps[0]!,
+    {
+      table: 'c',
+      prune: () => {
+        throw new Error('boom');
+      },
+    },
+  ];
+  t.throws(() => pruneStorage(s.db, T0 + 3, failing), /boom/);
+  t.equal((s.db.prepare(`SELECT count(*) AS n FROM a`).get() as { n: number }).n, 1, 'a failing step undoes the whole prune');
+  t.end();
+});
+
+t.test('composeRetention keeps the order and refuses a table pruned twice or a core table', (t) => {
+  const step = (table: string): PruneStep => ({ table, prune: () => 0 });
+  const cases: Array<[string, string[][], string[] | RegExp]> = [
+    ['in order across lists', [['b', 'a'], ['c']], ['b', 'a', 'c']],
+    ['empty', [], []],
+    ['twice in one list', [['a', 'a']], /retention: a is pruned by two steps/],
+    ['twice across lists', [['a'], ['b', 'a']], /retention: a is pruned by two steps/],
+    ['a core table', [['deployments']], /retention: deployments is a core table, pruned by the store/],
+  ];
+  for (const [name, lists, want] of cases) {
+    const compose = () => composeRetention(...lists.map((l) => l.map(step))).map((s) => s.table);
+    if (want instanceof RegExp) t.throws(compose, want, name);
+    else t.same(compose(), want, name);
+  }
   t.end();
 });

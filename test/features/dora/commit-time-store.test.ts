@@ -5,7 +5,7 @@ import { DeploymentStore } from '../../../src/store/deployment-store.js';
 import { CommitTimeStore } from '../../../src/features/dora/commit-time-store.js';
 import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.js';
 import { TransientEnvironmentStore } from '../../../src/store/transient-store.js';
-import { pruneStorage } from '../../../src/store/retention.js';
+import { pruneStorage } from '../../harness/database.js';
 import { record, shopDeployment } from '../../harness/recorded-deployments.js';
 
 function open(t: Test) {

@@ -10,10 +10,9 @@ import { TransientEnvironmentStore } from '../../../src/store/transient-store.js
 import { CommitTimeStore } from '../../../src/features/dora/commit-time-store.js';
 import { EnvironmentKinds } from '../../../src/features/dora/environment-kinds.js';
 import { doraFigures } from '../../../src/features/dora/dora.js';
-import { pruneStorage } from '../../../src/store/retention.js';
 import { CommitStatusRows } from '../../../src/forges/forgejo/commit-status-rows.js';
 import type { Identity } from '../../../src/lifecycle/identity.js';
-import { SCHEMA_MIGRATIONS, openDatabase } from '../../harness/database.js';
+import { SCHEMA_MIGRATIONS, openDatabase, pruneStorage } from '../../harness/database.js';
 
 const sha = (c: string) => c.repeat(40);
 const id = (o: Partial<Identity> = {}): Identity => shopDeployment('a', o);

@@ -7,7 +7,7 @@ import { DoraStore, keepOutcomes } from '../../../src/features/dora/dora-store.j
 import { CommitTimeStore } from '../../../src/features/dora/commit-time-store.js';
 import { EnvironmentKinds } from '../../../src/features/dora/environment-kinds.js';
 import { doraFigures } from '../../../src/features/dora/dora.js';
-import { pruneStorage } from '../../../src/store/retention.js';
+import { pruneStorage } from '../../harness/database.js';
 import { record, shopDeployment } from '../../harness/recorded-deployments.js';
 
 const DAY = 86_400_000;
