@@ -10,8 +10,18 @@ import type { IncomingMessage } from 'node:http';
 import { LightBody, LightHeaders, LightResponse } from './light-response.js';
 import { http, https } from './node-http.js';
 
+/**
+ * A kept-alive connection idle this long is closed (sooner when the server's `Keep-Alive: timeout=` says so, less a
+ * second), as undici does: without it Node's agent keeps one until the server closes it, and a request sent while the
+ * close is on its way (the bridge's loop busy) fails with ECONNRESET.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
+const AGENT_OPTIONS = { keepAlive: true, timeout: IDLE_CONNECTION_MS };
 /** Keep-alive agents, one per scheme, as undici's pool keeps connections per origin. */
-const AGENTS = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+const AGENTS = { http: new http.Agent(AGENT_OPTIONS), https: new https.Agent(AGENT_OPTIONS) };
+/** Reads sent again once when the kept-alive connection they went out on turned out closed before any answer. */
+const REPEATABLE = new Set(['GET', 'HEAD']);
+const CLOSED_UNDER_US = new Set(['ECONNRESET', 'EPIPE']);
 
 type Fetch = typeof fetch;
 let proxied = false;
@@ -43,8 +53,18 @@ async function send(url: URL, init: RequestInit): Promise<LightResponse> {
   const body = bodyOf(init.body);
   const headers = headersOf(init.headers);
   if (body !== undefined) headers['content-length'] = String(body.byteLength);
+  return exchange(url, { method, headers }, body, signal, REPEATABLE.has(method));
+}
+
+/** One request and its answer's head; `again`: a read whose reused connection was closed under it is sent once more. */
+function exchange(
+  url: URL,
+  options: { method: string; headers: Record<string, string> },
+  body: Uint8Array | undefined,
+  signal: AbortSignal | undefined,
+  again: boolean,
+): Promise<LightResponse> {
   return new Promise((resolve, reject) => {
-    const options = { method, headers };
     const req =
       url.protocol === 'https:'
         ? https.request(url, { ...options, agent: AGENTS.https })
@@ -57,15 +77,17 @@ async function send(url: URL, init: RequestInit): Promise<LightResponse> {
       answer = res;
       res.once('close', settle);
       const status = res.statusCode ?? 0;
-      const empty = method === 'HEAD' || status === 204 || status === 304;
+      const empty = options.method === 'HEAD' || status === 204 || status === 304;
       if (empty) res.resume();
       resolve(
         new LightResponse(status, res.statusMessage ?? '', new LightHeaders(res.headers), empty ? null : LightBody.of(res), url.href),
       );
     });
-    req.once('error', (err) => {
+    req.once('error', (err: NodeJS.ErrnoException) => {
       settle();
-      reject(signal?.aborted ? (signal.reason as Error) : failed(err));
+      if (signal?.aborted) reject(signal.reason as Error);
+      else if (again && req.reusedSocket && CLOSED_UNDER_US.has(err.code ?? '')) resolve(exchange(url, options, body, signal, false));
+      else reject(failed(err));
     });
     req.end(body);
   });

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import { readCapped } from '../../src/common/capped-body.js';
-import { lightFetch } from '../../src/common/http-transport.js';
+import { IDLE_CONNECTION_MS, lightFetch } from '../../src/common/http-transport.js';
 
 const MANUAL = { redirect: 'manual' } as const;
 
@@ -67,6 +67,42 @@ t.test('connections are kept alive from one request to the next', async (t) => {
   const s = await serve(t, (_req, _body, res) => res.end('ok'));
   for (let i = 0; i < 3; i++) t.equal(await (await lightFetch(s.url, MANUAL)).text(), 'ok');
   t.equal(s.ports.length, 1, 'one connection for three requests');
+});
+
+t.test('an idle kept-alive connection is closed after IDLE_CONNECTION_MS, or sooner when the server says so', async (t) => {
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const quiet = await serve(t, (_req, _body, res) => res.end('ok'));
+  await (await lightFetch(quiet.url, MANUAL)).text();
+  await pause(IDLE_CONNECTION_MS + 500);
+  await (await lightFetch(quiet.url, MANUAL)).text();
+  t.equal(quiet.ports.length, 2, 'a new connection after the idle time: the old one was not kept until the server closed it');
+  const hinting = await serve(t, (_req, _body, res) => res.setHeader('keep-alive', 'timeout=2').end('ok'));
+  await (await lightFetch(hinting.url, MANUAL)).text();
+  await pause(1_500);
+  await (await lightFetch(hinting.url, MANUAL)).text();
+  t.equal(hinting.ports.length, 2, "the server's Keep-Alive timeout less a second");
+});
+
+t.test('a read whose kept-alive connection was closed under it is sent again once; a write is not', async (t) => {
+  const perSocket = new Map<unknown, number>();
+  const seen: string[] = [];
+  const s = await serve(t, (req, _body, res) => {
+    const n = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, n);
+    seen.push(`${req.method} ${n}`);
+    if (n === 2)
+      req.socket.destroy(); // the second request on a connection: closed without an answer
+    else res.end('ok');
+  });
+  await (await lightFetch(s.url, MANUAL)).text();
+  t.equal(await (await lightFetch(s.url, MANUAL)).text(), 'ok', 'the GET answered over a new connection');
+  const post = await lightFetch(s.url, { ...MANUAL, method: 'POST', body: '{}' }).catch((e: unknown) => e as TypeError);
+  t.match(
+    post,
+    { name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNRESET' } },
+    'a POST may have been acted on: not repeated',
+  );
+  t.same(seen, ['GET 1', 'GET 2', 'GET 1', 'POST 2']);
 });
 
 t.test('a redirect is answered, not followed; asking to follow is refused before anything is sent', async (t) => {

@@ -194,7 +194,10 @@ t.test('rate limits pause until Retry-After or RateLimit-Reset; bare 429, 5xx, r
   sim.inject({ status: 502, body: '<html>Bad Gateway</html>' });
   const gateway = await failure(gitlab.currentUser());
   t.same([gateway.kind, gateway.err.status, gateway.err.gitlabMessage], ['retry', 502, undefined]);
+  // A read whose kept-alive connection is reset is sent once more on a new one (the transport); reset twice, it fails.
   sim.inject({ reset: true });
+  t.match(await gitlab.currentUser(), { username: 'deploy-bridge' }, 'one reset: answered over a new connection');
+  sim.inject({ reset: true, times: 2 });
   const dropped = await failure(gitlab.currentUser());
   t.same([dropped.kind, dropped.err.status], ['retry', undefined]);
   t.match(dropped.err.message, /network error/);
