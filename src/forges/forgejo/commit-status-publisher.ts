@@ -71,6 +71,19 @@ export class CommitStatusPublisher {
     this.reads = new SharedStatusReads(deps.forge, deps.now);
   }
 
+  /**
+   * Looks up, together, the contexts among `keys` that a publish would read first (new to the store, or pending):
+   * one read per commit with several of them, before any writes, each answer kept for its context's publish.
+   * Never throws: a look-up that failed is the publish's own again.
+   */
+  async lookAhead(keys: readonly CommitStatusKey[]): Promise<void> {
+    const wanted = keys.filter((k) => {
+      const record = this.deps.store.get(k);
+      return record === undefined || record.pendingPhase !== null;
+    });
+    await this.reads.lookAhead(wanted);
+  }
+
   /** Sends what `desired` still needs on this context (often nothing); `text` becomes the description. */
   async publish(target: CommitStatusTarget, desired: ForgeDesired, text: string): Promise<CommitStatusResult> {
     let record = this.deps.store.get(target);

@@ -1,32 +1,33 @@
 /**
  * One read of a commit's statuses, shared by the contexts of that commit. A context new to the store (or
  * left pending by a crash) must learn what Forgejo shows before anything is sent; the contexts of one commit
- * (its environments, its clusters) that are new at about the same time ask once: look-ups of a commit while
- * its read is on the way wait for that read, and a read answers the commit's contexts for SHARED_READ_MS
- * after it was asked. A context whose answer could be stale reads on its own, as before:
- * - the bridge wrote to that context after the read was asked (or was writing to it then): the read may
- *   predate the write (the bridge's writes to other contexts change nothing of this one's answer);
- * - the read was one page and the context is not in it while older statuses exist (`complete` false).
- * Only this process writes its contexts (each names the bridge's cluster), so its own writes are the only
- * change a kept read can miss. Nothing is kept across a restart: a new process reads again.
+ * (its environments, its clusters) that are new at about the same time ask once:
+ * - look-ups of a commit while its read is on the way wait for that read (`latest`);
+ * - a reconcile asks the look-ups of all its new contexts together, before any of them writes (`lookAhead`):
+ *   each answer is taken then and kept for that context's publish;
+ * - a read answers later look-ups of its commit for SHARED_READ_MS after it was asked, while the bridge has not
+ *   written to the commit since (a lost database's pass adopts without writing; a dry run never writes).
+ * An answer that could be stale is read again: the bridge wrote to the commit while the read was on the way or
+ * after it (read anew, shared), or the read was one page and the context is not on it while older statuses
+ * exist (the context's own read, through Forgejo's pages). Nothing is kept across a restart.
  */
 import type { CommitStatusPort, ForgejoStatus, RecentStatuses, RepoRef } from './forgejo-types.js';
 
-/** How long a read answers the contexts of its commit, from the moment it was asked. */
+/** How long a read answers the contexts of its commit (the bridge not writing to it), and a taken answer stands. */
 export const SHARED_READ_MS = 120_000;
-/** Commits whose read is kept at most (the oldest leaves first): about 1,000 small pages. */
+/** Commits whose read is kept at most, and answers taken ahead (the oldest leave first). */
 export const MAX_SHARED_READS = 1_000;
 
-/** What one shared read says about a context: its newest status, none, or why it must be read on its own. */
+/** What one read says about a context: its newest status, none, or why the context must be read again. */
 export type ReadAnswer = { kind: 'found'; status: ForgejoStatus } | { kind: 'none' } | { kind: 'again'; why: 'written' | 'beyond' };
 
 /**
- * The answer a read gives `context`, knowing which contexts the bridge wrote to since the read was asked. Pure.
- * Contexts are compared trimmed, as Forgejo stores them.
+ * The answer a read gives `context` (compared trimmed, as Forgejo stores it); `written`: the bridge wrote to the
+ * commit while the read was on the way, so it may or may not show that write. Pure.
  */
-export function answerFrom(read: RecentStatuses, written: ReadonlySet<string>, context: string): ReadAnswer {
+export function answerFrom(read: RecentStatuses, context: string, written: boolean): ReadAnswer {
+  if (written) return { kind: 'again', why: 'written' };
   const wanted = context.trim();
-  if (written.has(wanted)) return { kind: 'again', why: 'written' };
   // Newest first: the first of the context is its newest.
   const hit = read.statuses.find((s) => s.context === wanted);
   if (hit !== undefined) return { kind: 'found', status: hit };
@@ -39,14 +40,22 @@ export interface SharedReadCounts {
   reads: number;
   /** Look-ups answered by a read another look-up asked for. */
   shared: number;
-  /** Look-ups that read on their own: written since the read, or beyond its page. */
+  /** Look-ups that read on their own: written while their read was on the way, or beyond its page. */
   again: number;
+}
+
+/** One context on one commit. */
+export interface ContextRef extends RepoRef {
+  sha: string;
+  context: string;
 }
 
 interface Entry {
   askedAt: number;
-  /** Contexts (trimmed) the bridge wrote to, or was writing to, since the read was asked. */
-  written: Set<string>;
+  /** The bridge wrote to the commit after the read was asked, or was writing to it then. */
+  written: boolean;
+  /** Answered (or failed): a read written since answers no one who joins later. */
+  settled: boolean;
   read: Promise<RecentStatuses>;
 }
 
@@ -54,12 +63,15 @@ type Port = Pick<CommitStatusPort, 'recentStatuses' | 'latestStatus'>;
 
 /** Forgejo names are case-insensitive, as is a commit id: one key per commit of one repository. */
 const commitKey = (r: RepoRef, sha: string) => `${r.owner}/${r.repo}@${sha}`.toLowerCase();
+const contextKey = (c: ContextRef) => `${commitKey(c, c.sha)} ${c.context.trim()}`;
 
 /** The shared reads of one Forgejo (one publisher, one location). */
 export class SharedStatusReads {
   private readonly entries = new Map<string, Entry>();
-  /** POSTs on the way, per commit and context. */
-  private readonly inFlight = new Map<string, Map<string, number>>();
+  /** Answers taken ahead by `lookAhead`, for the context's publish. */
+  private readonly taken = new Map<string, { status: ForgejoStatus | null; at: number }>();
+  /** POSTs on the way, per commit. */
+  private readonly inFlight = new Map<string, number>();
   private readonly tally: SharedReadCounts = { reads: 0, shared: 0, again: 0 };
 
   constructor(
@@ -72,13 +84,40 @@ export class SharedStatusReads {
     return { ...this.tally };
   }
 
-  /** The newest status of `context` on the commit, or null when it has none: from the commit's shared read when it can answer. */
+  private get ttl(): number {
+    return this.o.ttlMs ?? SHARED_READ_MS;
+  }
+
+  /**
+   * Looks up these contexts together (one read per commit) and keeps each answer for its context's `latest`; a
+   * commit with one context among them is left to it (its read is the same one request), as are failures.
+   */
+  async lookAhead(contexts: readonly ContextRef[]): Promise<void> {
+    const perCommit = new Map<string, number>();
+    for (const c of contexts) perCommit.set(commitKey(c, c.sha), (perCommit.get(commitKey(c, c.sha)) ?? 0) + 1);
+    await Promise.all(
+      contexts
+        .filter((c) => (perCommit.get(commitKey(c, c.sha)) ?? 0) > 1)
+        .map(async (c) => {
+          const status = await this.latest(c, c.sha, c.context).catch(() => undefined);
+          if (status === undefined) return;
+          this.taken.delete(contextKey(c));
+          this.taken.set(contextKey(c), { status, at: this.now() });
+        }),
+    );
+    this.prune(this.taken);
+  }
+
+  /** The newest status of `context` on the commit, or null when it has none: taken ahead, or from the commit's shared read when it can answer. */
   async latest(repo: RepoRef, sha: string, context: string): Promise<ForgejoStatus | null> {
+    const ahead = this.take({ ...repo, sha, context });
+    if (ahead !== undefined) return ahead.status;
     const key = commitKey(repo, sha);
     let entry = this.entries.get(key);
-    const joined = entry !== undefined && this.now() - entry.askedAt < (this.o.ttlMs ?? SHARED_READ_MS);
+    // Look-ups join a read on its way (its answer says whether it holds), or a kept one the bridge has not written since.
+    const joined = entry !== undefined && (!entry.written || !entry.settled) && this.now() - entry.askedAt < this.ttl;
     if (entry === undefined || !joined) entry = this.ask(key, repo, sha);
-    const answer = answerFrom(await entry.read, entry.written, context);
+    const answer = answerFrom(await entry.read, context, entry.written);
     if (answer.kind === 'again') {
       this.tally.again++;
       return this.port.latestStatus(repo, sha, context);
@@ -87,46 +126,54 @@ export class SharedStatusReads {
     return answer.kind === 'found' ? answer.status : null;
   }
 
-  /** Call right before a status is POSTed to `context`; the returned function once its answer (or failure) is in. */
+  /** Call right before a status is POSTed to the context; the returned function once its answer (or failure) is in. */
   writing(repo: RepoRef, sha: string, context: string): () => void {
     const key = commitKey(repo, sha);
-    const c = context.trim();
-    this.entries.get(key)?.written.add(c);
-    const mine = this.inFlight.get(key) ?? new Map<string, number>();
-    this.inFlight.set(key, mine);
-    mine.set(c, (mine.get(c) ?? 0) + 1);
+    const ref = { ...repo, sha, context };
+    const entry = this.entries.get(key);
+    if (entry !== undefined) entry.written = true;
+    this.taken.delete(contextKey(ref));
+    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
     return () => {
-      const left = (mine.get(c) ?? 1) - 1;
-      if (left > 0) mine.set(c, left);
-      else mine.delete(c);
-      if (mine.size === 0 && this.inFlight.get(key) === mine) this.inFlight.delete(key);
+      this.taken.delete(contextKey(ref));
+      const left = (this.inFlight.get(key) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(key, left);
+      else this.inFlight.delete(key);
     };
+  }
+
+  private take(ref: ContextRef): { status: ForgejoStatus | null } | undefined {
+    const k = contextKey(ref);
+    const t = this.taken.get(k);
+    this.taken.delete(k);
+    return t !== undefined && this.now() - t.at < this.ttl ? t : undefined;
   }
 
   private ask(key: string, repo: RepoRef, sha: string): Entry {
     this.tally.reads++;
-    const entry: Entry = {
-      askedAt: this.now(),
-      written: new Set(this.inFlight.get(key)?.keys()),
-      read: this.port.recentStatuses(repo, sha),
-    };
+    const read = this.port.recentStatuses(repo, sha);
+    const entry: Entry = { askedAt: this.now(), written: this.inFlight.has(key), settled: false, read };
     // A failed read is not kept: every look-up waiting on it fails with it, the next one asks again.
-    entry.read.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
+    read.then(
+      () => (entry.settled = true),
+      () => {
+        entry.settled = true;
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
     this.entries.delete(key);
     this.entries.set(key, entry);
-    this.prune();
+    this.prune(this.entries);
     return entry;
   }
 
-  /** Drops expired reads and, beyond the cap, the oldest (Map order is the order they were asked in). */
-  private prune(): void {
-    const ttl = this.o.ttlMs ?? SHARED_READ_MS;
+  /** Drops what expired and, beyond the cap, the oldest (a Map's order is the order of insertion). */
+  private prune(map: Map<string, { askedAt: number } | { at: number }>): void {
     const max = this.o.max ?? MAX_SHARED_READS;
-    for (const [key, e] of this.entries) {
-      if (this.entries.size <= max && this.now() - e.askedAt < ttl) break;
-      this.entries.delete(key);
+    for (const [key, e] of map) {
+      const at = 'askedAt' in e ? e.askedAt : e.at;
+      if (map.size <= max && this.now() - at < this.ttl) break;
+      map.delete(key);
     }
   }
 }

@@ -34,20 +34,37 @@ const trail = (sim: ForgejoSimulator, sha: string, context: string) =>
     .filter((s) => s.context === context)
     .map((s) => s.state);
 
-t.test('four contexts of a commit, one after another or all at once: one read of its statuses each commit', async (t) => {
+t.test(
+  'four new contexts of a commit: one read, looked up ahead or published at once; one after another, each write ends the read',
+  async (t) => {
+    const { sim, publisher } = await setup(t);
+    const p = publisher();
+    await p.lookAhead(CONTEXTS.map((c) => target(SHA_A, c)));
+    for (const c of CONTEXTS)
+      t.same(await p.publish(target(SHA_A, c), 'in_progress', 'Progressing'), { sent: ['in_progress'], read: true });
+    t.equal(readsOf(sim, SHA_A), 1, 'A: looked up ahead, then published one after another: one read');
+    const together = await Promise.all(CONTEXTS.map((c) => p.publish(target(SHA_B, c), 'success', 'Ready')));
+    t.same(
+      together.map((r) => r.sent),
+      CONTEXTS.map(() => ['success']),
+    );
+    t.equal(readsOf(sim, SHA_B), 1, 'B: published at once: one read');
+    for (const c of CONTEXTS) t.same([trail(sim, SHA_A, c), trail(sim, SHA_B, c)], [['pending'], ['success']], c);
+    const q = publisher();
+    for (const c of CONTEXTS) await q.publish(target(SHA_A, c), 'success', 'Ready');
+    t.equal(readsOf(sim, SHA_A), 1 + 4, 'a lost store, one after another without a look-ahead: each write to A ends the read');
+    t.same(q.reads.counts(), { reads: 4, shared: 0, again: 0 });
+    t.same(sim.violations, []);
+  },
+);
+
+t.test('a look-ahead asks only for the contexts a publish would read: none new, no request', async (t) => {
   const { sim, publisher } = await setup(t);
   const p = publisher();
-  for (const c of CONTEXTS) t.same(await p.publish(target(SHA_A, c), 'in_progress', 'Progressing'), { sent: ['in_progress'], read: true });
-  const together = await Promise.all(CONTEXTS.map((c) => p.publish(target(SHA_B, c), 'success', 'Ready')));
-  t.same(
-    together.map((r) => r.sent),
-    CONTEXTS.map(() => ['success']),
-  );
-  t.equal(readsOf(sim, SHA_A), 1, 'A: one read for four contexts, published one after another');
-  t.equal(readsOf(sim, SHA_B), 1, 'B: one read for four contexts, published at once');
-  t.same(p.reads.counts(), { reads: 2, shared: 6, again: 0 });
-  for (const c of CONTEXTS) t.same([trail(sim, SHA_A, c), trail(sim, SHA_B, c)], [['pending'], ['success']], c);
-  t.same(sim.violations, []);
+  for (const c of CONTEXTS) await p.publish(target(SHA_A, c), 'success', 'Ready');
+  const before = sim.requests.length;
+  await p.lookAhead(CONTEXTS.map((c) => target(SHA_A, c)));
+  t.equal(sim.requests.length, before);
 });
 
 t.test('a lost store: the shared read adopts what each context shows, nothing is sent twice', async (t) => {
@@ -67,7 +84,7 @@ t.test('a lost store: the shared read adopts what each context shows, nothing is
   t.same(trail(sim, SHA_A, CONTEXTS[1]!), ['pending', 'success']);
 });
 
-t.test('a status whose answer was lost (502) is settled by its own read: the shared one predates it', async (t) => {
+t.test('a status whose answer was lost (502) is settled by a read asked after it, shared with the next context', async (t) => {
   const { sim, publisher } = await setup(t);
   const store = new MemoryStatusStore();
   const p = publisher(store);
@@ -75,12 +92,15 @@ t.test('a status whose answer was lost (502) is settled by its own read: the sha
   await t.rejects(p.publish(target(SHA_A, CONTEXTS[0]!), 'success', 'Ready'), { name: 'ForgeError', status: 502 });
   t.match(store.get(target(SHA_A, CONTEXTS[0]!)), { pendingPhase: 'success' });
   const start = readsOf(sim, SHA_A);
+  t.same(
+    await p.publish(target(SHA_A, CONTEXTS[0]!), 'success', 'Ready'),
+    { sent: [], read: true },
+    'the first read predates the write: read anew',
+  );
   t.same(await p.publish(target(SHA_A, CONTEXTS[1]!), 'success', 'Ready'), { sent: ['success'], read: true });
-  t.equal(readsOf(sim, SHA_A), start, 'another context: the shared read still answers it');
-  t.same(await p.publish(target(SHA_A, CONTEXTS[0]!), 'success', 'Ready'), { sent: [], read: true });
-  t.equal(readsOf(sim, SHA_A) - start, 1, 'the written context: read again');
+  t.equal(readsOf(sim, SHA_A) - start, 1, 'one read for both');
   t.same(trail(sim, SHA_A, CONTEXTS[0]!), ['success'], 'not sent twice');
-  t.same(p.reads.counts(), { reads: 1, shared: 1, again: 1 });
+  t.same(p.reads.counts(), { reads: 2, shared: 1, again: 0 });
 });
 
 t.test("a commit with a full page of other checks: a context not on it reads on its own, through Forgejo's pages", async (t) => {

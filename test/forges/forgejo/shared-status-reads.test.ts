@@ -18,30 +18,23 @@ const status = (id: number, context: string, state: ForgejoStatus['status'] = 's
 const page = (complete: boolean, ...statuses: ForgejoStatus[]): RecentStatuses => ({ statuses, complete });
 
 t.test('answerFrom: what one read says about a context', (t) => {
-  const cases: Array<[string, RecentStatuses, string[], string, ReadAnswer]> = [
-    ['a commit without statuses: none', page(true), [], EU, { kind: 'none' }],
+  const cases: Array<[string, RecentStatuses, boolean, string, ReadAnswer]> = [
+    ['a commit without statuses: none', page(true), false, EU, { kind: 'none' }],
     [
       'the newest of the context (newest first)',
       page(true, status(3, EU), status(1, EU, 'pending')),
-      [],
+      false,
       EU,
       { kind: 'found', status: status(3, EU) },
     ],
-    ["another context's status says nothing of this one", page(true, status(2, US)), [], EU, { kind: 'none' }],
-    ['compared trimmed, as Forgejo stores it', page(true, status(2, EU)), [], ` ${EU} `, { kind: 'found', status: status(2, EU) }],
-    ['not on an incomplete page: older statuses may hold it', page(false, status(9, US)), [], EU, { kind: 'again', why: 'beyond' }],
-    ['on an incomplete page: its newest is there', page(false, status(9, EU)), [], EU, { kind: 'found', status: status(9, EU) }],
-    ['written since the read was asked: read again', page(true), [EU], EU, { kind: 'again', why: 'written' }],
-    ['written since, found in the read all the same: read again', page(true, status(1, EU)), [EU], EU, { kind: 'again', why: 'written' }],
-    [
-      "another context written since: this one's answer stands",
-      page(true, status(1, EU)),
-      [US],
-      EU,
-      { kind: 'found', status: status(1, EU) },
-    ],
+    ["another context's status says nothing of this one", page(true, status(2, US)), false, EU, { kind: 'none' }],
+    ['compared trimmed, as Forgejo stores it', page(true, status(2, EU)), false, ` ${EU} `, { kind: 'found', status: status(2, EU) }],
+    ['not on an incomplete page: older statuses may hold it', page(false, status(9, US)), false, EU, { kind: 'again', why: 'beyond' }],
+    ['on an incomplete page: its newest is there', page(false, status(9, EU)), false, EU, { kind: 'found', status: status(9, EU) }],
+    ['the commit written while the read was on the way: read again', page(true), true, EU, { kind: 'again', why: 'written' }],
+    ['written, the context found all the same: read again', page(true, status(1, EU)), true, EU, { kind: 'again', why: 'written' }],
   ];
-  for (const [name, read, written, context, want] of cases) t.same(answerFrom(read, new Set(written), context), want, name);
+  for (const [name, read, written, context, want] of cases) t.same(answerFrom(read, context, written), want, name);
   t.end();
 });
 
@@ -107,30 +100,76 @@ t.test('a read answers the later contexts of its commit for SHARED_READ_MS, then
   await other;
 });
 
-t.test('a context the bridge wrote after the read was asked, or was writing then, reads on its own', async (t) => {
+t.test('a write to the commit ends its read: later look-ups read anew (shared), those waiting on it read on their own', async (t) => {
   const s = scripted();
   const reads = new SharedStatusReads(s.port, () => 0);
-  const done = reads.writing(repo, SHA, US); // a POST to US on the way
   const first = reads.latest(repo, SHA, EU);
-  await tick();
-  reads.writing(repo, SHA, `${EU} `)(); // then a POST to EU, answered
-  done();
   s.answer(page(true));
-  t.same(await first, status(99, EU), 'EU: written since it asked, so its own read');
-  t.same(await reads.latest(repo, SHA, US), status(99, US), 'US: being written when the read was asked');
-  t.equal(await reads.latest(repo, SHA, 'deploy/production (eu-1)'), null, 'a context nobody wrote: the shared answer');
-  t.same(s.calls, ['recent a', `latest ${EU}`, `latest ${US}`]);
-  t.same(reads.counts(), { reads: 1, shared: 1, again: 2 });
+  t.equal(await first, null);
+  const done = reads.writing(repo, SHA, EU); // EU's status on the way
+  const [us, prod] = [reads.latest(repo, SHA, US), reads.latest(repo, SHA, 'deploy/production (eu-1)')];
+  await tick();
+  t.same(s.calls, ['recent a', 'recent a'], 'written since: a new read, shared by the two');
+  s.answer(page(true));
+  t.same(await Promise.all([us, prod]), [status(99, US), status(99, 'deploy/production (eu-1)')], 'EU was being written as it was asked');
+  t.same(s.calls.slice(2), [`latest ${US}`, 'latest deploy/production (eu-1)']);
+  done();
+  const later = reads.latest(repo, SHA, 'deploy/production (us-2)');
+  const during = reads.latest(repo, SHA, 'deploy/dev (us-2)');
+  await tick();
+  reads.writing(repo, SHA, US)(); // written while this read is on the way
+  s.answer(page(true));
+  t.same(await later, status(99, 'deploy/production (us-2)'));
+  t.same(await during, status(99, 'deploy/dev (us-2)'));
+  t.same(reads.counts(), { reads: 3, shared: 0, again: 4 });
 });
 
-t.test('a write finished before the read was asked is in it: no second read', async (t) => {
+t.test('lookAhead: the contexts of a commit asked together, before any write; each publish takes its answer', async (t) => {
   const s = scripted();
   const reads = new SharedStatusReads(s.port, () => 0);
-  reads.writing(repo, SHA, EU)();
-  const asked = reads.latest(repo, SHA, EU);
-  s.answer(page(true, status(1, EU, 'pending')));
-  t.same(await asked, status(1, EU, 'pending'));
+  const at = (sha: string, context: string) => ({ ...repo, sha, context });
+  const B = 'b'.repeat(40);
+  const ahead = reads.lookAhead([...[EU, US, 'deploy/production (eu-1)'].map((c) => at(SHA, c)), at(B, EU)]);
+  await tick();
+  t.same(s.calls, ['recent a'], "one read for A's three contexts; B's one context is left to its publish");
+  s.answer(page(true, status(4, US)));
+  await ahead;
+  reads.writing(repo, SHA, EU)(); // EU published: its taken answer is spent
+  t.same(await reads.latest(repo, SHA, US), status(4, US), 'taken ahead: no read, although the commit was written since');
+  t.equal(await reads.latest(repo, SHA, 'deploy/production (eu-1)'), null);
   t.same(s.calls, ['recent a']);
+  const eu = reads.latest(repo, SHA, EU);
+  await tick();
+  t.same(s.calls, ['recent a', 'recent a'], 'each answer is taken once: EU asks again');
+  s.answer(page(true, status(5, EU)));
+  t.same(await eu, status(5, EU));
+});
+
+t.test('lookAhead leaves a failed read to the publishes, and taken answers expire', async (t) => {
+  const s = scripted();
+  let now = 0;
+  const reads = new SharedStatusReads(s.port, () => now);
+  const both = [EU, US].map((context) => ({ ...repo, sha: SHA, context }));
+  const ahead = reads.lookAhead(both);
+  await tick();
+  s.fail(new Error('503'));
+  await ahead;
+  const eu = reads.latest(repo, SHA, EU);
+  await tick();
+  t.same(s.calls, ['recent a', 'recent a'], 'nothing was taken: the publish reads');
+  s.answer(page(true));
+  t.equal(await eu, null);
+  now = SHARED_READ_MS; // EU's read has expired too
+  const again = reads.lookAhead(both);
+  await tick();
+  s.answer(page(true));
+  await again;
+  now = 2 * SHARED_READ_MS;
+  const late = reads.latest(repo, SHA, US);
+  await tick();
+  t.same(s.calls.length, 4, 'an answer taken too long ago is not used');
+  s.answer(page(true));
+  t.equal(await late, null);
 });
 
 t.test('a context beyond an incomplete page reads on its own', async (t) => {
