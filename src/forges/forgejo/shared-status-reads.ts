@@ -70,6 +70,8 @@ export class SharedStatusReads {
   private readonly entries = new Map<string, Entry>();
   /** Answers taken ahead by `lookAhead`, for the context's publish. */
   private readonly taken = new Map<string, { status: ForgejoStatus | null; at: number }>();
+  /** Look-aheads on the way, per commit: told of each write to it. */
+  private readonly watchers = new Map<string, Array<{ written: boolean }>>();
   /** POSTs on the way, per commit. */
   private readonly inFlight = new Map<string, number>();
   private readonly tally: SharedReadCounts = { reads: 0, shared: 0, again: 0 };
@@ -90,21 +92,37 @@ export class SharedStatusReads {
 
   /**
    * Looks up these contexts together (one read per commit) and keeps each answer for its context's `latest`; a
-   * commit with one context among them is left to it (its read is the same one request), as are failures.
+   * commit with one context among them is left to it (its read is the same one request), as are failures and
+   * the answers of a commit the bridge wrote to (elsewhere) while they were asked.
    */
   async lookAhead(contexts: readonly ContextRef[]): Promise<void> {
-    const perCommit = new Map<string, number>();
-    for (const c of contexts) perCommit.set(commitKey(c, c.sha), (perCommit.get(commitKey(c, c.sha)) ?? 0) + 1);
-    await Promise.all(
-      contexts
-        .filter((c) => (perCommit.get(commitKey(c, c.sha)) ?? 0) > 1)
-        .map(async (c) => {
-          const status = await this.latest(c, c.sha, c.context).catch(() => undefined);
-          if (status === undefined) return;
-          this.taken.delete(contextKey(c));
-          this.taken.set(contextKey(c), { status, at: this.now() });
-        }),
-    );
+    const watch = new Map<string, { written: boolean; contexts: ContextRef[] }>();
+    for (const c of contexts) {
+      const key = commitKey(c, c.sha);
+      const w = watch.get(key) ?? { written: this.inFlight.has(key), contexts: [] };
+      w.contexts.push(c);
+      watch.set(key, w);
+    }
+    const several = [...watch].filter(([, w]) => w.contexts.length > 1);
+    for (const [key, w] of several) this.watchers.set(key, [...(this.watchers.get(key) ?? []), w]);
+    try {
+      await Promise.all(
+        several.flatMap(([, w]) =>
+          w.contexts.map(async (c) => {
+            const status = await this.latest(c, c.sha, c.context).catch(() => undefined);
+            if (status === undefined || w.written) return;
+            this.taken.delete(contextKey(c));
+            this.taken.set(contextKey(c), { status, at: this.now() });
+          }),
+        ),
+      );
+    } finally {
+      for (const [key, w] of several) {
+        const left = (this.watchers.get(key) ?? []).filter((x) => x !== w);
+        if (left.length > 0) this.watchers.set(key, left);
+        else this.watchers.delete(key);
+      }
+    }
     this.prune(this.taken);
   }
 
@@ -132,6 +150,7 @@ export class SharedStatusReads {
     const ref = { ...repo, sha, context };
     const entry = this.entries.get(key);
     if (entry !== undefined) entry.written = true;
+    for (const w of this.watchers.get(key) ?? []) w.written = true;
     this.taken.delete(contextKey(ref));
     this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
     return () => {

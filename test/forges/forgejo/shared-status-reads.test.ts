@@ -210,3 +210,19 @@ t.test('at most MAX_SHARED_READS commits are kept: the oldest leaves first', asy
   s.answer(page(true));
   await Promise.all([a, b]);
 });
+
+t.test('lookAhead keeps nothing of a commit the bridge wrote to while it was asked', async (t) => {
+  const s = scripted();
+  const reads = new SharedStatusReads(s.port, () => 0);
+  const ahead = reads.lookAhead([EU, US].map((context) => ({ ...repo, sha: SHA, context })));
+  await tick();
+  reads.writing(repo, SHA, 'deploy/production (eu-1)')(); // another Flux object's status on the commit
+  s.answer(page(true));
+  await ahead;
+  t.same(s.calls, ['recent a', `latest ${EU}`, `latest ${US}`], 'the read was overtaken: each read on its own');
+  const eu = reads.latest(repo, SHA, EU);
+  await tick();
+  t.same(s.calls.at(-1), 'recent a', 'and those answers were not kept: the publish reads');
+  s.answer(page(true));
+  t.equal(await eu, null);
+});
