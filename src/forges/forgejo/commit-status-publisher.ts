@@ -119,7 +119,7 @@ export class CommitStatusPublisher {
     const body = statusBody(phase, target.context, text, target.targetUrl);
     store.setPending(target, phase, now());
     const repo = { owner: target.owner, repo: target.repo };
-    // A read of this commit asked from now on, or on the way, no longer answers for this context.
+    // A read of this commit on the way or kept, or asked before the answer, no longer answers: this write may or may not be in it.
     const written = this.reads.writing(repo, target.sha, target.context);
     let sent: ForgejoStatus;
     try {
