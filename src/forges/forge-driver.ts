@@ -29,6 +29,8 @@ export interface ForgeSettingsTables<RT extends Schema = Schema, ST extends Sche
 /** A forge's own publisher, unguarded: its `publish` (the core puts it behind the refusal guard) and its cleanup. */
 export interface DriverPublisher<Res> {
   publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<Res>;
+  /** Optional: look-ups the coming publishes of one reconcile need, asked together before any of them writes; never throws. */
+  prepare?(targets: readonly ReportTarget[]): Promise<void>;
   retire(row: DeploymentRow, description: string): Promise<boolean>;
 }
 

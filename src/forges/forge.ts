@@ -53,6 +53,8 @@ export interface Forge {
    * that retrying will not change arrives as RefusedByForge. Under DRY_RUN the forge's writes are logged, not sent.
    */
   publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgePublished>;
+  /** Before a reconcile's publishes: the look-ups they need, asked together (Forgejo: one read per commit); never throws. */
+  prepare?(targets: readonly ReportTarget[]): Promise<void>;
   /** Its pull request comments (GitHub and Forgejo: issue comments; GitLab: merge request notes). */
   readonly comments?: CommentsPort;
   /** Its commits' times (the DORA lead time), read once per commit. */
@@ -117,12 +119,16 @@ export interface ForgeDeps {
 
 /** A forge's guarded publisher and its plain one (cleanup), as the forge's lane; `count` turns the result into what was sent. */
 export function laneOf<R>(
-  guarded: { publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> },
+  guarded: {
+    publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R>;
+    prepare?(targets: readonly ReportTarget[]): Promise<void>;
+  },
   plain: Pick<Forge, 'retire'>,
   count: (result: R) => ForgePublished,
-): Pick<Forge, 'publish' | 'retire'> {
+): Pick<Forge, 'publish' | 'retire' | 'prepare'> {
   return {
     publish: async (target, origin, desired, description) => count(await guarded.publish(target, origin, desired, description)),
+    ...(guarded.prepare ? { prepare: guarded.prepare.bind(guarded) } : {}),
     retire: (row, description) => plain.retire(row, description),
   };
 }

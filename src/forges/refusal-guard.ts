@@ -32,7 +32,10 @@ export interface DeletedElsewhere {
 }
 
 export interface GuardedPublisherOptions<R> {
-  publisher: { publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R> };
+  publisher: {
+    publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R>;
+    prepare?(targets: readonly ReportTarget[]): Promise<void>;
+  };
   refusals: RefusalStore;
   deployments: Pick<DeploymentStore, 'removeProvisional'>;
   /** The forge's own classifier (`githubRefusalOf`, `forgejoRefusalOf`, …). */
@@ -82,6 +85,17 @@ export class GuardedPublisher<R> {
       );
       throw new RefusedByForge(stored, { cause: err });
     }
+  }
+
+  /** The publisher's look-ahead for the targets not held by a refusal (those send nothing); its failures are the publishes' own. */
+  async prepare(targets: readonly ReportTarget[]): Promise<void> {
+    const { refusals, now, publisher } = this.o;
+    if (publisher.prepare === undefined) return;
+    const open = targets.filter((t) => {
+      const keys = refusalKeys(t);
+      return refusals.active([keys.repo, keys.deployment], now()) === undefined;
+    });
+    if (open.length > 0) await publisher.prepare(open).catch(() => undefined);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { DeploymentRow, Origin } from '../store/deployment-store.js';
 
 /** What the router needs of a forge: its publishing and its cleanup. */
-export type ForgeLane = Pick<Forge, 'publish' | 'retire'>;
+export type ForgeLane = Pick<Forge, 'publish' | 'retire' | 'prepare'>;
 
 /**
  * Sends each target to the forge its repository lives on (decided when the target was resolved) and
@@ -27,6 +27,13 @@ export class ForgeRouter {
   async publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgePublished> {
     const lane = this.lane(target.forge);
     return lane.publish(target, origin, desired, description);
+  }
+
+  /** Each forge's look-ahead for its targets of one reconcile, at once; never throws. */
+  async prepare(targets: readonly ReportTarget[]): Promise<void> {
+    const byForge = new Map<ForgeName, ReportTarget[]>();
+    for (const t of targets) byForge.set(t.forge, [...(byForge.get(t.forge) ?? []), t]);
+    await Promise.all([...byForge].map(async ([forge, mine]) => this.lanes[forge]?.prepare?.(mine).catch(() => undefined)));
   }
 
   async retire(row: DeploymentRow, description: string): Promise<boolean> {

@@ -14,7 +14,7 @@ import { sourceCluster, type SpokeSource } from './source-cluster.js';
 
 export interface ReconcileDeps extends ResolveDeps {
   /** Each forge's publisher behind its refusal guard: every answer that retrying will not change arrives as RefusedByForge. */
-  publisher: Pick<ForgeRouter, 'publish'>;
+  publisher: Pick<ForgeRouter, 'publish'> & Partial<Pick<ForgeRouter, 'prepare'>>;
   cleanup: CleanupDeps;
   /** The features' hooks at the reconcile's steps (pull request comments, the DORA figures), in order. */
   hooks?: readonly ReconcileHooks[] | undefined;
@@ -82,6 +82,8 @@ export async function reconcileSource(deps: ReconcileDeps, ref: SourceRef): Prom
   });
 
   const results: Published[] = [];
+  // The look-ups the publishes below need, asked together (Forgejo: one read of a commit for its new contexts).
+  if (plan.publish.length > 1) await deps.publisher.prepare?.(plan.publish.map((s) => s.target));
   for (const step of plan.publish) results.push(await publishOne(deps, ref, step));
   if (phase?.kind === 'not_applied') log.info({ reason: phase.reason }, 'new revision not applied; deployments keep their state');
   // A deactivation that failed (an outage, a paused installation) still lets the skips below be recorded.

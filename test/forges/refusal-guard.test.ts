@@ -12,7 +12,9 @@ import { GitHubCallError, type GitHubOperation } from '../../src/forges/github/c
 import { DeploymentDeleted } from '../../src/forges/github/refusal-classify.js';
 import { REFUSAL_RETRY_MS } from '../../src/lifecycle/refusal.js';
 import { identityKey } from '../../src/lifecycle/identity.js';
-import { RefusedByForge } from '../../src/forges/refusal-guard.js';
+import { GuardedPublisher, RefusedByForge } from '../../src/forges/refusal-guard.js';
+import type { ReportTarget } from '../../src/metadata/resolve-target.js';
+import { refusalKeys } from '../../src/lifecycle/refusal.js';
 import { DeploymentStore } from '../../src/store/deployment-store.js';
 import { RefusalStore } from '../../src/store/refusal-store.js';
 import { commitOf } from '../harness/kube-meta.js';
@@ -117,4 +119,31 @@ t.test('a deployment deleted on GitHub: published again, a new one of its own on
     reason: `the deployment of ${target.sha.slice(0, 7)} in acme/web was deleted on GitHub, and so was the new one (404)`,
     retryAt: T0 + REFUSAL_RETRY_MS,
   });
+});
+
+t.test("prepare: the publisher's look-ahead for the targets no refusal holds; its failure is the publishes' own", async (t) => {
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const refusals = new RefusalStore(db);
+  const held = candidate('held').target;
+  const open = candidate('open').target;
+  refusals.record({ forge: 'GitHub', key: refusalKeys(held).repo, code: 'not_found', reason: 'gone', status: 404, retryAt: T0 + 1 }, T0);
+  const asked: string[][] = [];
+  const guard = (prepare: (targets: readonly ReportTarget[]) => Promise<void>) =>
+    new GuardedPublisher({
+      publisher: { publish: () => Promise.resolve('published'), prepare },
+      refusals,
+      deployments: new DeploymentStore(db),
+      classify: () => undefined,
+      forge: 'Forgejo',
+      log: pino({ level: 'silent' }),
+      now: () => T0,
+    });
+  await guard((targets) => {
+    asked.push(targets.map((x) => x.repo));
+    return Promise.resolve();
+  }).prepare([held, open]);
+  t.same(asked, [[open.repo]], 'the refused repository is not asked');
+  await guard(() => Promise.reject(new Error('503'))).prepare([open]);
+  t.pass('a failed look-ahead does not throw');
 });

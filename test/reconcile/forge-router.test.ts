@@ -104,3 +104,38 @@ t.test('laneOf: publish through the guarded publisher and count; retire through 
   const failing = laneOf({ publish: () => Promise.reject(new Error('refused')) }, plain, count);
   await t.rejects(failing.publish(gh.target, gh.origin, 'success', 'x'), { message: 'refused' }, 'a refusal passes through uncounted');
 });
+
+t.test("prepare: each forge's targets to its lane at once; a lane without it, or failing, changes nothing", async (t) => {
+  const asked: string[] = [];
+  const lane = (forge: ForgeName, prepare?: ForgeLane['prepare']): ForgeLane => ({
+    ...recordingLane(forge, []),
+    ...(prepare ? { prepare } : {}),
+  });
+  const router = new ForgeRouter(
+    {
+      forgejo: lane('forgejo', (targets) => {
+        asked.push(`forgejo ${targets.map((x) => x.repo).join(',')}`);
+        return Promise.resolve();
+      }),
+      github: lane('github'),
+      gitlab: lane('gitlab', () => Promise.reject(new Error('503'))),
+    },
+    pino({ level: 'silent' }),
+  );
+  await router.prepare([on('forgejo', 'shop'), on('github', 'web'), on('forgejo', 'api'), on('gitlab', 'docs')].map((x) => x.target));
+  t.same(asked, ['forgejo shop,api']);
+  const prepared: string[] = [];
+  const lanePrepared = laneOf(
+    {
+      publish: () => Promise.resolve({ states: [], older: [] }),
+      prepare: (targets) => {
+        prepared.push(...targets.map((x) => x.repo));
+        return Promise.resolve();
+      },
+    },
+    { retire: () => Promise.resolve(false) },
+    (r: { states: string[]; older: number[] }): ForgePublished => ({ sent: r.states, superseded: r.older.length }),
+  );
+  await lanePrepared.prepare?.([on('forgejo', 'shop').target]);
+  t.same(prepared, ['shop'], "laneOf passes the guarded publisher's prepare on");
+});

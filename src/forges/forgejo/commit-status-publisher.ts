@@ -2,14 +2,16 @@
  * Brings one commit-status context to the desired state, crash-safely: each status is marked
  * pending in storage before its POST and recorded after its answer. A context the store does not
  * know yet, or one left with a pending mark (the process died between the mark and the record),
- * is read back from the forge first: one lookup of the commit's newest status for that context,
- * then only what is still missing is sent. So a status is never sent twice, and never missed.
+ * is read back from the forge first: the commit's newest statuses, one read shared by the commit's
+ * contexts (shared-status-reads.ts), then only what is still missing is sent. So a status is never sent
+ * twice, and never missed.
  */
 import type { Logger } from 'pino';
 import { planCommitStatuses, phaseOf, statusBody, type ContextPhase, type ForgeDesired, type SentPhase } from './commit-status-plan.js';
 import { restateInProgress } from '../../lifecycle/status-plan.js';
 import { forgeRefused } from '../../common/errors.js';
 import type { CommitStatusPort, ForgejoStatus } from './forgejo-types.js';
+import { SharedStatusReads } from './shared-status-reads.js';
 
 /** One context on one commit: the storage key. */
 export interface CommitStatusKey {
@@ -62,7 +64,25 @@ export interface CommitStatusPublisherDeps {
 }
 
 export class CommitStatusPublisher {
-  constructor(private readonly deps: CommitStatusPublisherDeps) {}
+  /** The reads of this Forgejo, shared by the contexts of one commit. */
+  readonly reads: SharedStatusReads;
+
+  constructor(private readonly deps: CommitStatusPublisherDeps) {
+    this.reads = new SharedStatusReads(deps.forge, deps.now);
+  }
+
+  /**
+   * Looks up, together, the contexts among `keys` that a publish would read first (new to the store, or pending):
+   * one read per commit with several of them, before any writes, each answer kept for its context's publish.
+   * Never throws: a look-up that failed is the publish's own again.
+   */
+  async lookAhead(keys: readonly CommitStatusKey[]): Promise<void> {
+    const wanted = keys.filter((k) => {
+      const record = this.deps.store.get(k);
+      return record === undefined || record.pendingPhase !== null;
+    });
+    await this.reads.lookAhead(wanted);
+  }
 
   /** Sends what `desired` still needs on this context (often nothing); `text` becomes the description. */
   async publish(target: CommitStatusTarget, desired: ForgeDesired, text: string): Promise<CommitStatusResult> {
@@ -84,8 +104,8 @@ export class CommitStatusPublisher {
    * store knew. A pending mark is thereby settled either way: its status arrived, or it never left.
    */
   private async readBack(key: CommitStatusKey, known: CommitStatusRecord | undefined): Promise<CommitStatusRecord> {
-    const { forge, store, now, log } = this.deps;
-    const latest = await forge.latestStatus({ owner: key.owner, repo: key.repo }, key.sha, key.context);
+    const { store, now, log } = this.deps;
+    const latest = await this.reads.latest({ owner: key.owner, repo: key.repo }, key.sha, key.context);
     const phase = latest === null ? (known?.phase ?? null) : phaseOf(latest);
     const description = latest === null ? (known?.description ?? null) : latest.description;
     store.settle(key, phase, description, now());
@@ -98,13 +118,18 @@ export class CommitStatusPublisher {
     const { forge, store, now, log } = this.deps;
     const body = statusBody(phase, target.context, text, target.targetUrl);
     store.setPending(target, phase, now());
+    const repo = { owner: target.owner, repo: target.repo };
+    // A read of this commit on the way or kept, or asked before the answer, no longer answers: this write may or may not be in it.
+    const written = this.reads.writing(repo, target.sha, target.context);
     let sent: ForgejoStatus;
     try {
-      sent = await forge.createStatus({ owner: target.owner, repo: target.repo }, target.sha, body);
+      sent = await forge.createStatus(repo, target.sha, body);
     } catch (err) {
       // A 4xx answer: Forgejo stored nothing, so nothing is left to settle. Anything else stays pending.
       if (forgeRefused(err)) store.setPending(target, null, now());
       throw err;
+    } finally {
+      written();
     }
     store.settle(target, phase, body.description, now());
     this.deps.onSent?.(phase);

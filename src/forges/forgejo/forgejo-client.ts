@@ -2,7 +2,7 @@ import { BodyTooLarge, MAX_FORGE_ANSWER_BYTES, readCapped } from '../../common/c
 import { ForgeError } from '../../common/errors.js';
 import { retryAtOf, type ForgejoOperation } from './forgejo-error.js';
 import { networkDetail, sameOriginFetch, type TokenClientOptions } from '../forge-fetch.js';
-import type { CommitStatusPort, CreateStatusBody, ForgejoStatus, RepoRef } from './forgejo-types.js';
+import type { CommitStatusPort, CreateStatusBody, ForgejoStatus, RecentStatuses, RepoRef } from './forgejo-types.js';
 
 /** Every Forgejo request is abandoned after this long (the body read included); the queue retries later. */
 export const FORGEJO_TIMEOUT_MS = 15_000;
@@ -59,6 +59,15 @@ export class ForgejoClient implements CommitStatusPort {
     const res = await this.send('listStatuses', what, 'GET', path, query);
     if (!Array.isArray(res.data)) throw new ForgeError(`${what}: the answer is not a list`, undefined, { operation: 'listStatuses' });
     return { statuses: res.data as ForgejoStatus[], nextPage: nextPageOf(res.headers, page) };
+  }
+
+  /**
+   * The first page of a commit's statuses, newest first: complete when no page follows and the page is not full
+   * (a full page without a `Link` header, say from a proxy that drops it, may still have older statuses).
+   */
+  async recentStatuses(r: RepoRef, sha: string): Promise<RecentStatuses> {
+    const page = await this.listStatuses(r, sha, 1);
+    return { statuses: page.statuses, complete: page.nextPage === undefined && page.statuses.length < STATUS_PAGE_LIMIT };
   }
 
   /** The newest status of `context` on a commit; null when none is among its MAX_STATUS_PAGES pages. */

@@ -6,6 +6,7 @@ export function forgejoDryRunPort(inner: CommitStatusPort, log: Logger): CommitS
   let index = 0;
   return {
     latestStatus: (repo, sha, context) => inner.latestStatus(repo, sha, context),
+    recentStatuses: (repo, sha) => inner.recentStatuses(repo, sha),
     createStatus(repo, sha, body) {
       log.info({ dryRun: true, repo: `${repo.owner}/${repo.repo}`, sha, body }, 'DRY_RUN: would send a Forgejo commit status');
       return Promise.resolve({

@@ -16,7 +16,7 @@ export interface ForgejoPublishResult {
 }
 
 export interface ForgejoPublisherDeps {
-  statuses: Pick<CommitStatusPublisher, 'publish'>;
+  statuses: Pick<CommitStatusPublisher, 'publish' | 'lookAhead'>;
   deployments: Pick<DeploymentStore, 'get' | 'insertProvisional' | 'lineage' | 'forget'>;
   template: ContextTemplate;
   log: Logger;
@@ -69,6 +69,22 @@ export class ForgejoPublisher {
     );
     if (deployments.get(id)?.state === 'success') this.keepOlderAsHistory(id, origin);
     return { context, ...r };
+  }
+
+  /**
+   * Before a reconcile publishes these targets one by one: the contexts that would each read their commit's
+   * statuses first are looked up together, one read per commit (CommitStatusPublisher.lookAhead). Never throws.
+   */
+  async prepare(targets: readonly ReportTarget[]): Promise<void> {
+    const keys = targets.flatMap((t) => {
+      try {
+        const row = this.deps.deployments.get({ ...identityOf(t), forge: 'forgejo' });
+        return [{ owner: t.owner, repo: t.repo, sha: t.sha, context: row?.context ?? this.contextOf(t) }];
+      } catch {
+        return []; // a target without a context: its publish says why
+      }
+    });
+    await this.deps.statuses.lookAhead(keys);
   }
 
   /** Ends a deployment whose workload is gone: one last status (success, "Deployment gone: …", no link). */

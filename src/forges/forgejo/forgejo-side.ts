@@ -58,6 +58,7 @@ export function createForgejoSide(o: ForgejoSideOptions): ForgejoSide {
   const port: CommitStatusPort = {
     createStatus: (repo, sha, body) => gated(() => client.createStatus(repo, sha, body)),
     latestStatus: (repo, sha, context) => gated(() => client.latestStatus(repo, sha, context)),
+    recentStatuses: (repo, sha) => gated(() => client.recentStatuses(repo, sha)),
   };
   return { port, comments: forgejoComments(client, commentsGated), commits: forgejoCommitTimes(client, gated), health, monitor };
 }

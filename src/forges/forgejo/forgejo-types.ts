@@ -28,9 +28,19 @@ export interface RepoRef {
   repo: string;
 }
 
+/** A commit's newest statuses (every context), as one read found them. */
+export interface RecentStatuses {
+  /** Newest first. */
+  statuses: ForgejoStatus[];
+  /** True when no older status exists: a context not among `statuses` has none on the commit. */
+  complete: boolean;
+}
+
 /** The commit-status calls a publisher needs; the Forgejo client in production, a wrapper around it in crash tests. */
 export interface CommitStatusPort {
   createStatus(repo: RepoRef, sha: string, body: CreateStatusBody): Promise<ForgejoStatus>;
   /** The newest status of one context on a commit, or null when it has none. */
   latestStatus(repo: RepoRef, sha: string, context: string): Promise<ForgejoStatus | null>;
+  /** One read of a commit's newest statuses, every context (one page): what the contexts of a commit share. */
+  recentStatuses(repo: RepoRef, sha: string): Promise<RecentStatuses>;
 }

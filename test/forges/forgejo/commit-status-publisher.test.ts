@@ -36,7 +36,7 @@ interface CrashPoint {
 }
 
 const CRASH_POINTS: CrashPoint[] = [
-  { method: 'latestStatus', sha: SHA_A, before: true },
+  { method: 'recentStatuses', sha: SHA_A, before: true },
   ...(['in_progress', 'success', 'gone'] as const).flatMap((phase) => [
     { method: 'createStatus' as const, phase, sha: SHA_A, before: true },
     { method: 'createStatus' as const, phase, sha: SHA_A, before: false },
@@ -64,6 +64,7 @@ function crashing(port: CommitStatusPort, point: CrashPoint | undefined): Commit
     createStatus: (r, sha, body) =>
       guard('createStatus', sha, phaseOf({ status: body.state, description: body.description }), () => port.createStatus(r, sha, body)),
     latestStatus: (r, sha, context) => guard('latestStatus', sha, undefined, () => port.latestStatus(r, sha, context)),
+    recentStatuses: (r, sha) => guard('recentStatuses', sha, undefined, () => port.recentStatuses(r, sha)),
   };
 }
 
