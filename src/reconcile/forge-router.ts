@@ -32,7 +32,11 @@ export class ForgeRouter {
   /** Each forge's look-ahead for its targets of one reconcile, at once; never throws. */
   async prepare(targets: readonly ReportTarget[]): Promise<void> {
     const byForge = new Map<ForgeName, ReportTarget[]>();
-    for (const t of targets) byForge.set(t.forge, [...(byForge.get(t.forge) ?? []), t]);
+    for (const t of targets) {
+      const mine = byForge.get(t.forge);
+      if (mine) mine.push(t);
+      else byForge.set(t.forge, [t]);
+    }
     await Promise.all([...byForge].map(async ([forge, mine]) => this.lanes[forge]?.prepare?.(mine).catch(() => undefined)));
   }
 
