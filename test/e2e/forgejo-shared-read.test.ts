@@ -41,6 +41,11 @@ t.test('new contexts of a commit in one Kustomization: one read of its statuses;
   t.same(contexts().sort(), apps.map((_, i) => `deploy/env-${i} (${CLUSTER}) success`).sort(), 'one success per context');
   t.equal(readsOf(A), 1, 'four new contexts of A in one Kustomization: one read');
   t.equal(readsOf(B), 1, 'two of B in another: one read');
+  t.same(
+    (await bridge.state()).forgejo?.sharedReads,
+    { reads: 2, shared: 4, again: 0 },
+    '/state: two reads, four look-ups answered by a read another asked for',
+  );
 
   await bridge.kill('SIGTERM');
   put('search', 'env-6', B);

@@ -113,6 +113,8 @@ export interface StateBody {
   storage: { path: string; writable: boolean; damaged: string | null; problem: Record<string, unknown> | null };
   registryCache: { digests: number; tags: number };
   github: StateGitHub;
+  /** The `forgejo` section when Forgejo is configured; `sharedReads`: the reads of commits' statuses its contexts shared. */
+  forgejo?: { url: string; sharedReads?: { reads: number; shared: number; again: number } };
   /** The clusters read: the bridge's own, then each remote one (Flux objects with spec.kubeConfig). */
   clusters?: Array<{
     name: string;

@@ -61,11 +61,12 @@ export const forgejoForge: ForgeDriver<ForgejoSettings, ForgejoReporting, typeof
     const { deployments, log, now } = d;
     const side = createForgejoSide(tokenForgeOptions(d, 'forgejo', s.forgejoUrl, s.forgejoToken));
     const url = s.forgejoUrl.webUrl;
+    let statuses: CommitStatusPublisher | undefined;
     return {
       ...side,
       dryRun: forgejoDryRunPort,
       publisher(forge, onSent) {
-        const statuses = new CommitStatusPublisher({ forge, store: new CommitStatusRows(deployments), log, now, onSent });
+        statuses = new CommitStatusPublisher({ forge, store: new CommitStatusRows(deployments), log, now, onSent });
         return new ForgejoPublisher({ statuses, deployments, template: s.forgejoStatusContext, log, now });
       },
       count: (r) => ({ sent: r.sent, superseded: 0 }),
@@ -77,6 +78,8 @@ export const forgejoForge: ForgeDriver<ForgejoSettings, ForgejoReporting, typeof
         url: `${url}/${repoWebPath(row)}/commit/${encodeURIComponent(row.sha)}`,
       }),
       stateHead: { url },
+      // For /state: the shared reads of commits' statuses (sent, look-ups they answered besides, look-ups read alone).
+      own: () => (statuses ? { sharedReads: statuses.reads.counts() } : {}),
       summary: { url },
     };
   },
