@@ -8,15 +8,15 @@
 import type { Logger } from 'pino';
 import type { Schema } from '../common/settings-schema.js';
 import type { ForgeName } from '../lifecycle/identity.js';
-import type { DeliveryState, DesiredState } from '../lifecycle/status-plan.js';
+import type { DeliveryState } from '../lifecycle/status-plan.js';
 import type { ForgeHost } from '../metadata/forge-route.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
-import type { DeploymentRow, Origin } from '../store/deployment-store.js';
+import type { DeploymentRow } from '../store/deployment-store.js';
 import type { Migration } from '../store/migrations.js';
 import type { CommentsPort } from './comments-port.js';
 import type { CommitTimesPort } from './commit-times-port.js';
 import type { CredentialMonitor } from './credential-monitor.js';
-import type { ExplainForm, ForgeDeps, ForgePublished, RowView, WriteBudgetPort } from './forge.js';
+import type { ExplainForm, ForgeDeps, ForgePublished, Publishes, RowView, WriteBudgetPort } from './forge.js';
 import type { ForgeHealth } from './forge-health.js';
 import type { GuardedPublisherOptions } from './refusal-guard.js';
 
@@ -27,10 +27,7 @@ export interface ForgeSettingsTables<RT extends Schema = Schema, ST extends Sche
 }
 
 /** A forge's own publisher, unguarded: its `publish` (the core puts it behind the refusal guard) and its cleanup. */
-export interface DriverPublisher<Res> {
-  publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<Res>;
-  /** Optional: look-ups the coming publishes of one reconcile need, asked together before any of them writes; never throws. */
-  prepare?(targets: readonly ReportTarget[]): Promise<void>;
+export interface DriverPublisher<Res> extends Publishes<Res> {
   retire(row: DeploymentRow, description: string): Promise<boolean>;
 }
 

@@ -40,8 +40,15 @@ export interface RowView {
 export const repoWebPath = (row: { owner: string; repo: string }): string =>
   `${row.owner}/${row.repo}`.split('/').map(encodeURIComponent).join('/');
 
+/** What publishes to a forge, one target at a time (its answer `R`), and optionally looks ahead for several. */
+export interface Publishes<R> {
+  publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R>;
+  /** Before a reconcile's publishes: the look-ups they need, asked together (Forgejo: one read per commit); never throws. */
+  prepare?(targets: readonly ReportTarget[]): Promise<void>;
+}
+
 /** One configured forge, as the rest of the bridge uses it. */
-export interface Forge {
+export interface Forge extends Publishes<ForgePublished> {
   /** The `forge` field of targets and rows, the `forge` label of metrics, its key in /state: `github`. */
   readonly name: ForgeName;
   /** How people read its name in messages: `GitHub`. */
@@ -53,8 +60,6 @@ export interface Forge {
    * that retrying will not change arrives as RefusedByForge. Under DRY_RUN the forge's writes are logged, not sent.
    */
   publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<ForgePublished>;
-  /** Before a reconcile's publishes: the look-ups they need, asked together (Forgejo: one read per commit); never throws. */
-  prepare?(targets: readonly ReportTarget[]): Promise<void>;
   /** Its pull request comments (GitHub and Forgejo: issue comments; GitLab: merge request notes). */
   readonly comments?: CommentsPort;
   /** Its commits' times (the DORA lead time), read once per commit. */
@@ -119,10 +124,7 @@ export interface ForgeDeps {
 
 /** A forge's guarded publisher and its plain one (cleanup), as the forge's lane; `count` turns the result into what was sent. */
 export function laneOf<R>(
-  guarded: {
-    publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R>;
-    prepare?(targets: readonly ReportTarget[]): Promise<void>;
-  },
+  guarded: Publishes<R>,
   plain: Pick<Forge, 'retire'>,
   count: (result: R) => ForgePublished,
 ): Pick<Forge, 'publish' | 'retire' | 'prepare'> {

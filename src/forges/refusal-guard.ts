@@ -4,6 +4,7 @@ import { REFUSAL_RETRY_MS, refusalKeys, type Refusal, type RefusalCode } from '.
 import type { DesiredState } from '../lifecycle/status-plan.js';
 import type { ReportTarget } from '../metadata/resolve-target.js';
 import type { DeploymentStore, Origin } from '../store/deployment-store.js';
+import type { Publishes } from './forge.js';
 import type { RefusalStore, StoredRefusal } from '../store/refusal-store.js';
 
 /** The forge refused this target (now, or earlier and not yet due for a retry); the workload is skipped with the reason. */
@@ -32,10 +33,7 @@ export interface DeletedElsewhere {
 }
 
 export interface GuardedPublisherOptions<R> {
-  publisher: {
-    publish(target: ReportTarget, origin: Origin, desired: DesiredState, description: string): Promise<R>;
-    prepare?(targets: readonly ReportTarget[]): Promise<void>;
-  };
+  publisher: Publishes<R>;
   refusals: RefusalStore;
   deployments: Pick<DeploymentStore, 'removeProvisional'>;
   /** The forge's own classifier (`githubRefusalOf`, `forgejoRefusalOf`, …). */

@@ -4,7 +4,7 @@
  * a scrape answers (the last figures) and the loop keeps turning; the figures are the same as computed here.
  */
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { DoraCache } from '../../../src/features/dora/dora-cache.js';
 import { doraWindow } from '../../../src/features/dora/dora-metrics.js';
 import { DoraThread } from '../../../src/features/dora/dora-thread.js';
@@ -26,10 +26,8 @@ const { dir, path, db } = outcomeDatabase(t, {
 });
 const include = (e: string) => e === 'staging';
 
-t.test('computed in the thread: a scrape answers and the loop turns while it runs; the same figures', async (t) => {
-  const thread = new DoraThread({ path, version: SCHEMA_VERSION, environments: ['staging'] });
-  t.teardown(() => thread.stop());
-  const cache = new DoraCache(new DoraStore(db), include);
+/** Starts `cache` computing through `thread` at NOW (stopped at the test's end); the errors it hands on. */
+function startOn(t: Test, cache: DoraCache, thread: DoraThread): unknown[] {
   const errors: unknown[] = [];
   cache.start(
     () => NOW,
@@ -38,6 +36,14 @@ t.test('computed in the thread: a scrape answers and the loop turns while it run
     (e) => errors.push(e),
   );
   t.teardown(() => cache.stop());
+  return errors;
+}
+
+t.test('computed in the thread: a scrape answers and the loop turns while it runs; the same figures', async (t) => {
+  const thread = new DoraThread({ path, version: SCHEMA_VERSION, environments: ['staging'] });
+  t.teardown(() => thread.stop());
+  const cache = new DoraCache(new DoraStore(db), include);
+  const errors = startOn(t, cache, thread);
   t.equal(cache.computing, true, 'a computation runs once started');
   t.same(cache.figures(NOW), [], 'a scrape meanwhile answers at once: no figures yet');
   t.equal(cache.computedAt(), undefined);
@@ -58,14 +64,7 @@ t.test('a thread that cannot read the database: the error handed on, no figures,
   const thread = new DoraThread({ path: join(dir, 'missing.db'), version: SCHEMA_VERSION, environments: [] });
   t.teardown(() => thread.stop());
   const cache = new DoraCache(new DoraStore(db));
-  const errors: unknown[] = [];
-  cache.start(
-    () => NOW,
-    60_000,
-    thread.compute,
-    (e) => errors.push(e),
-  );
-  t.teardown(() => cache.stop());
+  const errors = startOn(t, cache, thread);
   while (cache.computing) await new Promise((resolve) => setImmediate(resolve));
   t.equal(errors.length, 1);
   t.match(String(errors[0]), /missing\.db|unable to open|directory does not exist/i);
